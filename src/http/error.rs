@@ -1,0 +1,189 @@
+//! The one mapping from every failure to an HTTP status and a problem+json body
+//! (RFC 9457) with a `code`.
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use serde_json::json;
+use std::fmt;
+
+use crate::actors::Unavailable;
+use crate::model::{SpaceError, ValidationError};
+
+/// Seconds a client is asked to wait before retrying a 503.
+const RETRY_AFTER_SECS: &str = "1";
+
+/// A failed request, as the client will see it.
+#[derive(Debug)]
+pub enum ApiError {
+    /// 400 invalid_json: the body is not JSON, or not an object.
+    InvalidJson(String),
+    /// 400 validation_failed: bad fields, each named.
+    Validation(ValidationError),
+    /// 400 invalid_parameter: a malformed query parameter or path id.
+    InvalidParameter(String),
+    /// 400 invalid_cursor: a garbled cursor or one from another query.
+    InvalidCursor,
+    /// 400 space_conflict: query and body name different spaces.
+    SpaceConflict,
+    /// 401 unauthorized: no token, or an unknown one.
+    Unauthorized,
+    /// 403 forbidden: a user token on an admin route.
+    Forbidden,
+    /// 404 not_found: no such record, space or route.
+    NotFound(String),
+    /// 405 method_not_allowed, with the methods the path allows.
+    MethodNotAllowed(&'static str),
+    /// 409 already_exists.
+    AlreadyExists(String),
+    /// 409 record_deleted.
+    RecordDeleted(String),
+    /// 413 payload_too_large.
+    PayloadTooLarge,
+    /// 415 unsupported_media_type.
+    UnsupportedMediaType,
+    /// 422 invalid_reference.
+    InvalidReference(String),
+    /// 500 internal: the cause is logged, never shown.
+    Internal(String),
+    /// 503 unavailable, with `Retry-After`.
+    Unavailable(Unavailable),
+}
+
+impl ApiError {
+    fn code(&self) -> &'static str {
+        match self {
+            ApiError::InvalidJson(_) => "invalid_json",
+            ApiError::Validation(_) => "validation_failed",
+            ApiError::InvalidParameter(_) => "invalid_parameter",
+            ApiError::InvalidCursor => "invalid_cursor",
+            ApiError::SpaceConflict => "space_conflict",
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::Forbidden => "forbidden",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::AlreadyExists(_) => "already_exists",
+            ApiError::RecordDeleted(_) => "record_deleted",
+            ApiError::PayloadTooLarge => "payload_too_large",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::InvalidReference(_) => "invalid_reference",
+            ApiError::Internal(_) => "internal",
+            ApiError::Unavailable(_) => "unavailable",
+        }
+    }
+
+    fn detail(&self) -> String {
+        match self {
+            ApiError::InvalidJson(d)
+            | ApiError::InvalidParameter(d)
+            | ApiError::NotFound(d)
+            | ApiError::AlreadyExists(d)
+            | ApiError::RecordDeleted(d)
+            | ApiError::InvalidReference(d) => d.clone(),
+            ApiError::Validation(e) => format!("the request body is not valid: {e}"),
+            ApiError::InvalidCursor => SpaceError::InvalidCursor.to_string(),
+            ApiError::SpaceConflict => {
+                "the query and the body name different spaces (spaceId)".into()
+            }
+            ApiError::Unauthorized => "a valid bearer token is required".into(),
+            ApiError::Forbidden => "this route needs the admin token".into(),
+            ApiError::MethodNotAllowed(allow) => format!("this path allows {allow}"),
+            ApiError::PayloadTooLarge => "the request body is over 1 MiB".into(),
+            ApiError::UnsupportedMediaType => {
+                "a request body must be sent as Content-Type: application/json".into()
+            }
+            ApiError::Internal(_) => "an internal error occurred; it has been logged".into(),
+            ApiError::Unavailable(u) => u.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code(), self.detail())
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::InvalidJson(_)
+            | ApiError::Validation(_)
+            | ApiError::InvalidParameter(_)
+            | ApiError::InvalidCursor
+            | ApiError::SpaceConflict => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::AlreadyExists(_) | ApiError::RecordDeleted(_) => StatusCode::CONFLICT,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::InvalidReference(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if let ApiError::Internal(cause) = self {
+            log::error!("internal error: {cause}");
+        }
+        let mut body = json!({
+            "type": "about:blank",
+            "title": status.canonical_reason().unwrap_or("Error"),
+            "status": status.as_u16(),
+            "code": self.code(),
+            "detail": self.detail(),
+        });
+        if let ApiError::Validation(e) = self {
+            body["errors"] = e
+                .errors
+                .iter()
+                .map(|e| json!({"field": e.field, "message": e.message}))
+                .collect();
+        }
+        let mut response = HttpResponse::build(status);
+        response.content_type("application/problem+json");
+        match self {
+            ApiError::Unauthorized => {
+                response
+                    .insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+            }
+            ApiError::MethodNotAllowed(allow) => {
+                response.insert_header((header::ALLOW, HeaderValue::from_static(allow)));
+            }
+            ApiError::Unavailable(_) => {
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
+            }
+            _ => {}
+        }
+        response.body(body.to_string())
+    }
+}
+
+impl From<ValidationError> for ApiError {
+    fn from(e: ValidationError) -> ApiError {
+        ApiError::Validation(e)
+    }
+}
+
+impl From<SpaceError> for ApiError {
+    fn from(e: SpaceError) -> ApiError {
+        let detail = e.to_string();
+        match e {
+            SpaceError::NotFound { .. } => ApiError::NotFound(detail),
+            SpaceError::AlreadyExists { .. } => ApiError::AlreadyExists(detail),
+            SpaceError::RecordDeleted { .. } => ApiError::RecordDeleted(detail),
+            SpaceError::InvalidReference { .. } => ApiError::InvalidReference(detail),
+            SpaceError::InvalidCursor => ApiError::InvalidCursor,
+        }
+    }
+}
+
+impl From<Unavailable> for ApiError {
+    fn from(e: Unavailable) -> ApiError {
+        ApiError::Unavailable(e)
+    }
+}

@@ -1,0 +1,272 @@
+//! Request extractors: the collection and id in the path, the caller behind the bearer
+//! token, query parameters and the JSON body. Each fails with an [`ApiError`], so a
+//! handler's arguments are already checked when it runs. Handlers list them in the order
+//! the checks should apply: route (404), token (401), path id (400), query, body.
+
+use std::sync::Arc;
+
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::web::{BytesMut, Data};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use futures_util::future::{ready, LocalBoxFuture, Ready};
+use futures_util::StreamExt;
+use serde_json::{Map, Value as Json};
+
+use super::error::ApiError;
+use crate::actors::{Directory, Unavailable};
+use crate::model::validate::is_id;
+use crate::model::{Kind, ListQuery, User};
+
+/// The largest request body accepted.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// The kind named by the `{collection}` path segment; 404 for an unknown collection.
+#[derive(Debug, Clone, Copy)]
+pub struct Collection(pub Kind);
+
+impl FromRequest for Collection {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(collection_of(req).map(Collection))
+    }
+}
+
+/// The kind of the `{collection}` segment of `req`'s path.
+pub fn collection_of(req: &HttpRequest) -> Result<Kind, ApiError> {
+    let segment = req.match_info().get("collection").unwrap_or_default();
+    Kind::from_collection(segment)
+        .ok_or_else(|| ApiError::NotFound(format!("no such path: {}", req.path())))
+}
+
+/// The `{id}` path segment, which must be id-shaped.
+#[derive(Debug, Clone)]
+pub struct RecordId(pub String);
+
+impl FromRequest for RecordId {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let id = req.match_info().get("id").unwrap_or_default();
+        ready(if is_id(id) {
+            Ok(RecordId(id.to_string()))
+        } else {
+            Err(ApiError::InvalidParameter(format!(
+                "path id '{id}' must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-'"
+            )))
+        })
+    }
+}
+
+/// The directory the app was built with.
+fn directory(req: &HttpRequest) -> Result<&Data<Directory>, ApiError> {
+    req.app_data::<Data<Directory>>()
+        .ok_or_else(|| ApiError::Internal("directory missing from app data".into()))
+}
+
+/// The bearer token of `req`, and the directory; 503 once shutdown has begun.
+fn token(req: &HttpRequest) -> Result<(&str, &Data<Directory>), ApiError> {
+    let directory = directory(req)?;
+    if directory.is_shutting_down() {
+        return Err(ApiError::Unavailable(Unavailable::ShuttingDown));
+    }
+    let value = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .ok_or(ApiError::Unauthorized)?;
+    let (scheme, token) = value.split_once(' ').ok_or(ApiError::Unauthorized)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(ApiError::Unauthorized);
+    }
+    Ok((token, directory))
+}
+
+/// The user behind the request's bearer token; 401 without a known one.
+#[derive(Debug, Clone)]
+pub struct Caller(pub Arc<User>);
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(token(req).and_then(|(token, directory)| {
+            directory
+                .authenticate(token)
+                .map(Caller)
+                .ok_or(ApiError::Unauthorized)
+        }))
+    }
+}
+
+impl Caller {
+    /// The space a request works in: the query's `spaceId`, else the body's, else the
+    /// caller's default. 400 when both name different spaces; 404 for any space the caller
+    /// does not belong to, so other users' spaces cannot even be confirmed to exist.
+    pub fn space<'a>(
+        &'a self,
+        query: Option<&'a str>,
+        body: Option<&'a str>,
+    ) -> Result<&'a str, ApiError> {
+        let named = match (query, body) {
+            (Some(q), Some(b)) if q != b => return Err(ApiError::SpaceConflict),
+            (Some(q), _) => Some(q),
+            (None, b) => b,
+        };
+        match named {
+            None => Ok(&self.0.default_space),
+            Some(id) if self.0.owns(id) => Ok(id),
+            Some(id) => Err(ApiError::NotFound(format!("space '{id}' not found"))),
+        }
+    }
+}
+
+/// A request made with the admin token; 403 for a user's token, 401 for anything else.
+#[derive(Debug, Clone, Copy)]
+pub struct Admin;
+
+impl FromRequest for Admin {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(token(req).and_then(|(token, directory)| {
+            if directory.is_admin(token) {
+                Ok(Admin)
+            } else if directory.authenticate(token).is_some() {
+                Err(ApiError::Forbidden)
+            } else {
+                Err(ApiError::Unauthorized)
+            }
+        }))
+    }
+}
+
+/// The query string's parameters; unknown ones are kept and ignored by handlers.
+#[derive(Debug, Clone, Default)]
+pub struct Params(Vec<(String, String)>);
+
+impl FromRequest for Params {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(
+            serde_urlencoded::from_str(req.query_string())
+                .map(Params)
+                .map_err(|e| ApiError::InvalidParameter(format!("malformed query string: {e}"))),
+        )
+    }
+}
+
+impl Params {
+    /// The first value of parameter `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The `spaceId` parameter.
+    pub fn space_id(&self) -> Option<&str> {
+        self.get("spaceId")
+    }
+
+    /// The listing query of a collection of `kind`: `limit` (1–100, default 50),
+    /// `includeDeleted` (`true`/`false`), `cursor`, and the kind's filter fields.
+    pub fn list_query(&self, kind: Kind) -> Result<ListQuery, ApiError> {
+        let limit = match self.get("limit") {
+            None => 50,
+            Some(raw) => raw
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+                .ok_or_else(|| {
+                    ApiError::InvalidParameter(format!(
+                        "limit must be an integer from 1 to 100, not '{raw}'"
+                    ))
+                })?,
+        };
+        let include_deleted = match self.get("includeDeleted") {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(raw) => {
+                return Err(ApiError::InvalidParameter(format!(
+                    "includeDeleted must be true or false, not '{raw}'"
+                )))
+            }
+        };
+        let filters = kind
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.filter)
+            .filter_map(|(i, f)| self.get(f.name).map(|v| (i, v.to_string())))
+            .collect();
+        Ok(ListQuery {
+            limit,
+            include_deleted,
+            filters,
+            cursor: self.get("cursor").map(str::to_string),
+        })
+    }
+}
+
+/// A request body that is a JSON object; an empty body counts as `{}`.
+///
+/// 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON content type
+/// (`application/json` or `*/*+json`, any parameters), 400 `invalid_json` for a body that
+/// is not a JSON object.
+#[derive(Debug, Clone, Default)]
+pub struct JsonObject(pub Map<String, Json>);
+
+impl FromRequest for JsonObject {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let is_json = matches!(req.mime_type(), Ok(Some(m))
+            if m.type_() == mime::APPLICATION
+                && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON)));
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+                return Err(ApiError::PayloadTooLarge);
+            }
+            let mut body = BytesMut::new();
+            while let Some(chunk) = payload.next().await {
+                let chunk = chunk.map_err(|e| {
+                    ApiError::InvalidJson(format!("the request body could not be read: {e}"))
+                })?;
+                if body.len() + chunk.len() > MAX_BODY_BYTES {
+                    return Err(ApiError::PayloadTooLarge);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            if body.is_empty() {
+                return Ok(JsonObject::default());
+            }
+            if !is_json {
+                return Err(ApiError::UnsupportedMediaType);
+            }
+            match serde_json::from_slice(&body) {
+                Ok(Json::Object(map)) => Ok(JsonObject(map)),
+                Ok(_) => Err(ApiError::InvalidJson(
+                    "the body must be a JSON object".into(),
+                )),
+                Err(e) => Err(ApiError::InvalidJson(format!("the body is not JSON: {e}"))),
+            }
+        })
+    }
+}

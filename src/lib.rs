@@ -1,0 +1,19 @@
+//! taskd: a self-hosted server for the Task Management Service Interface v1.
+//!
+//! # Layout
+//! - [`config`]: command-line flags and their environment twins.
+//! - [`logging`]: the `fern` logger, set up once.
+//! - [`startup`]: loads the data directory, starts the actors and the HTTP server, and runs
+//!   the shutdown sequence.
+//! - [`http`]: routes, extractors, rendering and the one mapping of errors to problem+json.
+//! - [`actors`]: one actor per space, the directory of users and spaces, the snapshot actor.
+//! - [`model`]: record kinds, validation and the pure `Space` with its indexes and version.
+//! - [`store`]: the snapshot file format and atomic file writes, used by the actors only.
+
+pub mod actors;
+pub mod config;
+pub mod http;
+pub mod logging;
+pub mod model;
+pub mod startup;
+pub mod store;

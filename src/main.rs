@@ -1,0 +1,26 @@
+//! The `taskd` binary: reads the configuration, sets up logging, and runs the application.
+
+use std::process::ExitCode;
+
+use taskd::config::Config;
+use taskd::logging;
+use taskd::startup::Application;
+
+fn main() -> ExitCode {
+    let config = Config::load();
+    if let Err(e) = logging::init(config.log_level) {
+        eprintln!("taskd: cannot set up logging: {e}");
+        return ExitCode::FAILURE;
+    }
+    let outcome = actix_web::rt::System::new().block_on(async move {
+        let app = Application::build(&config)?;
+        app.run().await
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            log::error!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Domain errors: what a request got wrong, in terms of records and fields. They know
+//! nothing of HTTP; `http::error` maps each one to a status and a problem code.
+
+use std::fmt;
+
+use super::kind::Kind;
+
+/// One bad field of a request body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// The JSON name of the field.
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// A request body whose fields break the rules; lists every bad field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationError {
+    /// Every bad field, in the order they were found.
+    pub errors: Vec<FieldError>,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fields: Vec<&str> = self.errors.iter().map(|e| e.field.as_str()).collect();
+        write!(f, "invalid fields: {}", fields.join(", "))
+    }
+}
+
+/// Why a space refused an operation. A refused operation changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpaceError {
+    /// No record of this kind has this id.
+    NotFound {
+        /// The kind looked up.
+        kind: Kind,
+        /// The id looked up.
+        id: String,
+    },
+    /// A create named an id that a record of the kind already has (deleted or not).
+    AlreadyExists {
+        /// The kind created.
+        kind: Kind,
+        /// The id that is taken.
+        id: String,
+    },
+    /// An update named a soft-deleted record.
+    RecordDeleted {
+        /// The kind updated.
+        kind: Kind,
+        /// The deleted record's id.
+        id: String,
+    },
+    /// A reference field named a record that does not exist or is deleted.
+    InvalidReference {
+        /// The referencing field.
+        field: &'static str,
+        /// The id it named.
+        id: String,
+    },
+    /// A paging cursor that is garbled or belongs to another query.
+    InvalidCursor,
+}
+
+impl fmt::Display for SpaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpaceError::NotFound { kind, id } => write!(f, "{} '{}' not found", kind.noun(), id),
+            SpaceError::AlreadyExists { kind, id } => {
+                write!(f, "{} '{}' already exists", kind.noun(), id)
+            }
+            SpaceError::RecordDeleted { kind, id } => write!(
+                f,
+                "{} '{}' is deleted; restore it before changing it",
+                kind.noun(),
+                id
+            ),
+            SpaceError::InvalidReference { field, id } => write!(
+                f,
+                "{field} names '{id}', which is not an active record in this space"
+            ),
+            SpaceError::InvalidCursor => {
+                write!(f, "cursor is malformed or belongs to another query")
+            }
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The five record kinds and the table of fields each one has.
+//!
+//! Everything that differs between tasks, lists, schedules, categories and contexts is
+//! described here as data: the collection's path segment, the own id field, and a table of
+//! [`Field`]s with their [`FieldType`]. Validation, storage, rendering and paging read these
+//! tables; no other module has a code path for one particular kind.
+
+use serde::{Deserialize, Serialize};
+
+/// A kind of record; each has its own collection under `/api/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Kind {
+    /// Tasks (`todoId`).
+    Task,
+    /// Lists (`listId`).
+    List,
+    /// Schedules (`scheduleId`).
+    Schedule,
+    /// Categories (`categoryId`).
+    Category,
+    /// Contexts (`contextId`).
+    Context,
+}
+
+/// How a field's value is checked, stored and defaulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldType {
+    /// A string of at most this many characters, or null.
+    Text(usize),
+    /// A boolean; false by default, never null.
+    Flag,
+    /// A boolean that at most one record of the kind in a space has set: setting it on one
+    /// record clears it on every other record in the same write.
+    ExclusiveFlag,
+    /// A finite number ≥ 0, or null.
+    NonNegative,
+    /// An integer from 0 to 2^53 − 1, or null.
+    Count,
+    /// An RFC 3339 date-time within years 0001–9999 UTC, or null.
+    DateTime,
+    /// One of the listed strings; the first is the default; never null.
+    Choice(&'static [&'static str]),
+    /// An id-shaped string, or null.
+    Id,
+    /// Null, or the id of an active record of the given kind in the same space.
+    Ref(Kind),
+    /// Up to [`MAX_IDS`] ids of active records of the given kind; duplicates dropped.
+    Refs(Kind),
+    /// Up to [`MAX_IDS`] id-shaped strings; duplicates dropped.
+    Ids,
+}
+
+/// The most ids an array field may hold.
+pub const MAX_IDS: usize = 100;
+
+/// One updatable field of a kind, besides `sortOrder` which every kind has.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// The JSON name of the field.
+    pub name: &'static str,
+    /// Its type and rules.
+    pub ty: FieldType,
+    /// Whether listing the collection can filter on it by exact match.
+    pub filter: bool,
+}
+
+const fn field(name: &'static str, ty: FieldType) -> Field {
+    Field {
+        name,
+        ty,
+        filter: false,
+    }
+}
+
+const fn filter(name: &'static str, ty: FieldType) -> Field {
+    Field {
+        name,
+        ty,
+        filter: true,
+    }
+}
+
+const TASK_FIELDS: &[Field] = &[
+    field("name", FieldType::Text(1_000)),
+    field("notesMarkdown", FieldType::Text(100_000)),
+    filter("status", FieldType::Text(64)),
+    field("complexity", FieldType::Text(64)),
+    filter("listId", FieldType::Ref(Kind::List)),
+    filter("contextId", FieldType::Ref(Kind::Context)),
+    field("goalId", FieldType::Id),
+    field("categoryIds", FieldType::Refs(Kind::Category)),
+    field("scheduleIds", FieldType::Refs(Kind::Schedule)),
+    field("tagIds", FieldType::Ids),
+    field("dateDue", FieldType::DateTime),
+    field("dateStart", FieldType::DateTime),
+    field("durationEstimate", FieldType::NonNegative),
+    field("durationMs", FieldType::Count),
+    field("isImportant", FieldType::Flag),
+    field("isTimeSensitive", FieldType::Flag),
+    field("TodoPredecessorsAllAny", FieldType::Choice(&["ALL", "ANY"])),
+    field("TodoPredecessorsView", FieldType::Flag),
+];
+
+const LIST_FIELDS: &[Field] = &[
+    field("name", FieldType::Text(1_000)),
+    field("color", FieldType::Text(32)),
+    field("emoji", FieldType::Text(32)),
+    field("icon", FieldType::Text(64)),
+    field("isDefault", FieldType::ExclusiveFlag),
+    field("keyboardShortcut", FieldType::Text(32)),
+];
+
+/// Schedules, categories and contexts share one field table.
+const GROUP_FIELDS: &[Field] = &[
+    field("name", FieldType::Text(1_000)),
+    field("color", FieldType::Text(32)),
+    field("emoji", FieldType::Text(32)),
+    field("icon", FieldType::Text(64)),
+];
+
+impl Kind {
+    /// Every kind, in the order their collections are stored.
+    pub const ALL: [Kind; 5] = [
+        Kind::Task,
+        Kind::List,
+        Kind::Schedule,
+        Kind::Category,
+        Kind::Context,
+    ];
+
+    /// The kind served under the path segment `segment` (`tasks`, `lists`, ...).
+    pub fn from_collection(segment: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.collection() == segment)
+    }
+
+    /// Position of the kind in [`Kind::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The collection's path segment.
+    pub fn collection(self) -> &'static str {
+        match self {
+            Kind::Task => "tasks",
+            Kind::List => "lists",
+            Kind::Schedule => "schedules",
+            Kind::Category => "categories",
+            Kind::Context => "contexts",
+        }
+    }
+
+    /// The record's own id field, always equal to `id`.
+    pub fn id_field(self) -> &'static str {
+        match self {
+            Kind::Task => "todoId",
+            Kind::List => "listId",
+            Kind::Schedule => "scheduleId",
+            Kind::Category => "categoryId",
+            Kind::Context => "contextId",
+        }
+    }
+
+    /// The singular noun used in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Task => "task",
+            Kind::List => "list",
+            Kind::Schedule => "schedule",
+            Kind::Category => "category",
+            Kind::Context => "context",
+        }
+    }
+
+    /// The kind's updatable fields besides `sortOrder`, in the order records store them.
+    pub fn fields(self) -> &'static [Field] {
+        match self {
+            Kind::Task => TASK_FIELDS,
+            Kind::List => LIST_FIELDS,
+            Kind::Schedule | Kind::Category | Kind::Context => GROUP_FIELDS,
+        }
+    }
+
+    /// Position of the field called `name` in [`Kind::fields`].
+    pub fn field_index(self, name: &str) -> Option<usize> {
+        self.fields().iter().position(|f| f.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_collection_segment_maps_back_to_its_kind() {
+        for kind in Kind::ALL {
+            assert_eq!(Kind::from_collection(kind.collection()), Some(kind));
+            assert_eq!(Kind::ALL[kind.index()], kind);
+        }
+        assert_eq!(Kind::from_collection("goals"), None);
+    }
+
+    #[test]
+    fn field_names_are_unique_within_each_kind() {
+        for kind in Kind::ALL {
+            let fields = kind.fields();
+            for (i, f) in fields.iter().enumerate() {
+                assert_eq!(kind.field_index(f.name), Some(i), "{:?}.{}", kind, f.name);
+                assert_ne!(f.name, kind.id_field());
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! The domain: record kinds, validation, spaces and users, with no web or actor types.
+//!
+//! Request flow: `http` validates a body with [`validate::parse_changes`], an actor calls a
+//! [`Space`] method, and `http` renders the returned records.
+
+pub mod cursor;
+pub mod error;
+pub mod kind;
+pub mod record;
+pub mod space;
+pub mod user;
+pub mod validate;
+
+pub use error::{FieldError, SpaceError, ValidationError};
+pub use kind::{Field, FieldType, Kind};
+pub use record::{Record, Value};
+pub use space::{Item, ListQuery, Page, Space, SpaceSnapshot};
+pub use user::{User, UsersSnapshot};
+pub use validate::{Changes, Mode};

@@ -1,0 +1,102 @@
+//! Stored records: the base fields every kind shares, and field values typed by
+//! [`FieldType`](super::kind::FieldType).
+//!
+//! These types are also what snapshot files hold (see `store::codec`), so changing their
+//! shape changes the snapshot format and needs a new format version there.
+
+use serde::{Deserialize, Serialize};
+
+use super::kind::{FieldType, Kind};
+
+/// The value of one field of a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Value {
+    /// JSON null.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A finite number.
+    Number(f64),
+    /// An integer ≤ 2^53 − 1.
+    Integer(u64),
+    /// A string.
+    Text(Box<str>),
+    /// A date-time, as milliseconds since the Unix epoch (UTC).
+    Time(i64),
+    /// An array of id strings.
+    Ids(Vec<Box<str>>),
+}
+
+impl Value {
+    /// The value a field of type `ty` has when a create request leaves it out.
+    pub fn default_for(ty: FieldType) -> Value {
+        match ty {
+            FieldType::Flag | FieldType::ExclusiveFlag => Value::Bool(false),
+            FieldType::Choice(options) => Value::Text(options[0].into()),
+            FieldType::Refs(_) | FieldType::Ids => Value::Ids(Vec::new()),
+            FieldType::Text(_)
+            | FieldType::NonNegative
+            | FieldType::Count
+            | FieldType::DateTime
+            | FieldType::Id
+            | FieldType::Ref(_) => Value::Null,
+        }
+    }
+
+    /// The string this value holds, if it is one.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// One record of any kind. `fields` runs parallel to [`Kind::fields`] of its kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The record's id, unique per kind per space; also its own id field.
+    pub id: Box<str>,
+    /// Position in listings: ascending, ties broken by id.
+    pub sort_order: f64,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// Time of the last write that touched the record.
+    pub updated_at: i64,
+    /// Soft-deletion time; `Some` exactly when the record is deleted.
+    pub deleted_at: Option<i64>,
+    /// The space version of the last write that touched the record (`versionUpdatedAt`).
+    pub version: u64,
+    /// Values of the kind's fields, in table order.
+    pub fields: Vec<Value>,
+}
+
+impl Record {
+    /// A new record of `kind` with every field at its default.
+    pub fn new(kind: Kind, id: Box<str>, sort_order: f64, now: i64, version: u64) -> Record {
+        Record {
+            id,
+            sort_order,
+            created_at: now,
+            updated_at: now,
+            deleted_at: None,
+            version,
+            fields: kind
+                .fields()
+                .iter()
+                .map(|f| Value::default_for(f.ty))
+                .collect(),
+        }
+    }
+
+    /// Whether the record is soft-deleted.
+    pub fn is_deleted(&self) -> bool {
+        self.deleted_at.is_some()
+    }
+
+    /// Marks the record as written by the write at `version` and time `now`.
+    pub fn touch(&mut self, version: u64, now: i64) {
+        self.version = version;
+        self.updated_at = now;
+    }
+}

@@ -1,0 +1,533 @@
+//! A space: every record of the five kinds, their ordered indexes and the version counter.
+//!
+//! `Space` is plain data with methods; its actor (`actors::space`) calls one method per
+//! message, so each method runs alone. Every write checks everything that can fail before it
+//! changes anything, then bumps the version by exactly one.
+//!
+//! Records sit behind `Arc` so that a reply or a snapshot shares them instead of copying;
+//! a write copies a record only if a reader still holds the old one (`Arc::make_mut`).
+//! Maps are `BTreeMap`s: they grow a node at a time, with no whole-table rehash that would
+//! stall a large space, and give the ordered walk that paging needs.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::cursor::Cursor;
+use super::error::SpaceError;
+use super::kind::{FieldType, Kind};
+use super::record::{Record, Value};
+use super::validate::Changes;
+
+/// A record's place in listing order: `sortOrder` ascending, then id ascending.
+#[derive(Debug, Clone, PartialEq)]
+struct OrderKey {
+    sort_order: f64,
+    id: Box<str>,
+}
+
+impl OrderKey {
+    fn of(record: &Record) -> OrderKey {
+        OrderKey {
+            sort_order: record.sort_order,
+            id: record.id.clone(),
+        }
+    }
+
+    /// A key before every record's key (sort orders are finite).
+    fn first() -> OrderKey {
+        OrderKey {
+            sort_order: f64::NEG_INFINITY,
+            id: "".into(),
+        }
+    }
+}
+
+impl Eq for OrderKey {}
+
+impl PartialOrd for OrderKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.sort_order
+            .total_cmp(&other.sort_order)
+            .then_with(|| self.id.as_bytes().cmp(other.id.as_bytes()))
+    }
+}
+
+/// Records ordered by one field's string value, then listing order.
+type FieldIndex = BTreeSet<(Box<str>, OrderKey)>;
+
+/// The ordered indexes of one collection, kept in step with its records.
+#[derive(Debug, Default)]
+struct Indexes {
+    /// Every record.
+    all: BTreeSet<OrderKey>,
+    /// Records that are not deleted, for the default listing.
+    active: BTreeSet<OrderKey>,
+    /// For each filterable field (by position), records by that field's string value.
+    by_field: Vec<(usize, FieldIndex)>,
+}
+
+impl Indexes {
+    fn new(kind: Kind) -> Indexes {
+        let by_field = kind
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.filter)
+            .map(|(i, _)| (i, BTreeSet::new()))
+            .collect();
+        Indexes {
+            by_field,
+            ..Indexes::default()
+        }
+    }
+
+    fn add(&mut self, record: &Record) {
+        let key = OrderKey::of(record);
+        for (field, index) in &mut self.by_field {
+            if let Some(value) = record.fields[*field].as_text() {
+                index.insert((value.into(), key.clone()));
+            }
+        }
+        if !record.is_deleted() {
+            self.active.insert(key.clone());
+        }
+        self.all.insert(key);
+    }
+
+    fn remove(&mut self, record: &Record) {
+        let key = OrderKey::of(record);
+        for (field, index) in &mut self.by_field {
+            if let Some(value) = record.fields[*field].as_text() {
+                index.remove(&(value.into(), key.clone()));
+            }
+        }
+        self.active.remove(&key);
+        self.all.remove(&key);
+    }
+
+    /// Keys after `after` in order, from the narrowest index that covers the query.
+    fn walk<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        after: Option<OrderKey>,
+    ) -> Box<dyn Iterator<Item = &'a OrderKey> + 'a> {
+        if let Some((field, value)) = query.filters.first() {
+            let Some((_, index)) = self.by_field.iter().find(|(f, _)| f == field) else {
+                return Box::new(std::iter::empty());
+            };
+            let start = match after {
+                Some(key) => Bound::Excluded((value.as_str().into(), key)),
+                None => Bound::Included((value.as_str().into(), OrderKey::first())),
+            };
+            return Box::new(
+                index
+                    .range((start, Bound::Unbounded))
+                    .take_while(move |(v, _)| **v == **value)
+                    .map(|(_, key)| key),
+            );
+        }
+        let set = if query.include_deleted {
+            &self.all
+        } else {
+            &self.active
+        };
+        match after {
+            Some(key) => Box::new(set.range((Bound::Excluded(key), Bound::Unbounded))),
+            None => Box::new(set.iter()),
+        }
+    }
+}
+
+/// The records of one kind in a space.
+#[derive(Debug)]
+struct Collection {
+    kind: Kind,
+    records: BTreeMap<Box<str>, Arc<Record>>,
+    indexes: Indexes,
+}
+
+impl Collection {
+    fn new(kind: Kind) -> Collection {
+        Collection {
+            kind,
+            records: BTreeMap::new(),
+            indexes: Indexes::new(kind),
+        }
+    }
+
+    fn get(&self, id: &str) -> Result<&Arc<Record>, SpaceError> {
+        self.records.get(id).ok_or_else(|| SpaceError::NotFound {
+            kind: self.kind,
+            id: id.to_string(),
+        })
+    }
+
+    fn insert(&mut self, record: Record) -> Arc<Record> {
+        self.indexes.add(&record);
+        let record = Arc::new(record);
+        self.records.insert(record.id.clone(), Arc::clone(&record));
+        record
+    }
+
+    /// Applies `change` to the record `id` (which must exist), keeping the indexes in step.
+    fn modify(&mut self, id: &str, change: impl FnOnce(&mut Record)) -> Arc<Record> {
+        let slot = self
+            .records
+            .get_mut(id)
+            .expect("modify is called for records that exist");
+        self.indexes.remove(slot);
+        change(Arc::make_mut(slot));
+        self.indexes.add(slot);
+        Arc::clone(slot)
+    }
+
+    /// The sort order a new record gets when none is given: 1 + the largest, or 1.
+    fn next_sort_order(&self) -> f64 {
+        self.indexes.all.last().map_or(1.0, |k| k.sort_order + 1.0)
+    }
+
+    /// Whether `id` names a record that is not deleted.
+    fn is_active(&self, id: &str) -> bool {
+        self.records.get(id).is_some_and(|r| !r.is_deleted())
+    }
+}
+
+/// A record and the space version it is reported with.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The record as it is after the operation.
+    pub record: Arc<Record>,
+    /// The space version after the operation.
+    pub version: u64,
+}
+
+/// What a listing asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListQuery {
+    /// Page size, 1 to 100.
+    pub limit: usize,
+    /// Whether soft-deleted records are listed too.
+    pub include_deleted: bool,
+    /// Exact-match filters by field position, in field-table order.
+    pub filters: Vec<(usize, String)>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// One page of a listing.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The records, in listing order.
+    pub records: Vec<Arc<Record>>,
+    /// The current space version.
+    pub version: u64,
+    /// The cursor of the next page, if any record is left.
+    pub next_cursor: Option<String>,
+}
+
+/// A space's whole state as plain data, for snapshot files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SpaceSnapshot {
+    /// The space id.
+    pub id: Box<str>,
+    /// The space version.
+    pub version: u64,
+    /// The records of each kind.
+    pub collections: Vec<(Kind, Vec<Arc<Record>>)>,
+}
+
+/// A space: its id, version counter and the records of every kind.
+#[derive(Debug)]
+pub struct Space {
+    id: Box<str>,
+    version: u64,
+    collections: [Collection; 5],
+}
+
+impl Space {
+    /// A new, empty space at version 0.
+    pub fn new(id: &str) -> Space {
+        Space {
+            id: id.into(),
+            version: 0,
+            collections: Kind::ALL.map(Collection::new),
+        }
+    }
+
+    /// The space id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The current space version.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    fn collection(&self, kind: Kind) -> &Collection {
+        &self.collections[kind.index()]
+    }
+
+    fn collection_mut(&mut self, kind: Kind) -> &mut Collection {
+        &mut self.collections[kind.index()]
+    }
+
+    /// The record `id` of `kind`, deleted or not.
+    pub fn get(&self, kind: Kind, id: &str) -> Result<Item, SpaceError> {
+        Ok(Item {
+            record: Arc::clone(self.collection(kind).get(id)?),
+            version: self.version,
+        })
+    }
+
+    /// Creates a record of `kind` from validated `changes`, at time `now`.
+    pub fn create(&mut self, kind: Kind, changes: Changes, now: i64) -> Result<Item, SpaceError> {
+        let id: Box<str> = match changes.id {
+            Some(id) => id,
+            None => uuid::Uuid::new_v4().to_string().into(),
+        };
+        if self.collection(kind).records.contains_key(&id) {
+            return Err(SpaceError::AlreadyExists {
+                kind,
+                id: id.into(),
+            });
+        }
+        self.check_references(kind, &changes.fields)?;
+        let version = self.bump();
+        let collection = self.collection_mut(kind);
+        let sort_order = changes
+            .sort_order
+            .unwrap_or_else(|| collection.next_sort_order());
+        let mut record = Record::new(kind, id, sort_order, now, version);
+        for (field, value) in &changes.fields {
+            record.fields[*field] = value.clone();
+        }
+        let record = collection.insert(record);
+        self.clear_exclusive_flags(kind, &record.id, &changes.fields, now);
+        Ok(Item { record, version })
+    }
+
+    /// Updates the record `id` of `kind` with validated `changes`, at time `now`.
+    pub fn update(
+        &mut self,
+        kind: Kind,
+        id: &str,
+        changes: Changes,
+        now: i64,
+    ) -> Result<Item, SpaceError> {
+        if self.collection(kind).get(id)?.is_deleted() {
+            return Err(SpaceError::RecordDeleted {
+                kind,
+                id: id.to_string(),
+            });
+        }
+        self.check_references(kind, &changes.fields)?;
+        let version = self.bump();
+        let record = self.collection_mut(kind).modify(id, |record| {
+            if let Some(sort_order) = changes.sort_order {
+                record.sort_order = sort_order;
+            }
+            for (field, value) in &changes.fields {
+                record.fields[*field] = value.clone();
+            }
+            record.touch(version, now);
+        });
+        self.clear_exclusive_flags(kind, id, &changes.fields, now);
+        Ok(Item { record, version })
+    }
+
+    /// Soft-deletes (`deleted`) or restores the record `id` of `kind` at time `now`. Either
+    /// one counts as a write even when the record is already in that state; a repeated
+    /// delete keeps the first `deletedAt`.
+    pub fn set_deleted(
+        &mut self,
+        kind: Kind,
+        id: &str,
+        deleted: bool,
+        now: i64,
+    ) -> Result<Item, SpaceError> {
+        self.collection(kind).get(id)?;
+        let version = self.bump();
+        let record = self.collection_mut(kind).modify(id, |record| {
+            record.deleted_at = if deleted {
+                record.deleted_at.or(Some(now))
+            } else {
+                None
+            };
+            record.touch(version, now);
+        });
+        Ok(Item { record, version })
+    }
+
+    /// One page of the records of `kind` that match `query`, in listing order.
+    pub fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page, SpaceError> {
+        let binding = self.query_binding(kind, query);
+        let (walk_version, after) = match &query.cursor {
+            Some(token) => {
+                let cursor = Cursor::decode(token, &binding)
+                    .filter(|c| c.version <= self.version)
+                    .ok_or(SpaceError::InvalidCursor)?;
+                let after = OrderKey {
+                    sort_order: cursor.sort_order,
+                    id: cursor.id,
+                };
+                (cursor.version, Some(after))
+            }
+            None => (self.version, None),
+        };
+        let collection = self.collection(kind);
+        let mut matching = collection
+            .indexes
+            .walk(query, after)
+            .map(|key| &collection.records[&key.id])
+            .filter(|record| {
+                record.version <= walk_version
+                    && (query.include_deleted || !record.is_deleted())
+                    && query
+                        .filters
+                        .iter()
+                        .all(|(field, value)| record.fields[*field].as_text() == Some(value))
+            });
+        let records: Vec<Arc<Record>> = matching.by_ref().take(query.limit).cloned().collect();
+        let next_cursor = match (matching.next(), records.last()) {
+            (Some(_), Some(last)) => Some(
+                Cursor {
+                    version: walk_version,
+                    sort_order: last.sort_order,
+                    id: last.id.clone(),
+                }
+                .encode(&binding),
+            ),
+            _ => None,
+        };
+        Ok(Page {
+            records,
+            version: self.version,
+            next_cursor,
+        })
+    }
+
+    /// The state as plain data for a snapshot file; shares the records, copies no field.
+    pub fn snapshot(&self) -> SpaceSnapshot {
+        SpaceSnapshot {
+            id: self.id.clone(),
+            version: self.version,
+            collections: self
+                .collections
+                .iter()
+                .map(|c| (c.kind, c.records.values().cloned().collect()))
+                .collect(),
+        }
+    }
+
+    /// Rebuilds a space from a snapshot, checking that it is consistent.
+    pub fn from_snapshot(snapshot: SpaceSnapshot) -> Result<Space, String> {
+        let mut space = Space::new(&snapshot.id);
+        space.version = snapshot.version;
+        for (kind, records) in snapshot.collections {
+            let collection = space.collection_mut(kind);
+            for record in records {
+                if record.fields.len() != kind.fields().len() {
+                    return Err(format!(
+                        "{} '{}' has {} fields, expected {}",
+                        kind.noun(),
+                        record.id,
+                        record.fields.len(),
+                        kind.fields().len()
+                    ));
+                }
+                if record.version > snapshot.version {
+                    return Err(format!(
+                        "{} '{}' has version {} above the space version {}",
+                        kind.noun(),
+                        record.id,
+                        record.version,
+                        snapshot.version
+                    ));
+                }
+                if collection.records.contains_key(&record.id) {
+                    return Err(format!("{} '{}' appears twice", kind.noun(), record.id));
+                }
+                collection.indexes.add(&record);
+                collection.records.insert(record.id.clone(), record);
+            }
+        }
+        Ok(space)
+    }
+
+    /// Advances the version for a write that is certain to succeed.
+    fn bump(&mut self) -> u64 {
+        self.version += 1;
+        self.version
+    }
+
+    /// Checks that every reference the changes set names an active record.
+    fn check_references(&self, kind: Kind, changes: &[(usize, Value)]) -> Result<(), SpaceError> {
+        for (field, value) in changes {
+            let spec = kind.fields()[*field];
+            let (target, ids): (Kind, &[Box<str>]) = match (spec.ty, value) {
+                (FieldType::Ref(target), Value::Text(id)) => (target, std::slice::from_ref(id)),
+                (FieldType::Refs(target), Value::Ids(ids)) => (target, ids),
+                _ => continue,
+            };
+            let targets = self.collection(target);
+            if let Some(missing) = ids.iter().find(|id| !targets.is_active(id)) {
+                return Err(SpaceError::InvalidReference {
+                    field: spec.name,
+                    id: missing.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// After record `id` had an exclusive flag set true, clears it on every other record of
+    /// the kind, touching each one it changes.
+    fn clear_exclusive_flags(
+        &mut self,
+        kind: Kind,
+        id: &str,
+        changes: &[(usize, Value)],
+        now: i64,
+    ) {
+        let version = self.version;
+        for (field, value) in changes {
+            if kind.fields()[*field].ty != FieldType::ExclusiveFlag || *value != Value::Bool(true) {
+                continue;
+            }
+            for (other, record) in self.collection_mut(kind).records.iter_mut() {
+                if **other != *id && record.fields[*field] == Value::Bool(true) {
+                    let record = Arc::make_mut(record);
+                    record.fields[*field] = Value::Bool(false);
+                    record.touch(version, now);
+                }
+            }
+        }
+    }
+
+    /// Bytes that tie a cursor to this space, kind, filter set and `includeDeleted`.
+    fn query_binding(&self, kind: Kind, query: &ListQuery) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(64);
+        for part in [self.id.as_bytes(), kind.collection().as_bytes()] {
+            bytes.extend_from_slice(&(part.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(part);
+        }
+        bytes.push(query.include_deleted as u8);
+        for (field, value) in &query.filters {
+            bytes.extend_from_slice(&(*field as u32).to_le_bytes());
+            bytes.extend_from_slice(&(value.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(value.as_bytes());
+        }
+        bytes
+    }
+}

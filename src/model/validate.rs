@@ -1,0 +1,392 @@
+//! Turning a JSON request body into a validated [`Changes`] for one kind.
+//!
+//! Runs in the HTTP handler, before the request reaches the space actor, so the actor only
+//! sees well-formed values. Checks that need the space's records (references, existence)
+//! happen in [`Space`](super::space::Space).
+
+use chrono::{DateTime, Datelike, Utc};
+use serde_json::{Map, Value as Json};
+
+use super::error::{FieldError, ValidationError};
+use super::kind::{FieldType, Kind, MAX_IDS};
+use super::record::Value;
+
+/// The largest integer every JSON parser reads exactly (2^53 − 1).
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
+/// Fields every record has that no request may set.
+const READ_ONLY: &[&str] = &[
+    "id",
+    "createdAt",
+    "updatedAt",
+    "deletedAt",
+    "isDeleted",
+    "versionUpdatedAt",
+];
+
+/// Whether a request creates a record or updates one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// POST: the own id may be given.
+    Create,
+    /// PATCH: the own id is rejected.
+    Update,
+}
+
+/// A validated request body.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    /// The own id asked for on create.
+    pub id: Option<Box<str>>,
+    /// The `spaceId` named in the body.
+    pub space_id: Option<String>,
+    /// A new `sortOrder`.
+    pub sort_order: Option<f64>,
+    /// New values by position in [`Kind::fields`], each at most once.
+    pub fields: Vec<(usize, Value)>,
+}
+
+/// Whether `s` is id-shaped: 1 to 64 of `A-Z a-z 0-9 _ -`.
+pub fn is_id(s: &str) -> bool {
+    (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Validates a create or update body of `kind`, naming every bad field.
+pub fn parse_changes(
+    kind: Kind,
+    mode: Mode,
+    body: Map<String, Json>,
+) -> Result<Changes, ValidationError> {
+    let mut changes = Changes::default();
+    let mut errors = Vec::new();
+    for (name, json) in body {
+        let outcome = if name == "spaceId" {
+            match json {
+                Json::String(s) => {
+                    changes.space_id = Some(s);
+                    Ok(())
+                }
+                _ => Err("must be a string".to_string()),
+            }
+        } else if name == kind.id_field() {
+            match (mode, json) {
+                (Mode::Update, _) => Err("is set on create only".to_string()),
+                (Mode::Create, Json::String(s)) if is_id(&s) => {
+                    changes.id = Some(s.into());
+                    Ok(())
+                }
+                (Mode::Create, _) => Err(ID_RULE.to_string()),
+            }
+        } else if name == "sortOrder" {
+            finite(&json)
+                .map(|n| changes.sort_order = Some(n))
+                .ok_or_else(|| "must be a finite number".to_string())
+        } else if READ_ONLY.contains(&name.as_str()) {
+            Err("is read-only".to_string())
+        } else if let Some(index) = kind.field_index(&name) {
+            parse_value(kind.fields()[index].ty, json).map(|v| changes.fields.push((index, v)))
+        } else {
+            Err(format!("is not a field of a {}", kind.noun()))
+        };
+        if let Err(message) = outcome {
+            errors.push(FieldError {
+                field: name,
+                message,
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(changes)
+    } else {
+        Err(ValidationError { errors })
+    }
+}
+
+/// Validates the body of a user creation: exactly `{"name": "<1 to 1000 characters>"}`.
+pub fn parse_user_name(body: Map<String, Json>) -> Result<String, ValidationError> {
+    let mut name = None;
+    let mut errors = Vec::new();
+    for (field, json) in body {
+        match json {
+            Json::String(s) if field == "name" && (1..=1_000).contains(&s.chars().count()) => {
+                name = Some(s)
+            }
+            _ => {
+                let message = if field == "name" {
+                    "must be a string of 1 to 1000 characters"
+                } else {
+                    "is not a field of a user"
+                };
+                errors.push(FieldError {
+                    field,
+                    message: message.into(),
+                });
+            }
+        }
+    }
+    match name {
+        Some(name) if errors.is_empty() => Ok(name),
+        _ => {
+            if name.is_none() && !errors.iter().any(|e| e.field == "name") {
+                errors.push(FieldError {
+                    field: "name".into(),
+                    message: "is required".into(),
+                });
+            }
+            Err(ValidationError { errors })
+        }
+    }
+}
+
+const ID_RULE: &str = "must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-'";
+
+/// A finite JSON number, with −0 read as 0 so that ordering by it is plain numeric order.
+fn finite(json: &Json) -> Option<f64> {
+    json.as_f64().filter(|n| n.is_finite()).map(|n| n + 0.0)
+}
+
+/// Checks one field's JSON value against its type.
+fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
+    if json.is_null() {
+        return match ty {
+            FieldType::Flag | FieldType::ExclusiveFlag => Err("must be a boolean".into()),
+            FieldType::Choice(options) => Err(one_of(options)),
+            FieldType::Refs(_) | FieldType::Ids => Err("must be an array; clear it with []".into()),
+            _ => Ok(Value::Null),
+        };
+    }
+    match ty {
+        FieldType::Text(max) => match json {
+            Json::String(s) if s.chars().count() <= max => Ok(Value::Text(s.into())),
+            _ => Err(format!(
+                "must be a string of at most {max} characters, or null"
+            )),
+        },
+        FieldType::Flag | FieldType::ExclusiveFlag => match json {
+            Json::Bool(b) => Ok(Value::Bool(b)),
+            _ => Err("must be a boolean".into()),
+        },
+        FieldType::NonNegative => finite(&json)
+            .filter(|n| *n >= 0.0)
+            .map(Value::Number)
+            .ok_or_else(|| "must be a finite number ≥ 0, or null".into()),
+        FieldType::Count => whole_number(&json)
+            .map(Value::Integer)
+            .ok_or_else(|| format!("must be an integer from 0 to {MAX_SAFE_INTEGER}, or null")),
+        FieldType::DateTime => json
+            .as_str()
+            .and_then(parse_time)
+            .map(Value::Time)
+            .ok_or_else(|| {
+                "must be an RFC 3339 date-time with an offset, years 0001-9999 in UTC, or null"
+                    .into()
+            }),
+        FieldType::Choice(options) => match json {
+            Json::String(s) if options.contains(&s.as_str()) => Ok(Value::Text(s.into())),
+            _ => Err(one_of(options)),
+        },
+        FieldType::Id => match json {
+            Json::String(s) if is_id(&s) => Ok(Value::Text(s.into())),
+            _ => Err(format!("{ID_RULE}, or null")),
+        },
+        FieldType::Ref(_) => match json {
+            Json::String(s) => Ok(Value::Text(s.into())),
+            _ => Err("must be an id string or null".into()),
+        },
+        FieldType::Refs(_) => parse_ids(json, |_| true),
+        FieldType::Ids => parse_ids(json, is_id),
+    }
+}
+
+fn one_of(options: &[&str]) -> String {
+    format!("must be one of {}", options.join(", "))
+}
+
+/// An integer in 0..=2^53 − 1, written either as an integer or as a float with no fraction.
+fn whole_number(json: &Json) -> Option<u64> {
+    if let Some(n) = json.as_u64() {
+        return (n <= MAX_SAFE_INTEGER).then_some(n);
+    }
+    let f = json.as_f64()?;
+    (f.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER as f64).contains(&f)).then_some(f as u64)
+}
+
+/// An array of strings that each pass `valid`, duplicates dropped with order kept.
+fn parse_ids(json: Json, valid: fn(&str) -> bool) -> Result<Value, String> {
+    let rule = || format!("must be an array of at most {MAX_IDS} distinct id strings");
+    let Json::Array(items) = json else {
+        return Err(rule());
+    };
+    let mut ids: Vec<Box<str>> = Vec::with_capacity(items.len().min(MAX_IDS));
+    for item in items {
+        match item {
+            Json::String(s) if valid(&s) => {
+                if !ids.iter().any(|id| **id == *s) {
+                    if ids.len() == MAX_IDS {
+                        return Err(rule());
+                    }
+                    ids.push(s.into());
+                }
+            }
+            _ => return Err(rule()),
+        }
+    }
+    Ok(Value::Ids(ids))
+}
+
+/// Parses an RFC 3339 date-time with an offset into UTC milliseconds, if its UTC year is
+/// within 0001–9999.
+pub fn parse_time(s: &str) -> Option<i64> {
+    let utc = DateTime::parse_from_rfc3339(s).ok()?.with_timezone(&Utc);
+    (1..=9999)
+        .contains(&utc.year())
+        .then(|| utc.timestamp_millis())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn body(v: Json) -> Map<String, Json> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn fields_of(err: ValidationError) -> Vec<String> {
+        err.errors.into_iter().map(|e| e.field).collect()
+    }
+
+    #[test]
+    fn a_valid_task_body_becomes_typed_changes() {
+        let c = parse_changes(
+            Kind::Task,
+            Mode::Create,
+            body(json!({
+                "todoId": "t-1", "name": "Buy milk", "sortOrder": -0.0,
+                "dateDue": "2026-11-22T10:15:02.123+01:00", "durationMs": 5.0,
+                "tagIds": ["a", "b", "a"], "TodoPredecessorsAllAny": "ANY", "spaceId": "s"
+            })),
+        )
+        .unwrap();
+        assert_eq!(c.id.as_deref(), Some("t-1"));
+        assert_eq!(c.space_id.as_deref(), Some("s"));
+        assert!(c.sort_order.unwrap().is_sign_positive());
+        let get = |name| {
+            let i = Kind::Task.field_index(name).unwrap();
+            c.fields.iter().find(|(j, _)| *j == i).unwrap().1.clone()
+        };
+        assert_eq!(get("durationMs"), Value::Integer(5));
+        assert_eq!(get("tagIds"), Value::Ids(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            get("dateDue"),
+            Value::Time(parse_time("2026-11-22T09:15:02.123Z").unwrap())
+        );
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let err = parse_changes(
+            Kind::Task,
+            Mode::Update,
+            body(json!({
+                "todoId": "x", "id": "x", "bogus": 1, "isImportant": null,
+                "durationMs": 9007199254740992u64, "durationEstimate": -1,
+                "dateDue": "2026-11-22", "name": "ok", "status": "s".repeat(65),
+                "TodoPredecessorsAllAny": "SOME", "tagIds": ["bad id"], "sortOrder": null
+            })),
+        )
+        .unwrap_err();
+        let mut fields = fields_of(err);
+        fields.sort();
+        assert_eq!(
+            fields,
+            [
+                "TodoPredecessorsAllAny",
+                "bogus",
+                "dateDue",
+                "durationEstimate",
+                "durationMs",
+                "id",
+                "isImportant",
+                "sortOrder",
+                "status",
+                "tagIds",
+                "todoId"
+            ]
+        );
+    }
+
+    #[test]
+    fn null_clears_nullable_fields_only() {
+        let c = parse_changes(
+            Kind::List,
+            Mode::Update,
+            body(json!({"name": null, "color": null})),
+        )
+        .unwrap();
+        assert!(c.fields.iter().all(|(_, v)| *v == Value::Null));
+        let err = parse_changes(
+            Kind::Task,
+            Mode::Update,
+            body(json!({"categoryIds": null, "isDefault": true})),
+        )
+        .unwrap_err();
+        assert_eq!(fields_of(err), ["categoryIds", "isDefault"]);
+    }
+
+    #[test]
+    fn a_user_needs_a_name_and_nothing_else() {
+        assert_eq!(
+            parse_user_name(body(json!({"name": "alice"}))).unwrap(),
+            "alice"
+        );
+        let fields = |v| fields_of(parse_user_name(body(v)).unwrap_err());
+        assert_eq!(fields(json!({})), ["name"]);
+        assert_eq!(fields(json!({"name": ""})), ["name"]);
+        assert_eq!(fields(json!({"name": 5, "admin": true})), ["admin", "name"]);
+    }
+
+    #[test]
+    fn ids_must_be_id_shaped() {
+        assert!(is_id("abc_DEF-123"));
+        assert!(is_id(&"a".repeat(64)));
+        assert!(!is_id(&"a".repeat(65)));
+        assert!(!is_id(""));
+        assert!(!is_id("a b"));
+        assert!(!is_id("é"));
+        let err = parse_changes(
+            Kind::Context,
+            Mode::Create,
+            body(json!({"contextId": "a/b"})),
+        )
+        .unwrap_err();
+        assert_eq!(fields_of(err), ["contextId"]);
+    }
+
+    #[test]
+    fn date_times_must_land_in_years_1_to_9999_utc() {
+        assert!(parse_time("0001-01-01T00:00:00Z").is_some());
+        assert!(parse_time("9999-12-31T23:59:59.999Z").is_some());
+        assert!(parse_time("0001-01-01T00:30:00+01:00").is_none());
+        assert!(parse_time("9999-12-31T23:30:00-01:00").is_none());
+        assert!(parse_time("2026-11-22T09:15:02").is_none());
+    }
+
+    #[test]
+    fn arrays_hold_at_most_100_distinct_ids() {
+        let ids: Vec<String> = (0..101).map(|i| format!("t{i}")).collect();
+        let err =
+            parse_changes(Kind::Task, Mode::Create, body(json!({ "tagIds": ids }))).unwrap_err();
+        assert_eq!(fields_of(err), ["tagIds"]);
+        let mut repeated: Vec<String> = (0..100).map(|i| format!("t{i}")).collect();
+        repeated.push("t0".into());
+        assert!(parse_changes(
+            Kind::Task,
+            Mode::Create,
+            body(json!({ "tagIds": repeated }))
+        )
+        .is_ok());
+    }
+}
