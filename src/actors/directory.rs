@@ -19,16 +19,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
+use actix::dev::channel;
 use actix::prelude::*;
 use futures_util::future::join_all;
 use tokio::sync::{oneshot, Mutex};
 
 use super::snapshot::{SaveUsers, SnapshotActor};
-use super::space::{Bounded, Flush, SpaceActor, MAILBOX_CAPACITY};
+use super::space::{Bounded, Flush, SpaceActor};
 use super::Unavailable;
 use crate::model::user::{hash_token, new_token, TokenHash};
 use crate::model::{Space, User, UsersSnapshot};
 use crate::store::StoreError;
+
+/// The most messages a space's mailbox holds before requests are refused with 503.
+pub const MAILBOX_CAPACITY: usize = 4096;
 
 /// A space that has an actor, or one loaded from disk that has not been used yet.
 enum Slot {
@@ -66,6 +70,7 @@ pub struct Directory {
     arbiters: Vec<ArbiterHandle>,
     snapshots: Addr<SnapshotActor>,
     snapshot_interval: Duration,
+    mailbox_capacity: usize,
     shutting_down: AtomicBool,
     /// Serialises user creation so each users file written includes every earlier user.
     user_creation: Mutex<()>,
@@ -85,7 +90,10 @@ impl Directory {
         let mut slots: HashMap<Box<str>, Slot> = HashMap::new();
         for user in users.users {
             for space in &user.spaces {
-                slots.insert(space.as_str().into(), Slot::Idle(Box::new(Space::new(space))));
+                slots.insert(
+                    space.as_str().into(),
+                    Slot::Idle(Box::new(Space::new(space))),
+                );
             }
             directory.add(user);
         }
@@ -102,9 +110,17 @@ impl Directory {
             arbiters,
             snapshots,
             snapshot_interval,
+            mailbox_capacity: MAILBOX_CAPACITY,
             shutting_down: AtomicBool::new(false),
             user_creation: Mutex::new(()),
         }
+    }
+
+    /// The same directory with space mailboxes of `capacity` messages instead of
+    /// [`MAILBOX_CAPACITY`].
+    pub fn with_mailbox_capacity(mut self, capacity: usize) -> Directory {
+        self.mailbox_capacity = capacity;
+        self
     }
 
     /// The user whose token this is.
@@ -190,16 +206,20 @@ impl Directory {
         result
     }
 
+    /// Starts the actor of `space` on an arbiter picked by a hash of the space id. The
+    /// mailbox is made with its capacity before the actor exists, so even the first burst
+    /// of requests meets the real bound (`set_mailbox_capacity` in the actor's start-up
+    /// would apply only once the arbiter gets round to starting it).
     fn start(&self, space: Space) -> Addr<SpaceActor> {
         let mut hasher = DefaultHasher::new();
         space.id().hash(&mut hasher);
         let arbiter = &self.arbiters[hasher.finish() as usize % self.arbiters.len()];
-        let snapshots = self.snapshots.clone();
-        let interval = self.snapshot_interval;
-        SpaceActor::start_in_arbiter(arbiter, move |ctx| {
-            ctx.set_mailbox_capacity(MAILBOX_CAPACITY);
-            SpaceActor::new(space, snapshots, interval)
-        })
+        let (sender, receiver) = channel::channel(self.mailbox_capacity);
+        let actor = SpaceActor::new(space, self.snapshots.clone(), self.snapshot_interval);
+        arbiter.spawn_fn(move || {
+            Context::with_receiver(receiver).run(actor);
+        });
+        Addr::new(sender)
     }
 
     /// From now on new requests are refused with 503.
@@ -240,5 +260,101 @@ impl Directory {
                 }
             })
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::space::{CreateRecord, GetRecord};
+    use crate::model::{Changes, Kind, SpaceError};
+    use crate::store::Store;
+
+    fn directory(users: Vec<User>, data: &std::path::Path) -> Directory {
+        let store = Store::open(data).unwrap();
+        let snapshots = SyncArbiter::start(1, move || SnapshotActor::new(store.clone()));
+        Directory::new(
+            "admin-token",
+            UsersSnapshot { users },
+            Vec::new(),
+            vec![Arbiter::current()],
+            snapshots,
+            Duration::from_millis(10),
+        )
+    }
+
+    #[actix_web::test]
+    async fn a_full_mailbox_is_refused_instead_of_queued() {
+        let data = tempfile::tempdir().unwrap();
+        let user = User::new("u", "token");
+        let space = user.default_space.clone();
+        let directory = directory(vec![user], data.path()).with_mailbox_capacity(4);
+        // All calls are sent before the actor (on this same thread) can run.
+        let calls = (0..20).map(|i| {
+            directory.call(
+                &space,
+                GetRecord {
+                    kind: Kind::Task,
+                    id: format!("t{i}"),
+                },
+            )
+        });
+        let outcomes = join_all(calls).await;
+        let busy = outcomes
+            .iter()
+            .filter(|o| matches!(o, Err(Unavailable::Busy)))
+            .count();
+        let answered = outcomes
+            .iter()
+            .filter(|o| matches!(o, Ok(Err(SpaceError::NotFound { .. }))))
+            .count();
+        assert!(busy >= 10, "{busy} refused");
+        assert!(answered >= 4, "{answered} answered");
+        assert_eq!(busy + answered, 20);
+    }
+
+    #[actix_web::test]
+    async fn writes_reach_the_snapshot_file_and_tokens_find_their_users() {
+        let data = tempfile::tempdir().unwrap();
+        let user = User::new("u", "token");
+        let space = user.default_space.clone();
+        let directory = directory(vec![user], data.path());
+        assert_eq!(
+            directory.authenticate("token").unwrap().default_space,
+            space
+        );
+        assert!(directory.authenticate("other").is_none());
+        assert!(directory.is_admin("admin-token"));
+        let created = directory
+            .call(
+                &space,
+                CreateRecord {
+                    kind: Kind::Task,
+                    changes: Changes::default(),
+                },
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(created.version, 1);
+        assert_eq!(directory.flush_all().await, 0);
+        let saved = Store::open(data.path()).unwrap().load_spaces().unwrap();
+        assert_eq!(saved.len(), 1);
+        assert_eq!((saved[0].id(), saved[0].version()), (space.as_str(), 1));
+    }
+
+    #[actix_web::test]
+    async fn a_created_user_is_saved_before_it_can_be_used() {
+        let data = tempfile::tempdir().unwrap();
+        let directory = directory(Vec::new(), data.path());
+        let (user, token) = directory.create_user("alice").await.unwrap();
+        assert_eq!(directory.authenticate(&token).unwrap().id, user.id);
+        let saved = Store::open(data.path())
+            .unwrap()
+            .load_users()
+            .unwrap()
+            .unwrap();
+        assert_eq!(saved.users.len(), 1);
+        assert_eq!(saved.users[0].token_hash, hash_token(&token));
     }
 }

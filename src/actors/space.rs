@@ -17,9 +17,6 @@ use tokio::sync::oneshot;
 use super::snapshot::{SaveSpace, SnapshotActor};
 use crate::model::{Changes, Item, Kind, ListQuery, Page, Space, SpaceError};
 
-/// The most messages a space's mailbox holds before requests are refused with 503.
-pub const MAILBOX_CAPACITY: usize = 4096;
-
 /// Owns one space.
 pub struct SpaceActor {
     space: Space,

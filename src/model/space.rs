@@ -531,3 +531,431 @@ impl Space {
         bytes
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::validate::{parse_changes, Mode};
+    use serde_json::json;
+
+    fn changes(kind: Kind, mode: Mode, body: serde_json::Value) -> Changes {
+        parse_changes(kind, mode, body.as_object().unwrap().clone()).unwrap()
+    }
+
+    fn create(space: &mut Space, kind: Kind, body: serde_json::Value) -> Item {
+        space
+            .create(kind, changes(kind, Mode::Create, body), 1_000)
+            .unwrap()
+    }
+
+    fn field<'a>(record: &'a Record, kind: Kind, name: &str) -> &'a Value {
+        &record.fields[kind.field_index(name).unwrap()]
+    }
+
+    fn query(limit: usize) -> ListQuery {
+        ListQuery {
+            limit,
+            include_deleted: false,
+            filters: Vec::new(),
+            cursor: None,
+        }
+    }
+
+    /// Walks every page, returning the ids in order.
+    fn walk(space: &Space, kind: Kind, mut q: ListQuery) -> Vec<String> {
+        let mut ids = Vec::new();
+        loop {
+            let page = space.list(kind, &q).unwrap();
+            ids.extend(page.records.iter().map(|r| r.id.to_string()));
+            match page.next_cursor {
+                Some(c) => q.cursor = Some(c),
+                None => return ids,
+            }
+        }
+    }
+
+    #[test]
+    fn every_successful_write_adds_exactly_one_to_the_version() {
+        let mut space = Space::new("s");
+        assert_eq!(space.version(), 0);
+        let item = create(&mut space, Kind::List, json!({"listId": "a"}));
+        assert_eq!((item.version, item.record.version), (1, 1));
+        space
+            .update(Kind::List, "a", Changes::default(), 2_000)
+            .unwrap();
+        space.set_deleted(Kind::List, "a", true, 3_000).unwrap();
+        space.set_deleted(Kind::List, "a", true, 4_000).unwrap();
+        let item = space.set_deleted(Kind::List, "a", false, 5_000).unwrap();
+        let item2 = space.set_deleted(Kind::List, "a", false, 6_000).unwrap();
+        assert_eq!(item.version, 5);
+        assert_eq!(item2.version, 6);
+        assert_eq!(item2.record.updated_at, 6_000);
+        assert_eq!(space.get(Kind::List, "a").unwrap().version, 6);
+    }
+
+    #[test]
+    fn failed_writes_change_nothing() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::Task, json!({"todoId": "t", "name": "n"}));
+        let before = space.snapshot();
+        let dup = space.create(
+            Kind::Task,
+            changes(Kind::Task, Mode::Create, json!({"todoId": "t"})),
+            9,
+        );
+        assert!(matches!(dup, Err(SpaceError::AlreadyExists { .. })));
+        let bad_ref = space.update(
+            Kind::Task,
+            "t",
+            changes(
+                Kind::Task,
+                Mode::Update,
+                json!({"name": "x", "listId": "nope"}),
+            ),
+            9,
+        );
+        assert_eq!(
+            bad_ref.unwrap_err(),
+            SpaceError::InvalidReference {
+                field: "listId",
+                id: "nope".into()
+            }
+        );
+        assert!(matches!(
+            space.set_deleted(Kind::Task, "missing", true, 9),
+            Err(SpaceError::NotFound { .. })
+        ));
+        assert_eq!(space.version(), before.version);
+        assert_eq!(space.snapshot().collections, before.collections);
+    }
+
+    #[test]
+    fn a_deleted_record_cannot_be_patched_and_keeps_its_first_deletion_time() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::Context, json!({"contextId": "c"}));
+        space.set_deleted(Kind::Context, "c", true, 2_000).unwrap();
+        let again = space.set_deleted(Kind::Context, "c", true, 3_000).unwrap();
+        assert_eq!(again.record.deleted_at, Some(2_000));
+        let patch = space.update(Kind::Context, "c", Changes::default(), 4_000);
+        assert!(matches!(patch, Err(SpaceError::RecordDeleted { .. })));
+        let restored = space.set_deleted(Kind::Context, "c", false, 5_000).unwrap();
+        assert_eq!(restored.record.deleted_at, None);
+    }
+
+    #[test]
+    fn sort_order_defaults_to_one_more_than_the_largest_including_deleted() {
+        let mut space = Space::new("s");
+        let first = create(&mut space, Kind::Category, json!({}));
+        assert_eq!(first.record.sort_order, 1.0);
+        create(
+            &mut space,
+            Kind::Category,
+            json!({"categoryId": "big", "sortOrder": 7.5}),
+        );
+        space.set_deleted(Kind::Category, "big", true, 2).unwrap();
+        let next = create(&mut space, Kind::Category, json!({}));
+        assert_eq!(next.record.sort_order, 8.5);
+        let other_kind = create(&mut space, Kind::Schedule, json!({}));
+        assert_eq!(other_kind.record.sort_order, 1.0);
+    }
+
+    #[test]
+    fn references_must_name_active_records_and_survive_later_deletion() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::List, json!({"listId": "l"}));
+        create(&mut space, Kind::Category, json!({"categoryId": "c"}));
+        let task = create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "t", "listId": "l", "categoryIds": ["c", "c"]}),
+        );
+        assert_eq!(
+            *field(&task.record, Kind::Task, "categoryIds"),
+            Value::Ids(vec!["c".into()])
+        );
+        space.set_deleted(Kind::List, "l", true, 2).unwrap();
+        let kept = space.get(Kind::Task, "t").unwrap();
+        assert_eq!(
+            field(&kept.record, Kind::Task, "listId").as_text(),
+            Some("l")
+        );
+        let err = space
+            .create(
+                Kind::Task,
+                changes(Kind::Task, Mode::Create, json!({"listId": "l"})),
+                3,
+            )
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            SpaceError::InvalidReference {
+                field: "listId",
+                ..
+            }
+        ));
+        let err = space
+            .create(
+                Kind::Task,
+                changes(Kind::Task, Mode::Create, json!({"scheduleIds": ["c"]})),
+                3,
+            )
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            SpaceError::InvalidReference {
+                field: "scheduleIds",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn setting_is_default_clears_it_on_every_other_list_and_touches_them() {
+        let mut space = Space::new("s");
+        create(
+            &mut space,
+            Kind::List,
+            json!({"listId": "a", "isDefault": true}),
+        );
+        create(&mut space, Kind::List, json!({"listId": "b"}));
+        let item = space
+            .update(
+                Kind::List,
+                "b",
+                changes(Kind::List, Mode::Update, json!({"isDefault": true})),
+                5_000,
+            )
+            .unwrap();
+        let a = space.get(Kind::List, "a").unwrap().record;
+        assert_eq!(*field(&a, Kind::List, "isDefault"), Value::Bool(false));
+        assert_eq!((a.version, a.updated_at), (item.version, 5_000));
+        assert_eq!(
+            *field(&item.record, Kind::List, "isDefault"),
+            Value::Bool(true)
+        );
+        let created = create(
+            &mut space,
+            Kind::List,
+            json!({"listId": "c", "isDefault": true}),
+        );
+        let b = space.get(Kind::List, "b").unwrap().record;
+        assert_eq!(*field(&b, Kind::List, "isDefault"), Value::Bool(false));
+        assert_eq!(b.version, created.version);
+    }
+
+    #[test]
+    fn listing_orders_by_sort_order_then_id_and_pages_without_gaps() {
+        let mut space = Space::new("s");
+        for (id, sort) in [("b", 2.0), ("a", 2.0), ("c", -1.0), ("B", 2.0), ("d", 10.0)] {
+            create(
+                &mut space,
+                Kind::Task,
+                json!({"todoId": id, "sortOrder": sort}),
+            );
+        }
+        assert_eq!(
+            walk(&space, Kind::Task, query(2)),
+            ["c", "B", "a", "b", "d"]
+        );
+        assert_eq!(walk(&space, Kind::Task, query(100)).len(), 5);
+        let full = space.list(Kind::Task, &query(5)).unwrap();
+        assert_eq!(full.records.len(), 5);
+        assert_eq!(
+            full.next_cursor, None,
+            "an exactly full last page has no cursor"
+        );
+    }
+
+    #[test]
+    fn deleted_records_are_listed_only_when_asked() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::Task, json!({"todoId": "a"}));
+        create(&mut space, Kind::Task, json!({"todoId": "b"}));
+        space.set_deleted(Kind::Task, "a", true, 2).unwrap();
+        assert_eq!(walk(&space, Kind::Task, query(10)), ["b"]);
+        let all = ListQuery {
+            include_deleted: true,
+            ..query(1)
+        };
+        assert_eq!(walk(&space, Kind::Task, all), ["a", "b"]);
+    }
+
+    #[test]
+    fn filters_combine_with_and_and_use_exact_matches() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::List, json!({"listId": "l"}));
+        create(&mut space, Kind::Context, json!({"contextId": "x"}));
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "1", "listId": "l", "status": "open"}),
+        );
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "2", "listId": "l", "status": "done"}),
+        );
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "3", "listId": "l", "status": "open", "contextId": "x"}),
+        );
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "4", "status": "open"}),
+        );
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "5", "listId": "l", "status": "Open"}),
+        );
+        let index = |name| Kind::Task.field_index(name).unwrap();
+        let filtered = |filters: Vec<(usize, String)>| {
+            walk(
+                &space,
+                Kind::Task,
+                ListQuery {
+                    filters,
+                    ..query(1)
+                },
+            )
+        };
+        assert_eq!(
+            filtered(vec![
+                (index("status"), "open".into()),
+                (index("listId"), "l".into())
+            ]),
+            ["1", "3"]
+        );
+        assert_eq!(
+            filtered(vec![
+                (index("listId"), "l".into()),
+                (index("contextId"), "x".into())
+            ]),
+            ["3"]
+        );
+        assert!(filtered(vec![(index("status"), "gone".into())]).is_empty());
+    }
+
+    #[test]
+    fn a_walk_skips_records_written_after_it_began_and_nothing_else() {
+        let mut space = Space::new("s");
+        for i in 0..10 {
+            create(&mut space, Kind::Task, json!({"todoId": format!("t{i}")}));
+        }
+        let first = space.list(Kind::Task, &query(3)).unwrap();
+        let ids: Vec<&str> = first.records.iter().map(|r| &*r.id).collect();
+        assert_eq!(ids, ["t0", "t1", "t2"]);
+        // Move an unseen record to the front, edit another, delete one, add a new one.
+        space
+            .update(
+                Kind::Task,
+                "t5",
+                changes(Kind::Task, Mode::Update, json!({"sortOrder": -5})),
+                9,
+            )
+            .unwrap();
+        space
+            .update(
+                Kind::Task,
+                "t6",
+                changes(Kind::Task, Mode::Update, json!({"name": "x"})),
+                9,
+            )
+            .unwrap();
+        space.set_deleted(Kind::Task, "t7", true, 9).unwrap();
+        create(&mut space, Kind::Task, json!({"todoId": "t99"}));
+        let rest = walk(
+            &space,
+            Kind::Task,
+            ListQuery {
+                cursor: first.next_cursor,
+                ..query(2)
+            },
+        );
+        assert_eq!(rest, ["t3", "t4", "t8", "t9"]);
+    }
+
+    #[test]
+    fn a_cursor_only_fits_its_own_query() {
+        let mut space = Space::new("s");
+        for i in 0..3 {
+            create(&mut space, Kind::Task, json!({"todoId": format!("t{i}")}));
+            create(&mut space, Kind::List, json!({"listId": format!("l{i}")}));
+        }
+        let cursor = space.list(Kind::Task, &query(1)).unwrap().next_cursor;
+        assert!(cursor.is_some());
+        let reuse = |kind, include_deleted| {
+            space.list(
+                kind,
+                &ListQuery {
+                    include_deleted,
+                    cursor: cursor.clone(),
+                    ..query(1)
+                },
+            )
+        };
+        assert!(reuse(Kind::Task, false).is_ok());
+        assert_eq!(
+            reuse(Kind::List, false).unwrap_err(),
+            SpaceError::InvalidCursor
+        );
+        assert_eq!(
+            reuse(Kind::Task, true).unwrap_err(),
+            SpaceError::InvalidCursor
+        );
+        let mut other = Space::new("other");
+        create(&mut other, Kind::Task, json!({}));
+        let foreign = other.list(
+            Kind::Task,
+            &ListQuery {
+                cursor: cursor.clone(),
+                ..query(1)
+            },
+        );
+        assert_eq!(foreign.unwrap_err(), SpaceError::InvalidCursor);
+    }
+
+    #[test]
+    fn a_snapshot_rebuilds_the_same_space() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::List, json!({"listId": "l"}));
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "t", "listId": "l", "status": "s"}),
+        );
+        space.set_deleted(Kind::List, "l", true, 7).unwrap();
+        let rebuilt = Space::from_snapshot(space.snapshot()).unwrap();
+        assert_eq!(rebuilt.version(), 3);
+        assert_eq!(rebuilt.snapshot().collections, space.snapshot().collections);
+        let status = ListQuery {
+            filters: vec![(Kind::Task.field_index("status").unwrap(), "s".into())],
+            ..query(5)
+        };
+        assert_eq!(walk(&rebuilt, Kind::Task, status), ["t"]);
+        assert!(rebuilt
+            .list(Kind::List, &query(5))
+            .unwrap()
+            .records
+            .is_empty());
+    }
+
+    #[test]
+    fn an_inconsistent_snapshot_is_refused() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::Task, json!({"todoId": "t"}));
+        let mut snapshot = space.snapshot();
+        snapshot.version = 0;
+        assert!(Space::from_snapshot(snapshot)
+            .unwrap_err()
+            .contains("above the space version"));
+        let mut snapshot = space.snapshot();
+        let dup = snapshot.collections[0].1[0].clone();
+        snapshot.collections[0].1.push(dup);
+        assert!(Space::from_snapshot(snapshot)
+            .unwrap_err()
+            .contains("twice"));
+    }
+}

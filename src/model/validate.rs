@@ -319,6 +319,14 @@ mod tests {
     }
 
     #[test]
+    fn numbers_beyond_f64_are_a_validation_error_not_bad_json() {
+        let map: Map<String, Json> =
+            serde_json::from_str(r#"{"sortOrder": 1e400, "durationEstimate": -1e400}"#).unwrap();
+        let err = parse_changes(Kind::Task, Mode::Create, map).unwrap_err();
+        assert_eq!(fields_of(err), ["durationEstimate", "sortOrder"]);
+    }
+
+    #[test]
     fn null_clears_nullable_fields_only() {
         let c = parse_changes(
             Kind::List,
