@@ -9,6 +9,7 @@ use actix::{Arbiter, SyncArbiter};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
+use tokio::signal::unix::{signal, Signal, SignalKind};
 
 use crate::actors::{Directory, SnapshotActor};
 use crate::config::Config;
@@ -28,6 +29,8 @@ pub enum StartError {
     Store(StoreError),
     /// The listen address could not be bound.
     Bind(String, std::io::Error),
+    /// SIGINT and SIGTERM could not be watched.
+    Signals(std::io::Error),
     /// The server failed while running.
     Serve(std::io::Error),
     /// Final snapshots of this many spaces could not be written.
@@ -39,6 +42,7 @@ impl fmt::Display for StartError {
         match self {
             StartError::Store(e) => write!(f, "data file {e}"),
             StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
+            StartError::Signals(e) => write!(f, "cannot watch SIGINT/SIGTERM: {e}"),
             StartError::Serve(e) => write!(f, "server failed: {e}"),
             StartError::FinalSnapshot(n) => write!(f, "final snapshot failed for {n} space(s)"),
         }
@@ -57,6 +61,7 @@ pub struct Application {
     addr: SocketAddr,
     directory: web::Data<Directory>,
     arbiters: Vec<Arbiter>,
+    signals: Signals,
 }
 
 impl Application {
@@ -78,6 +83,7 @@ impl Application {
             }
         };
         let admin_token = admin_token(&store, config.admin_token.as_deref())?;
+        let signals = Signals::watch().map_err(StartError::Signals)?;
         log::info!(
             "loaded {} user(s) and {} space file(s) from {}",
             users.users.len(),
@@ -123,6 +129,7 @@ impl Application {
             addr,
             directory,
             arbiters,
+            signals,
         })
     }
 
@@ -137,7 +144,7 @@ impl Application {
         let handle = self.server.handle();
         let directory = self.directory.clone();
         actix_web::rt::spawn(async move {
-            wait_for_signal().await;
+            self.signals.recv().await;
             log::info!("shutdown signal received; finishing in-flight requests");
             directory.begin_shutdown();
             handle.stop(true).await;
@@ -188,19 +195,26 @@ fn admin_token(store: &Store, from_env: Option<&str>) -> Result<String, StoreErr
     Ok(token)
 }
 
-/// Resolves on the first SIGINT or SIGTERM.
-async fn wait_for_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(e) => {
-            log::warn!("cannot watch SIGTERM ({e}); stopping on SIGINT only");
-            let _ = tokio::signal::ctrl_c().await;
+/// SIGINT and SIGTERM, watched from the moment the application is built, so a signal that
+/// arrives right after the listen line is logged still means a clean shutdown.
+struct Signals {
+    interrupt: Signal,
+    terminate: Signal,
+}
+
+impl Signals {
+    fn watch() -> std::io::Result<Signals> {
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    /// Resolves on the first SIGINT or SIGTERM.
+    async fn recv(mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
         }
     }
 }

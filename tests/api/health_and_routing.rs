@@ -1,0 +1,131 @@
+//! Start-up: the health check, `--help`, token bootstrap and the request log.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+
+use actix_web::http::Method;
+use serde_json::json;
+
+use crate::helpers::{spawn_app, spawn_app_with, Options, DEFAULT_TOKEN};
+
+#[actix_web::test]
+async fn healthz_is_200_ok_without_a_token() {
+    let app = spawn_app();
+    let reply = app.send(app.request(Method::GET, "/healthz"), None).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body, json!({"status": "ok"}));
+    assert!(reply
+        .header("content-type")
+        .unwrap_or_default()
+        .starts_with("application/json"));
+    let with_bad_token = app
+        .request(Method::GET, "/healthz")
+        .insert_header(("Authorization", "Bearer nobody"));
+    assert_eq!(
+        app.send(with_bad_token, None).await.body,
+        json!({"status": "ok"})
+    );
+}
+
+#[test]
+fn help_lists_every_flag() {
+    let output = Command::new(env!("CARGO_BIN_EXE_taskd"))
+        .arg("--help")
+        .output()
+        .expect("cannot run taskd --help");
+    assert!(
+        output.status.success(),
+        "--help exited with {}",
+        output.status
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    for flag in [
+        "--bind",
+        "--data-dir",
+        "--snapshot-interval-ms",
+        "--workers",
+        "--log-level",
+    ] {
+        assert!(
+            text.contains(flag),
+            "--help does not mention {flag}:\n{text}"
+        );
+    }
+}
+
+#[actix_web::test]
+async fn each_request_is_logged_with_method_path_status_and_microseconds() {
+    let app = spawn_app();
+    app.get("/api/v1/lists").await.expect(200);
+    app.get("/api/v1/lists/nope").await.expect(404);
+    for expected in ["GET /api/v1/lists 200 ", "GET /api/v1/lists/nope 404 "] {
+        let log = app.wait_for_log(|log| log.contains(expected));
+        let line = log
+            .lines()
+            .find(|line| line.contains(expected))
+            .unwrap_or_else(|| panic!("no log line with {expected:?}:\n{log}"));
+        let last = line.split_whitespace().last().unwrap_or_default();
+        let micros = last.strip_suffix("us").unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            !micros.is_empty() && micros.bytes().all(|b| b.is_ascii_digit()),
+            "no duration in microseconds in {line:?}"
+        );
+    }
+}
+
+#[actix_web::test]
+async fn a_first_start_without_tokens_generates_private_token_files_that_work() {
+    let app = spawn_app_with(Options {
+        env_tokens: false,
+        ..Options::default()
+    });
+    for name in ["default.token", "admin.token"] {
+        let mode = std::fs::metadata(app.path(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "mode of {name}");
+    }
+    // At least 128 bits, however they are written down.
+    assert!(app.default_token.len() >= 22, "{:?}", app.default_token);
+    assert!(app.admin_token.len() >= 22, "{:?}", app.admin_token);
+    assert_ne!(app.default_token, app.admin_token);
+
+    let me = app.get("/api/v1/me").await;
+    me.expect(200);
+    assert_eq!(me.data()["name"], "default");
+    let alice = app.create_user("alice").await;
+    app.user(&alice.token).get("/api/v1/me").await.expect(200);
+
+    let log = app.wait_for_log(|log| log.contains("GET /api/v1/me 200"));
+    assert!(!log.contains(&alice.token), "the log shows alice's token");
+    assert!(
+        log.contains("default.token"),
+        "the log does not name the file:\n{log}"
+    );
+    assert!(
+        !log.contains(&app.default_token),
+        "the log shows the default token"
+    );
+    assert!(
+        !log.contains(&app.admin_token),
+        "the log shows the admin token"
+    );
+}
+
+#[actix_web::test]
+async fn a_default_token_from_the_environment_is_the_token_and_never_logged() {
+    let app = spawn_app();
+    let written = std::fs::read_to_string(app.path("default.token")).expect("default.token");
+    assert_eq!(written.trim(), DEFAULT_TOKEN);
+    app.get("/api/v1/me").await.expect(200);
+    let log = app.wait_for_log(|log| log.contains("GET /api/v1/me"));
+    assert!(
+        log.contains("default.token"),
+        "the log does not name the file:\n{log}"
+    );
+    assert!(
+        !log.contains(DEFAULT_TOKEN),
+        "the log shows the token:\n{log}"
+    );
+}

@@ -1,0 +1,13 @@
+//! End-to-end tests: each test starts the real `taskd` binary on port 0 with a temporary
+//! data directory (see `helpers::spawn_app`) and checks the contract over HTTP.
+
+mod helpers;
+
+mod auth;
+mod concurrency;
+mod errors;
+mod health_and_routing;
+mod listing;
+mod persistence;
+mod records;
+mod writes;
