@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cursor::Cursor;
 use super::error::SpaceError;
-use super::kind::{FieldType, Kind};
+use super::kind::{Field, FieldType, Kind};
 use super::record::{Record, Value};
 use super::validate::Changes;
 
@@ -74,19 +74,27 @@ struct Indexes {
     active: BTreeSet<OrderKey>,
     /// For each filterable field (by position), records by that field's string value.
     by_field: Vec<(usize, FieldIndex)>,
+    /// For each exclusive flag (by position), the ids of records that have it set: at
+    /// most one once a write completes, so clearing it elsewhere needs no scan.
+    flagged: Vec<(usize, BTreeSet<Box<str>>)>,
 }
 
 impl Indexes {
     fn new(kind: Kind) -> Indexes {
-        let by_field = kind
-            .fields()
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.filter)
-            .map(|(i, _)| (i, BTreeSet::new()))
-            .collect();
+        let positions = |keep: fn(&Field) -> bool| {
+            kind.fields()
+                .iter()
+                .enumerate()
+                .filter(move |(_, f)| keep(f))
+                .map(|(i, _)| i)
+        };
         Indexes {
-            by_field,
+            by_field: positions(|f| f.filter)
+                .map(|i| (i, BTreeSet::new()))
+                .collect(),
+            flagged: positions(|f| f.ty == FieldType::ExclusiveFlag)
+                .map(|i| (i, BTreeSet::new()))
+                .collect(),
             ..Indexes::default()
         }
     }
@@ -96,6 +104,11 @@ impl Indexes {
         for (field, index) in &mut self.by_field {
             if let Some(value) = record.fields[*field].as_text() {
                 index.insert((value.into(), key.clone()));
+            }
+        }
+        for (field, ids) in &mut self.flagged {
+            if record.fields[*field] == Value::Bool(true) {
+                ids.insert(record.id.clone());
             }
         }
         if !record.is_deleted() {
@@ -110,6 +123,9 @@ impl Indexes {
             if let Some(value) = record.fields[*field].as_text() {
                 index.remove(&(value.into(), key.clone()));
             }
+        }
+        for (_, ids) in &mut self.flagged {
+            ids.remove(&record.id);
         }
         self.active.remove(&key);
         self.all.remove(&key);
@@ -501,16 +517,23 @@ impl Space {
         now: i64,
     ) {
         let version = self.version;
+        let collection = self.collection_mut(kind);
         for (field, value) in changes {
             if kind.fields()[*field].ty != FieldType::ExclusiveFlag || *value != Value::Bool(true) {
                 continue;
             }
-            for (other, record) in self.collection_mut(kind).records.iter_mut() {
-                if **other != *id && record.fields[*field] == Value::Bool(true) {
-                    let record = Arc::make_mut(record);
+            let others: Vec<Box<str>> = collection
+                .indexes
+                .flagged
+                .iter()
+                .filter(|(f, _)| f == field)
+                .flat_map(|(_, ids)| ids.iter().filter(|other| ***other != *id).cloned())
+                .collect();
+            for other in others {
+                collection.modify(&other, |record| {
                     record.fields[*field] = Value::Bool(false);
                     record.touch(version, now);
-                }
+                });
             }
         }
     }
