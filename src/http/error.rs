@@ -187,3 +187,84 @@ impl From<Unavailable> for ApiError {
         ApiError::Unavailable(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::body::to_bytes;
+
+    async fn render(error: ApiError) -> (StatusCode, header::HeaderMap, serde_json::Value) {
+        let response = error.error_response();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = to_bytes(response.into_body()).await.unwrap();
+        (status, headers, serde_json::from_slice(&body).unwrap())
+    }
+
+    #[actix_web::test]
+    async fn an_overloaded_space_is_503_with_retry_after() {
+        let (status, headers, body) = render(Unavailable::Busy.into()).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(headers.get(header::RETRY_AFTER).unwrap(), "1");
+        assert_eq!(
+            headers.get(header::CONTENT_TYPE).unwrap(),
+            "application/problem+json"
+        );
+        assert_eq!(body["code"], "unavailable");
+        assert_eq!(body["status"], 503);
+        assert_eq!(body["type"], "about:blank");
+        assert_eq!(body["title"], "Service Unavailable");
+    }
+
+    #[actix_web::test]
+    async fn an_internal_error_shows_none_of_its_cause() {
+        let (status, _, body) = render(ApiError::Internal("disk on fire at /secret".into())).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(body["code"], "internal");
+        assert!(!body.to_string().contains("secret"));
+    }
+
+    #[actix_web::test]
+    async fn domain_errors_map_to_their_statuses_and_codes() {
+        use crate::model::Kind;
+        let cases = [
+            (
+                SpaceError::NotFound {
+                    kind: Kind::Task,
+                    id: "a".into(),
+                },
+                404,
+                "not_found",
+            ),
+            (
+                SpaceError::AlreadyExists {
+                    kind: Kind::List,
+                    id: "a".into(),
+                },
+                409,
+                "already_exists",
+            ),
+            (
+                SpaceError::RecordDeleted {
+                    kind: Kind::List,
+                    id: "a".into(),
+                },
+                409,
+                "record_deleted",
+            ),
+            (
+                SpaceError::InvalidReference {
+                    field: "listId",
+                    id: "x".into(),
+                },
+                422,
+                "invalid_reference",
+            ),
+            (SpaceError::InvalidCursor, 400, "invalid_cursor"),
+        ];
+        for (error, status, code) in cases {
+            let (got, _, body) = render(error.into()).await;
+            assert_eq!((got.as_u16(), body["code"].as_str()), (status, Some(code)));
+        }
+    }
+}
