@@ -264,14 +264,11 @@ impl Directory {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::actors::space::{CreateRecord, GetRecord};
-    use crate::model::{Changes, Kind, SpaceError};
-    use crate::store::Store;
-
-    fn directory(users: Vec<User>, data: &std::path::Path) -> Directory {
-        let store = Store::open(data).unwrap();
+impl Directory {
+    /// A directory for in-process tests: admin token `admin-token`, `users`, snapshots into
+    /// `data`, every space actor on the current thread. Must run inside an actix system.
+    pub(crate) fn for_tests(users: Vec<User>, data: &std::path::Path) -> Directory {
+        let store = crate::store::Store::open(data).unwrap();
         let snapshots = SyncArbiter::start(1, move || SnapshotActor::new(store.clone()));
         Directory::new(
             "admin-token",
@@ -281,6 +278,18 @@ mod tests {
             snapshots,
             Duration::from_millis(10),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::space::{CreateRecord, GetRecord};
+    use crate::model::{Changes, Kind, SpaceError};
+    use crate::store::Store;
+
+    fn directory(users: Vec<User>, data: &std::path::Path) -> Directory {
+        Directory::for_tests(users, data)
     }
 
     #[actix_web::test]

@@ -82,3 +82,111 @@ pub async fn log_request(
     );
     Ok(response)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::Directory;
+    use crate::model::{Kind, User};
+    use actix_web::http::{header, Method, StatusCode};
+    use actix_web::{test, App};
+
+    /// Every collection answers every method with the right status before any record
+    /// exists: the routes, `Allow` lists and the auth check, without a server process.
+    #[actix_web::test]
+    async fn the_route_table_answers_every_method_on_every_collection() {
+        let data = tempfile::tempdir().unwrap();
+        let user = User::new("u", "user-token");
+        let directory = web::Data::new(Directory::for_tests(vec![user], data.path()));
+        let app =
+            test::init_service(App::new().app_data(directory.clone()).configure(configure)).await;
+        let auth = ("authorization", "Bearer user-token");
+        for kind in Kind::ALL {
+            let base = format!("/api/v1/{}", kind.collection());
+            let item = format!("{base}/x1");
+            let restore = format!("{item}/restore");
+            let cases = [
+                (Method::GET, base.clone(), StatusCode::OK, None),
+                (
+                    Method::PUT,
+                    base.clone(),
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    Some("GET, POST"),
+                ),
+                (Method::GET, item.clone(), StatusCode::NOT_FOUND, None),
+                (
+                    Method::POST,
+                    item.clone(),
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    Some("GET, PATCH, DELETE"),
+                ),
+                (Method::POST, restore.clone(), StatusCode::NOT_FOUND, None),
+                (
+                    Method::GET,
+                    restore,
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    Some("POST"),
+                ),
+            ];
+            for (method, path, status, allow) in cases {
+                let req = test::TestRequest::default()
+                    .method(method.clone())
+                    .uri(&path)
+                    .insert_header(auth)
+                    .to_request();
+                let res = test::call_service(&app, req).await;
+                assert_eq!(res.status(), status, "{method} {path}");
+                let allowed = res
+                    .headers()
+                    .get(header::ALLOW)
+                    .map(|v| v.to_str().unwrap());
+                assert_eq!(allowed, allow, "{method} {path}");
+            }
+            let anonymous = test::TestRequest::get().uri(&base).to_request();
+            let res = test::call_service(&app, anonymous).await;
+            assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        }
+        for (method, path) in [
+            (Method::GET, "/api/v1/goals"),
+            (Method::PUT, "/api/v1/goals/x"),
+        ] {
+            let req = test::TestRequest::default()
+                .method(method)
+                .uri(path)
+                .insert_header(auth)
+                .to_request();
+            assert_eq!(
+                test::call_service(&app, req).await.status(),
+                StatusCode::NOT_FOUND
+            );
+        }
+    }
+
+    #[actix_web::test]
+    async fn a_created_record_reads_back_through_the_same_app() {
+        let data = tempfile::tempdir().unwrap();
+        let user = User::new("u", "user-token");
+        let directory = web::Data::new(Directory::for_tests(vec![user], data.path()));
+        let app = test::init_service(App::new().app_data(directory).configure(configure)).await;
+        let auth = ("authorization", "Bearer user-token");
+        let req = test::TestRequest::post()
+            .uri("/api/v1/contexts")
+            .insert_header(auth)
+            .set_json(serde_json::json!({"contextId": "home", "name": "Home"}))
+            .to_request();
+        let res = test::call_service(&app, req).await;
+        assert_eq!(res.status(), StatusCode::CREATED);
+        assert_eq!(
+            res.headers().get(header::LOCATION).unwrap(),
+            "/api/v1/contexts/home"
+        );
+        let req = test::TestRequest::get()
+            .uri("/api/v1/contexts/home")
+            .insert_header(auth)
+            .to_request();
+        let body: serde_json::Value = test::call_and_read_body_json(&app, req).await;
+        assert_eq!(body["data"]["name"], "Home");
+        assert_eq!(body["data"]["contextId"], "home");
+        assert_eq!(body["spaceVersion"], 1);
+    }
+}
