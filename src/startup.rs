@@ -1,6 +1,7 @@
 //! Building and running the application: load the data directory, start the actors, bind
 //! the HTTP server, and on SIGINT/SIGTERM stop it gracefully and write final snapshots.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use tokio::signal::unix::{signal, Signal, SignalKind};
 use crate::actors::{Directory, SnapshotActor};
 use crate::config::Config;
 use crate::model::user::new_token;
-use crate::model::{User, UsersSnapshot};
+use crate::model::{Space, User, UsersSnapshot};
 use crate::store::{Store, StoreError};
 
 const DEFAULT_TOKEN_FILE: &str = "default.token";
@@ -69,10 +70,17 @@ impl Application {
     /// binds the server. Must run inside an actix `System`.
     pub fn build(config: &Config) -> Result<Application, StartError> {
         let store = Store::open(&config.data_dir)?;
-        let spaces = store.load_spaces()?;
+        let mut spaces = store.load_spaces()?;
         let users = match store.load_users()? {
-            Some(users) => users,
-            None if spaces.is_empty() => bootstrap(&store, config.default_token.as_deref())?,
+            Some(users) => {
+                check_every_space_has_a_file(&store, &users, &spaces)?;
+                users
+            }
+            None if spaces.is_empty() => {
+                let (users, space) = bootstrap(&store, config.default_token.as_deref())?;
+                spaces.push(space);
+                users
+            }
             None => {
                 return Err(StoreError {
                     path: store.path("users.bin"),
@@ -162,20 +170,43 @@ impl Application {
     }
 }
 
-/// First start on an empty data directory: user `default` with its space, its token in
-/// `default.token`. The log names the file, never the token.
-fn bootstrap(store: &Store, token: Option<&str>) -> Result<UsersSnapshot, StoreError> {
+/// Every user's space has had a file since the user was created, so a missing one means
+/// data was lost or moved: refuse to start rather than serve it as a new, empty space.
+fn check_every_space_has_a_file(
+    store: &Store,
+    users: &UsersSnapshot,
+    spaces: &[Space],
+) -> Result<(), StoreError> {
+    let loaded: HashSet<&str> = spaces.iter().map(Space::id).collect();
+    for user in &users.users {
+        if let Some(missing) = user.spaces.iter().find(|s| !loaded.contains(s.as_str())) {
+            return Err(StoreError {
+                path: store.space_path(missing),
+                reason: format!(
+                    "missing, but user '{}' owns this space; refusing to start",
+                    user.name
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// First start on an empty data directory: user `default` with its (empty) space file, its
+/// token in `default.token`. The log names the file, never the token.
+fn bootstrap(store: &Store, token: Option<&str>) -> Result<(UsersSnapshot, Space), StoreError> {
     let token = token.map_or_else(new_token, str::to_string);
-    let users = UsersSnapshot {
-        users: vec![User::new("default", &token)],
-    };
+    let user = User::new("default", &token);
+    let space = Space::new(&user.default_space);
+    let users = UsersSnapshot { users: vec![user] };
     store.write_secret(DEFAULT_TOKEN_FILE, &token)?;
+    store.save_space(&space.snapshot())?;
     store.save_users(&users)?;
     log::info!(
         "first start: created user 'default'; its token is in {}",
         store.path(DEFAULT_TOKEN_FILE).display()
     );
-    Ok(users)
+    Ok((users, space))
 }
 
 /// The admin token: from the environment, else `admin.token`, else a new one written there.

@@ -24,7 +24,7 @@ use actix::prelude::*;
 use futures_util::future::join_all;
 use tokio::sync::{oneshot, Mutex};
 
-use super::snapshot::{SaveUsers, SnapshotActor};
+use super::snapshot::{SaveSpace, SaveUsers, SnapshotActor};
 use super::space::{Bounded, Flush, SpaceActor};
 use super::Unavailable;
 use crate::model::user::{hash_token, new_token, TokenHash};
@@ -134,33 +134,38 @@ impl Directory {
         hash_token(token) == self.admin_hash
     }
 
-    /// Creates a user with a new default space, saves the users file, and returns the user
-    /// with its token (which is stored nowhere). Nothing changes if the file cannot be saved.
+    /// Creates a user with a new default space, saves the space's (empty) file and then the
+    /// users file, and returns the user with its token (which is stored nowhere). Nothing is
+    /// served if either file cannot be saved; an orphan space file is ignored at start-up.
     pub async fn create_user(&self, name: &str) -> Result<(Arc<User>, String), StoreError> {
         let _serial = self.user_creation.lock().await;
         let token = new_token();
         let user = User::new(name, &token);
-        let mut snapshot = self
+        let space = Space::new(&user.default_space);
+        let mut users = self
             .users
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .snapshot();
-        snapshot.users.push(user.clone());
-        match self.snapshots.send(SaveUsers(snapshot)).await {
-            Ok(saved) => saved?,
-            Err(e) => {
-                return Err(StoreError {
-                    path: "users.bin".into(),
-                    reason: format!("snapshot actor unavailable: {e}"),
-                })
-            }
-        }
+        users.users.push(user.clone());
+        let unavailable = |e: MailboxError| StoreError {
+            path: "spaces".into(),
+            reason: format!("snapshot actor unavailable: {e}"),
+        };
+        self.snapshots
+            .send(SaveSpace(space.snapshot()))
+            .await
+            .map_err(unavailable)??;
+        self.snapshots
+            .send(SaveUsers(users))
+            .await
+            .map_err(unavailable)??;
         self.spaces
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(
                 user.default_space.as_str().into(),
-                Slot::Idle(Box::new(Space::new(&user.default_space))),
+                Slot::Idle(Box::new(space)),
             );
         let user = self
             .users
@@ -365,5 +370,8 @@ mod tests {
             .unwrap();
         assert_eq!(saved.users.len(), 1);
         assert_eq!(saved.users[0].token_hash, hash_token(&token));
+        let spaces = Store::open(data.path()).unwrap().load_spaces().unwrap();
+        assert_eq!(spaces.len(), 1);
+        assert_eq!(spaces[0].id(), user.default_space);
     }
 }

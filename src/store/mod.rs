@@ -120,11 +120,14 @@ impl Store {
         write_atomic(&path, &bytes)
     }
 
+    /// The file of space `id`.
+    pub fn space_path(&self, id: &str) -> PathBuf {
+        self.path(SPACES_DIR).join(format!("{id}{SPACE_SUFFIX}"))
+    }
+
     /// Replaces one space's file.
     pub fn save_space(&self, space: &SpaceSnapshot) -> Result<(), StoreError> {
-        let path = self
-            .path(SPACES_DIR)
-            .join(format!("{}{SPACE_SUFFIX}", space.id));
+        let path = self.space_path(&space.id);
         let bytes = codec::encode(FileKind::Space, space).map_err(|e| StoreError::new(&path, e))?;
         write_atomic(&path, &bytes)
     }

@@ -281,6 +281,28 @@ async fn a_data_dir_with_spaces_but_no_users_file_is_refused() {
 }
 
 #[actix_web::test]
+async fn a_missing_space_file_of_a_known_user_is_refused() {
+    let mut app = spawn_app();
+    let alice = app.create_user("alice").await;
+    assert!(app.stop().success());
+    let file = only_space_file(&app, &alice.default_space_id);
+    std::fs::remove_file(&file).unwrap();
+    let failed = match TestApp::start(Arc::clone(&app.dir), Options::default()) {
+        Ok(_) => panic!("started with a space file missing"),
+        Err(failed) => failed,
+    };
+    assert!(!failed.status.success());
+    assert!(
+        failed
+            .stderr
+            .contains(&format!("{}.bin", alice.default_space_id)),
+        "{}",
+        failed.stderr
+    );
+    assert!(!file.exists(), "a space file was made up");
+}
+
+#[actix_web::test]
 async fn a_restart_without_writes_is_still_version_0() {
     let app = spawn_app();
     assert_eq!(app.space_version().await, 0);
