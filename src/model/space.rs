@@ -36,14 +36,6 @@ impl OrderKey {
             id: record.id.clone(),
         }
     }
-
-    /// A key before every record's key (sort orders are finite).
-    fn first() -> OrderKey {
-        OrderKey {
-            sort_order: f64::NEG_INFINITY,
-            id: "".into(),
-        }
-    }
 }
 
 impl Eq for OrderKey {}
@@ -62,8 +54,8 @@ impl Ord for OrderKey {
     }
 }
 
-/// Records ordered by one field's string value, then listing order.
-type FieldIndex = BTreeSet<(Box<str>, OrderKey)>;
+/// Records by one field's string value, each value's records in listing order.
+type FieldIndex = BTreeMap<Box<str>, BTreeSet<OrderKey>>;
 
 /// The ordered indexes of one collection, kept in step with its records.
 #[derive(Debug, Default)]
@@ -90,7 +82,7 @@ impl Indexes {
         };
         Indexes {
             by_field: positions(|f| f.filter)
-                .map(|i| (i, BTreeSet::new()))
+                .map(|i| (i, BTreeMap::new()))
                 .collect(),
             flagged: positions(|f| f.ty == FieldType::ExclusiveFlag)
                 .map(|i| (i, BTreeSet::new()))
@@ -103,7 +95,10 @@ impl Indexes {
         let key = OrderKey::of(record);
         for (field, index) in &mut self.by_field {
             if let Some(value) = record.fields[*field].as_text() {
-                index.insert((value.into(), key.clone()));
+                match index.get_mut(value) {
+                    Some(keys) => keys.insert(key.clone()),
+                    None => index.entry(value.into()).or_default().insert(key.clone()),
+                };
             }
         }
         for (field, ids) in &mut self.flagged {
@@ -120,8 +115,14 @@ impl Indexes {
     fn remove(&mut self, record: &Record) {
         let key = OrderKey::of(record);
         for (field, index) in &mut self.by_field {
-            if let Some(value) = record.fields[*field].as_text() {
-                index.remove(&(value.into(), key.clone()));
+            let Some(value) = record.fields[*field].as_text() else {
+                continue;
+            };
+            if let Some(keys) = index.get_mut(value) {
+                keys.remove(&key);
+                if keys.is_empty() {
+                    index.remove(value);
+                }
             }
         }
         for (_, ids) in &mut self.flagged {
@@ -137,25 +138,20 @@ impl Indexes {
         query: &'a ListQuery,
         after: Option<OrderKey>,
     ) -> Box<dyn Iterator<Item = &'a OrderKey> + 'a> {
-        if let Some((field, value)) = query.filters.first() {
-            let Some((_, index)) = self.by_field.iter().find(|(f, _)| f == field) else {
-                return Box::new(std::iter::empty());
-            };
-            let start = match after {
-                Some(key) => Bound::Excluded((value.as_str().into(), key)),
-                None => Bound::Included((value.as_str().into(), OrderKey::first())),
-            };
-            return Box::new(
-                index
-                    .range((start, Bound::Unbounded))
-                    .take_while(move |(v, _)| **v == **value)
-                    .map(|(_, key)| key),
-            );
-        }
-        let set = if query.include_deleted {
-            &self.all
-        } else {
-            &self.active
+        let set = match query.filters.first() {
+            Some((field, value)) => {
+                let keys = self
+                    .by_field
+                    .iter()
+                    .find(|(f, _)| f == field)
+                    .and_then(|(_, index)| index.get(value.as_str()));
+                match keys {
+                    Some(keys) => keys,
+                    None => return Box::new(std::iter::empty()),
+                }
+            }
+            None if query.include_deleted => &self.all,
+            None => &self.active,
         };
         match after {
             Some(key) => Box::new(set.range((Bound::Excluded(key), Bound::Unbounded))),
@@ -859,6 +855,26 @@ mod tests {
             ["3"]
         );
         assert!(filtered(vec![(index("status"), "gone".into())]).is_empty());
+    }
+
+    #[test]
+    fn a_filter_value_no_record_has_any_more_leaves_no_index_entry() {
+        let mut space = Space::new("s");
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "t", "status": "open"}),
+        );
+        let done = changes(Kind::Task, Mode::Update, json!({"status": "done"}));
+        space.update(Kind::Task, "t", done, 2).unwrap();
+        let status = Kind::Task.field_index("status").unwrap();
+        let index = &space.collection(Kind::Task).indexes.by_field;
+        let values: Vec<&str> = index
+            .iter()
+            .filter(|(f, _)| *f == status)
+            .flat_map(|(_, values)| values.keys().map(|v| &**v))
+            .collect();
+        assert_eq!(values, ["done"]);
     }
 
     #[test]
