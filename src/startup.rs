@@ -83,7 +83,7 @@ impl Application {
             }
             None => {
                 return Err(StoreError {
-                    path: store.path("users.bin"),
+                    path: store.users_path(),
                     reason: "missing, but the data directory holds spaces; refusing to start"
                         .into(),
                 }

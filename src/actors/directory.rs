@@ -24,7 +24,7 @@ use actix::prelude::*;
 use futures_util::future::join_all;
 use tokio::sync::{oneshot, Mutex};
 
-use super::snapshot::{SaveSpace, SaveUsers, SnapshotActor};
+use super::snapshot::{saved, SaveSpace, SaveUsers, SnapshotActor};
 use super::space::{Bounded, Flush, SpaceActor};
 use super::Unavailable;
 use crate::model::user::{hash_token, new_token, TokenHash};
@@ -137,7 +137,7 @@ impl Directory {
     /// Creates a user with a new default space, saves the space's (empty) file and then the
     /// users file, and returns the user with its token (which is stored nowhere). Nothing is
     /// served if either file cannot be saved; an orphan space file is ignored at start-up.
-    pub async fn create_user(&self, name: &str) -> Result<(Arc<User>, String), StoreError> {
+    pub async fn create_user(&self, name: &str) -> Result<(Arc<User>, String), String> {
         let _serial = self.user_creation.lock().await;
         let token = new_token();
         let user = User::new(name, &token);
@@ -148,18 +148,8 @@ impl Directory {
             .unwrap_or_else(PoisonError::into_inner)
             .snapshot();
         users.users.push(user.clone());
-        let unavailable = |e: MailboxError| StoreError {
-            path: "spaces".into(),
-            reason: format!("snapshot actor unavailable: {e}"),
-        };
-        self.snapshots
-            .send(SaveSpace(space.snapshot()))
-            .await
-            .map_err(unavailable)??;
-        self.snapshots
-            .send(SaveUsers(users))
-            .await
-            .map_err(unavailable)??;
+        self.save(SaveSpace(space.snapshot())).await?;
+        self.save(SaveUsers(users)).await?;
         self.spaces
             .write()
             .unwrap_or_else(PoisonError::into_inner)
@@ -173,6 +163,15 @@ impl Directory {
             .unwrap_or_else(PoisonError::into_inner)
             .add(user);
         Ok((user, token))
+    }
+
+    /// Has the snapshot actor write a file, and waits until it is on disk.
+    async fn save<M>(&self, msg: M) -> Result<(), String>
+    where
+        M: Message<Result = Result<(), StoreError>> + Send + 'static,
+        SnapshotActor: Handler<M>,
+    {
+        saved(self.snapshots.send(msg).await)
     }
 
     /// Sends `msg` to the actor of space `space_id` (which must exist) and waits for the
@@ -293,16 +292,12 @@ mod tests {
     use crate::model::{Changes, Kind, SpaceError};
     use crate::store::Store;
 
-    fn directory(users: Vec<User>, data: &std::path::Path) -> Directory {
-        Directory::for_tests(users, data)
-    }
-
     #[actix_web::test]
     async fn a_full_mailbox_is_refused_instead_of_queued() {
         let data = tempfile::tempdir().unwrap();
         let user = User::new("u", "token");
         let space = user.default_space.clone();
-        let directory = directory(vec![user], data.path()).with_mailbox_capacity(4);
+        let directory = Directory::for_tests(vec![user], data.path()).with_mailbox_capacity(4);
         // All calls are sent before the actor (on this same thread) can run.
         let calls = (0..20).map(|i| {
             directory.call(
@@ -332,7 +327,7 @@ mod tests {
         let data = tempfile::tempdir().unwrap();
         let user = User::new("u", "token");
         let space = user.default_space.clone();
-        let directory = directory(vec![user], data.path());
+        let directory = Directory::for_tests(vec![user], data.path());
         assert_eq!(
             directory.authenticate("token").unwrap().default_space,
             space
@@ -360,7 +355,7 @@ mod tests {
     #[actix_web::test]
     async fn a_created_user_is_saved_before_it_can_be_used() {
         let data = tempfile::tempdir().unwrap();
-        let directory = directory(Vec::new(), data.path());
+        let directory = Directory::for_tests(Vec::new(), data.path());
         let (user, token) = directory.create_user("alice").await.unwrap();
         assert_eq!(directory.authenticate(&token).unwrap().id, user.id);
         let saved = Store::open(data.path())

@@ -4,7 +4,7 @@
 //! space actors or HTTP workers; one thread, so writes to the same file happen in the order
 //! they were sent and the newest snapshot always lands last.
 
-use actix::{Actor, Handler, Message, SyncContext};
+use actix::{Actor, Handler, MailboxError, Message, SyncContext};
 
 use crate::model::{SpaceSnapshot, UsersSnapshot};
 use crate::store::{Store, StoreError};
@@ -48,5 +48,13 @@ impl Handler<SaveUsers> for SnapshotActor {
 
     fn handle(&mut self, msg: SaveUsers, _: &mut SyncContext<Self>) -> Self::Result {
         self.store.save_users(&msg.0)
+    }
+}
+
+/// The outcome of a save request as one message: `Ok` once the file is on disk.
+pub fn saved(outcome: Result<Result<(), StoreError>, MailboxError>) -> Result<(), String> {
+    match outcome {
+        Ok(written) => written.map_err(|e| e.to_string()),
+        Err(e) => Err(format!("snapshot actor unavailable: {e}")),
     }
 }

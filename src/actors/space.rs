@@ -14,7 +14,7 @@ use std::time::Duration;
 use actix::prelude::*;
 use tokio::sync::oneshot;
 
-use super::snapshot::{SaveSpace, SnapshotActor};
+use super::snapshot::{saved, SaveSpace, SnapshotActor};
 use crate::model::{Changes, Item, Kind, ListQuery, Page, Space, SpaceError};
 
 /// Owns one space.
@@ -59,22 +59,12 @@ impl SpaceActor {
             .into_actor(self)
             .map(|outcome, act, _| {
                 act.saving = false;
-                if let Err(e) = flatten(outcome) {
+                if let Err(e) = saved(outcome) {
                     log::error!("snapshot of space {} failed: {e}", act.space.id());
                     act.dirty = true;
                 }
             })
             .spawn(ctx);
-    }
-}
-
-fn flatten(
-    outcome: Result<Result<(), crate::store::StoreError>, MailboxError>,
-) -> Result<(), String> {
-    match outcome {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(e) => Err(format!("snapshot actor unavailable: {e}")),
     }
 }
 
@@ -244,7 +234,7 @@ impl Handler<Flush> for SpaceActor {
                 .send(SaveSpace(self.space.snapshot()))
                 .into_actor(self)
                 .map(|outcome, act, _| {
-                    let outcome = flatten(outcome);
+                    let outcome = saved(outcome);
                     act.dirty |= outcome.is_err();
                     outcome
                 }),

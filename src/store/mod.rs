@@ -72,9 +72,14 @@ impl Store {
         self.dir.join(name)
     }
 
+    /// The path of the users file.
+    pub fn users_path(&self) -> PathBuf {
+        self.path(USERS_FILE)
+    }
+
     /// The users file, or `None` when the directory has never been initialised.
     pub fn load_users(&self) -> Result<Option<UsersSnapshot>, StoreError> {
-        let path = self.path(USERS_FILE);
+        let path = self.users_path();
         match fs::read(&path) {
             Ok(bytes) => codec::decode(FileKind::Users, &bytes)
                 .map(Some)
@@ -115,7 +120,7 @@ impl Store {
 
     /// Replaces the users file.
     pub fn save_users(&self, users: &UsersSnapshot) -> Result<(), StoreError> {
-        let path = self.path(USERS_FILE);
+        let path = self.users_path();
         let bytes = codec::encode(FileKind::Users, users).map_err(|e| StoreError::new(&path, e))?;
         write_atomic(&path, &bytes)
     }
