@@ -163,6 +163,31 @@ mod tests {
     }
 
     #[actix_web::test]
+    async fn once_shutdown_begins_new_requests_are_503_with_retry_after() {
+        let data = tempfile::tempdir().unwrap();
+        let user = User::new("u", "user-token");
+        let directory = web::Data::new(Directory::for_tests(vec![user], data.path()));
+        let app =
+            test::init_service(App::new().app_data(directory.clone()).configure(configure)).await;
+        let list = || {
+            test::TestRequest::get()
+                .uri("/api/v1/tasks")
+                .insert_header(("authorization", "Bearer user-token"))
+                .to_request()
+        };
+        assert_eq!(
+            test::call_service(&app, list()).await.status(),
+            StatusCode::OK
+        );
+        directory.begin_shutdown();
+        let res = test::call_service(&app, list()).await;
+        assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(res.headers().get(header::RETRY_AFTER).unwrap(), "1");
+        let body: serde_json::Value = test::read_body_json(res).await;
+        assert_eq!(body["code"], "unavailable");
+    }
+
+    #[actix_web::test]
     async fn a_created_record_reads_back_through_the_same_app() {
         let data = tempfile::tempdir().unwrap();
         let user = User::new("u", "user-token");
