@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use taskd::model::validate::{parse_changes, Mode};
-use taskd::model::{Kind, ListQuery, Record, Space};
+use taskd::model::{Command, Kind, ListQuery, Op, Record, Space};
 
 fn body(i: usize) -> serde_json::Map<String, serde_json::Value> {
     json!({"todoId": format!("task-{i:08}"), "name": "Buy milk", "status": "open"})
@@ -42,9 +42,14 @@ fn main() {
     let mut slowest = Duration::ZERO;
     let started = Instant::now();
     for i in 0..n {
-        let changes = parse_changes(Kind::Task, Mode::Create, body(i)).unwrap();
+        let mut changes = parse_changes(Kind::Task, Mode::Create, body(i)).unwrap();
+        let command = Command {
+            kind: Kind::Task,
+            id: changes.id.take().unwrap(),
+            op: Op::Create(changes),
+        };
         let op = Instant::now();
-        black_box(space.create(Kind::Task, changes, 0).unwrap());
+        black_box(space.apply(&command, 0).unwrap());
         slowest = slowest.max(op.elapsed());
     }
     let space_create = started.elapsed();

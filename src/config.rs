@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::Parser;
 use log::LevelFilter;
 
+use crate::store::journal::Durability;
+
 /// How the server runs. Flags win over their environment variables.
 #[derive(Debug, Clone, Parser)]
 #[command(
@@ -27,6 +29,11 @@ pub struct Config {
     #[arg(long, env = "TASKD_SNAPSHOT_INTERVAL_MS", default_value_t = 1000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub snapshot_interval_ms: u64,
+
+    /// When a write is answered: fsync (after its journal entry is on disk), write (after
+    /// it is handed to the OS) or snapshot (at once; periodic snapshots only).
+    #[arg(long, env = "TASKD_DURABILITY", value_enum, default_value = "fsync")]
+    pub durability: Durability,
 
     /// HTTP worker threads, and as many threads for space actors [default: CPU count].
     #[arg(long, env = "TASKD_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]

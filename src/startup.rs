@@ -1,27 +1,33 @@
-//! Building and running the application: load the data directory, start the actors, bind
-//! the HTTP server, and on SIGINT/SIGTERM stop it gracefully and write final snapshots.
+//! Building and running the application: lock and recover the data directory, start the
+//! journal and the actors, bind the HTTP server, and on SIGINT/SIGTERM stop it gracefully.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use actix::{Arbiter, SyncArbiter};
+use actix::{Addr, Arbiter, SyncArbiter};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use tokio::signal::unix::{signal, Signal, SignalKind};
+use tokio::sync::oneshot;
 
-use crate::actors::{Directory, SnapshotActor};
+use crate::actors::{SnapshotActor, Spaces, Users};
 use crate::config::Config;
+use crate::http::Gate;
 use crate::model::user::new_token;
 use crate::model::{Space, User, UsersSnapshot};
-use crate::store::{Store, StoreError};
+use crate::store::journal::{Durability, Journal, StorageError};
+use crate::store::{Lock, Recovered, Store, StoreError};
 
 const DEFAULT_TOKEN_FILE: &str = "default.token";
 const ADMIN_TOKEN_FILE: &str = "admin.token";
-/// How long in-flight requests get to finish after a shutdown signal.
-const SHUTDOWN_GRACE_SECS: u64 = 30;
+/// How long in-flight requests (body reads included) get after a shutdown signal.
+const SHUTDOWN_GRACE_SECS: u64 = 10;
+/// How long final snapshots may take after that, when the journal holds every write
+/// anyway; what is not written by then is replayed from the journal at the next start.
+const FINAL_SNAPSHOT_BUDGET: Duration = Duration::from_secs(3);
 
 /// Why the server could not start or stop cleanly.
 #[derive(Debug)]
@@ -34,8 +40,11 @@ pub enum StartError {
     Signals(std::io::Error),
     /// The server failed while running.
     Serve(std::io::Error),
-    /// Final snapshots of this many spaces could not be written.
+    /// Final snapshots of this many spaces could not be written (in `snapshot` durability,
+    /// where nothing else holds their writes).
     FinalSnapshot(usize),
+    /// The journal could not be synced at shutdown.
+    Journal(StorageError),
 }
 
 impl fmt::Display for StartError {
@@ -46,6 +55,7 @@ impl fmt::Display for StartError {
             StartError::Signals(e) => write!(f, "cannot watch SIGINT/SIGTERM: {e}"),
             StartError::Serve(e) => write!(f, "server failed: {e}"),
             StartError::FinalSnapshot(n) => write!(f, "final snapshot failed for {n} space(s)"),
+            StartError::Journal(e) => write!(f, "final journal sync failed: {e}"),
         }
     }
 }
@@ -60,68 +70,146 @@ impl From<StoreError> for StartError {
 pub struct Application {
     server: Server,
     addr: SocketAddr,
-    directory: web::Data<Directory>,
+    state: State,
     arbiters: Vec<Arbiter>,
     signals: Signals,
+    durability: Durability,
+    _lock: Lock,
+}
+
+/// What the HTTP layer and the shutdown sequence share.
+#[derive(Clone)]
+pub struct State {
+    users: web::Data<Users>,
+    spaces: web::Data<Spaces>,
+    gate: web::Data<Gate>,
+    journal: Journal,
+    snapshots: Addr<SnapshotActor>,
+}
+
+impl State {
+    /// Starts the snapshot actor and the registry over `recovered`; the actors run on
+    /// `arbiters`. Must run inside an actix `System`.
+    fn start(
+        store: &Store,
+        recovered: Recovered,
+        journal: Journal,
+        admin_token: &str,
+        arbiters: Vec<actix::ArbiterHandle>,
+        snapshot_interval: Duration,
+    ) -> State {
+        let snapshot_store = store.clone();
+        let snapshot_journal = journal.clone();
+        let snapshots = SyncArbiter::start(1, move || {
+            SnapshotActor::new(snapshot_store.clone(), snapshot_journal.clone())
+        });
+        let Recovered {
+            users,
+            users_saved,
+            mut spaces,
+            ..
+        } = recovered;
+        let owned: Vec<Space> = users
+            .iter()
+            .flat_map(|u| &u.spaces)
+            .map(|id| spaces.remove(id.as_str()).unwrap_or_else(|| Space::new(id)))
+            .collect();
+        for id in spaces.keys() {
+            log::warn!("space {id} belongs to no user; not served");
+        }
+        let spaces = Spaces::new(
+            owned,
+            arbiters,
+            journal.clone(),
+            snapshots.clone(),
+            snapshot_interval,
+        );
+        State {
+            users: web::Data::new(Users::new(admin_token, users, users_saved, journal.clone())),
+            spaces: web::Data::new(spaces),
+            gate: web::Data::new(Gate::default()),
+            journal,
+            snapshots,
+        }
+    }
+
+    /// Registers the shared state and every route.
+    pub fn configure(&self, cfg: &mut web::ServiceConfig) {
+        cfg.app_data(self.users.clone())
+            .app_data(self.spaces.clone())
+            .app_data(self.gate.clone())
+            .app_data(web::Data::from(Arc::clone(self.journal.health())))
+            .configure(crate::http::configure);
+    }
+
+    /// The registry of spaces.
+    pub fn spaces(&self) -> &Spaces {
+        &self.spaces
+    }
+
+    /// Refuses every request from now on.
+    pub fn close_gate(&self) {
+        self.gate.close();
+    }
 }
 
 impl Application {
-    /// Loads (or on first start initialises) the data directory, starts the actors and
-    /// binds the server. Must run inside an actix `System`.
+    /// Locks and recovers (or on first start initialises) the data directory, starts the
+    /// journal and the actors, and binds the server. Must run inside an actix `System`.
     pub fn build(config: &Config) -> Result<Application, StartError> {
         let store = Store::open(&config.data_dir)?;
-        let mut spaces = store.load_spaces()?;
-        let users = match store.load_users()? {
-            Some(users) => {
-                check_every_space_has_a_file(&store, &users, &spaces)?;
-                users
-            }
-            None if spaces.is_empty() => {
-                let (users, space) = bootstrap(&store, config.default_token.as_deref())?;
-                spaces.push(space);
-                users
-            }
-            None => {
-                return Err(StoreError {
-                    path: store.users_path(),
-                    reason: "missing, but the data directory holds spaces; refusing to start"
-                        .into(),
-                }
-                .into())
-            }
-        };
+        let lock = store.lock()?;
+        let mut recovered = store.recover()?;
+        if recovered.users.is_empty() {
+            bootstrap(&store, config.default_token.as_deref(), &mut recovered)?;
+        }
         let admin_token = admin_token(&store, config.admin_token.as_deref())?;
         let signals = Signals::watch().map_err(StartError::Signals)?;
         log::info!(
-            "loaded {} user(s) and {} space file(s) from {}",
-            users.users.len(),
-            spaces.len(),
-            config.data_dir.display()
+            "recovered {} user(s) and {} space(s) from {} ({} journal segment(s))",
+            recovered.users.len(),
+            recovered.spaces.len(),
+            config.data_dir.display(),
+            recovered.segments.len()
         );
+        let journal = Journal::start(
+            &store.journal_dir(),
+            config.durability,
+            std::mem::take(&mut recovered.segments),
+            recovered.covered.clone(),
+        )?;
 
         let workers = config.worker_count();
-        let snapshot_store = store.clone();
-        let snapshots = SyncArbiter::start(1, move || SnapshotActor::new(snapshot_store.clone()));
         let arbiters: Vec<Arbiter> = (0..workers).map(|_| Arbiter::new()).collect();
-        let directory = web::Data::new(Directory::new(
+        let interval = Duration::from_millis(config.snapshot_interval_ms);
+        let state = State::start(
+            &store,
+            recovered,
+            journal,
             &admin_token,
-            users,
-            spaces,
             arbiters.iter().map(Arbiter::handle).collect(),
-            snapshots,
-            Duration::from_millis(config.snapshot_interval_ms),
-        ));
+            interval,
+        );
+        let saver = state.clone();
+        actix_web::rt::spawn(async move {
+            let mut tick = actix_web::rt::time::interval(interval);
+            loop {
+                tick.tick().await;
+                saver.users.save(&saver.snapshots).await;
+            }
+        });
 
-        let app_directory = directory.clone();
+        let app_state = state.clone();
         let server = HttpServer::new(move || {
             App::new()
-                .app_data(app_directory.clone())
+                .wrap(from_fn(crate::http::gate))
                 .wrap(from_fn(crate::http::log_request))
-                .configure(crate::http::configure)
+                .configure(|cfg| app_state.configure(cfg))
         })
         .workers(workers)
         .disable_signals()
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
+        .client_disconnect_timeout(Duration::from_secs(1))
         .bind(&config.bind)
         .map_err(|e| StartError::Bind(config.bind.clone(), e))?;
         let addr = server.addrs().first().copied().ok_or_else(|| {
@@ -131,13 +219,18 @@ impl Application {
             )
         })?;
         let server = server.run();
-        log::info!("taskd listening on http://{addr} with {workers} worker(s)");
+        log::info!(
+            "taskd listening on http://{addr} with {workers} worker(s), durability {:?}",
+            config.durability
+        );
         Ok(Application {
             server,
             addr,
-            directory,
+            state,
             arbiters,
             signals,
+            durability: config.durability,
+            _lock: lock,
         })
     }
 
@@ -146,67 +239,77 @@ impl Application {
         self.addr
     }
 
-    /// Serves until SIGINT or SIGTERM, then refuses new requests, lets in-flight ones
-    /// finish, writes the final snapshot of every changed space and stops the actors.
+    /// Serves until SIGINT or SIGTERM, then refuses new requests, gives in-flight ones up
+    /// to 10 s, writes final snapshots (within a budget, unless nothing else holds the
+    /// writes), syncs the journal and deletes the segments the snapshots cover.
     pub async fn run(self) -> Result<(), StartError> {
         let handle = self.server.handle();
-        let directory = self.directory.clone();
+        let state = self.state.clone();
         actix_web::rt::spawn(async move {
             self.signals.recv().await;
             log::info!("shutdown signal received; finishing in-flight requests");
-            directory.begin_shutdown();
+            state.close_gate();
             handle.stop(true).await;
         });
         self.server.await.map_err(StartError::Serve)?;
-        let failed = self.directory.flush_all().await;
+
+        let state = &self.state;
+        let failed = if self.durability.journals_writes() {
+            match tokio::time::timeout(FINAL_SNAPSHOT_BUDGET, state.spaces.flush_all()).await {
+                Ok(failed) => failed,
+                Err(_) => {
+                    log::warn!(
+                        "final snapshots did not finish in time; the journal holds the rest"
+                    );
+                    0
+                }
+            }
+        } else {
+            state.spaces.flush_all().await
+        };
+        state.users.save(&state.snapshots).await;
+        let (done, closed) = oneshot::channel();
+        state.journal.close(Box::new(move |r| {
+            let _ = done.send(r);
+        }));
+        let journal = closed.await.unwrap_or(Err(StorageError::Closed));
         for arbiter in &self.arbiters {
             arbiter.stop();
         }
-        if failed > 0 {
+        journal.map_err(StartError::Journal)?;
+        if failed > 0 && !self.durability.journals_writes() {
             return Err(StartError::FinalSnapshot(failed));
         }
-        log::info!("final snapshot written; taskd stopped");
+        log::info!("journal synced; taskd stopped");
         Ok(())
     }
 }
 
-/// Every user's space has had a file since the user was created, so a missing one means
-/// data was lost or moved: refuse to start rather than serve it as a new, empty space.
-fn check_every_space_has_a_file(
-    store: &Store,
-    users: &UsersSnapshot,
-    spaces: &[Space],
-) -> Result<(), StoreError> {
-    let loaded: HashSet<&str> = spaces.iter().map(Space::id).collect();
-    for user in &users.users {
-        if let Some(missing) = user.spaces.iter().find(|s| !loaded.contains(s.as_str())) {
-            return Err(StoreError {
-                path: store.space_path(missing),
-                reason: format!(
-                    "missing, but user '{}' owns this space; refusing to start",
-                    user.name
-                ),
-            });
-        }
-    }
-    Ok(())
-}
-
 /// First start on an empty data directory: user `default` with its (empty) space file, its
 /// token in `default.token`. The log names the file, never the token.
-fn bootstrap(store: &Store, token: Option<&str>) -> Result<(UsersSnapshot, Space), StoreError> {
+fn bootstrap(
+    store: &Store,
+    token: Option<&str>,
+    recovered: &mut Recovered,
+) -> Result<(), StoreError> {
     let token = token.map_or_else(new_token, str::to_string);
     let user = User::new("default", &token);
     let space = Space::new(&user.default_space);
-    let users = UsersSnapshot { users: vec![user] };
+    let users = UsersSnapshot {
+        users: vec![user.clone()],
+    };
     store.write_secret(DEFAULT_TOKEN_FILE, &token)?;
-    store.save_space(&space.snapshot())?;
+    store.save_space(&space.view())?;
     store.save_users(&users)?;
     log::info!(
         "first start: created user 'default'; its token is in {}",
         store.path(DEFAULT_TOKEN_FILE).display()
     );
-    Ok((users, space))
+    recovered.users.push(user);
+    recovered.users_saved = 1;
+    recovered.covered.users(1);
+    recovered.spaces.insert(space.id().into(), space);
+    Ok(())
 }
 
 /// The admin token: from the environment, else `admin.token`, else a new one written there.
@@ -248,4 +351,29 @@ impl Signals {
             _ = self.terminate.recv() => {}
         }
     }
+}
+
+/// The state of a server for in-process tests: a data directory in `dir` with `users`,
+/// `fsync` durability, admin token `admin-token`, every space actor on the current thread.
+/// Must run inside an actix system.
+#[cfg(test)]
+pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
+    let store = Store::open(dir).unwrap();
+    let mut recovered = store.recover().unwrap();
+    recovered.users = users;
+    let journal = Journal::start(
+        &store.journal_dir(),
+        Durability::Fsync,
+        std::mem::take(&mut recovered.segments),
+        recovered.covered.clone(),
+    )
+    .unwrap();
+    State::start(
+        &store,
+        recovered,
+        journal,
+        "admin-token",
+        vec![Arbiter::current()],
+        Duration::from_millis(10),
+    )
 }

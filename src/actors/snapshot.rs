@@ -1,23 +1,27 @@
-//! The snapshot actor: writes snapshot files on a blocking thread of its own.
+//! The snapshot actor: writes snapshot files, and reads a space back from disk, on a
+//! blocking thread of its own.
 //!
 //! It runs in a `SyncArbiter` so that encoding and fsync never block the threads that run
 //! space actors or HTTP workers; one thread, so writes to the same file happen in the order
-//! they were sent and the newest snapshot always lands last.
+//! they were sent and the newest snapshot always lands last. Each file it writes is
+//! reported to the journal, which then deletes the segments the snapshots cover.
 
-use actix::{Actor, Handler, MailboxError, Message, SyncContext};
+use actix::{Actor, Handler, Message, SyncContext};
 
-use crate::model::{SpaceSnapshot, UsersSnapshot};
+use crate::model::{Space, SpaceView, UsersSnapshot};
+use crate::store::journal::Journal;
 use crate::store::{Store, StoreError};
 
-/// Owns the data directory for writing.
+/// Owns the data directory for snapshot writing.
 pub struct SnapshotActor {
     store: Store,
+    journal: Journal,
 }
 
 impl SnapshotActor {
-    /// An actor writing into `store`.
-    pub fn new(store: Store) -> SnapshotActor {
-        SnapshotActor { store }
+    /// An actor writing into `store` and reporting to `journal`.
+    pub fn new(store: Store, journal: Journal) -> SnapshotActor {
+        SnapshotActor { store, journal }
     }
 }
 
@@ -25,36 +29,64 @@ impl Actor for SnapshotActor {
     type Context = SyncContext<Self>;
 }
 
-/// Replace one space's file with this snapshot.
+/// Replace one space's file with this view of it.
 #[derive(Message)]
 #[rtype(result = "Result<(), StoreError>")]
-pub struct SaveSpace(pub SpaceSnapshot);
+pub struct SaveSpace {
+    /// The space's durable state.
+    pub view: SpaceView,
+    /// The final snapshot at shutdown: no journal entry of the space is needed after it,
+    /// reservations included.
+    pub last: bool,
+}
 
 impl Handler<SaveSpace> for SnapshotActor {
     type Result = Result<(), StoreError>;
 
     fn handle(&mut self, msg: SaveSpace, _: &mut SyncContext<Self>) -> Self::Result {
-        self.store.save_space(&msg.0)
+        let SaveSpace { view, last } = msg;
+        self.store.save_space(&view)?;
+        let reserved = if last { u64::MAX } else { view.reserved };
+        self.journal.covered(&view.id, view.version, reserved);
+        Ok(())
     }
 }
 
-/// Replace the users file with this snapshot.
+/// Replace the users file with this snapshot. The spaces of the users it adds get a file
+/// first (an empty one if they have none), so that every user in `users.bin` has its space
+/// file and one missing later is noticed at start-up.
 #[derive(Message)]
 #[rtype(result = "Result<(), StoreError>")]
-pub struct SaveUsers(pub UsersSnapshot);
+pub struct SaveUsers {
+    /// Every user.
+    pub users: UsersSnapshot,
+    /// How many of them the users file on disk holds already.
+    pub saved: usize,
+}
 
 impl Handler<SaveUsers> for SnapshotActor {
     type Result = Result<(), StoreError>;
 
     fn handle(&mut self, msg: SaveUsers, _: &mut SyncContext<Self>) -> Self::Result {
-        self.store.save_users(&msg.0)
+        let added = msg.users.users.get(msg.saved..).unwrap_or_default();
+        for space in added.iter().flat_map(|u| &u.spaces) {
+            self.store.ensure_space_file(space)?;
+        }
+        self.store.save_users(&msg.users)?;
+        self.journal.covered_users(msg.users.users.len() as u64);
+        Ok(())
     }
 }
 
-/// The outcome of a save request as one message: `Ok` once the file is on disk.
-pub fn saved(outcome: Result<Result<(), StoreError>, MailboxError>) -> Result<(), String> {
-    match outcome {
-        Ok(written) => written.map_err(|e| e.to_string()),
-        Err(e) => Err(format!("snapshot actor unavailable: {e}")),
+/// Read a space back from its snapshot and the journal (after it panicked).
+#[derive(Message)]
+#[rtype(result = "Result<Space, StoreError>")]
+pub struct Reload(pub String);
+
+impl Handler<Reload> for SnapshotActor {
+    type Result = Result<Space, StoreError>;
+
+    fn handle(&mut self, msg: Reload, _: &mut SyncContext<Self>) -> Self::Result {
+        self.store.reload_space(&msg.0)
     }
 }

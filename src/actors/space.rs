@@ -1,27 +1,70 @@
 //! The space actor: one per space, owning its [`Space`] and handling one message at a time.
 //!
-//! Each operation is a message whose handler calls one `Space` method; the rules live in
-//! the model. Requests arrive wrapped in [`Bounded`] through the directory, which uses
-//! `try_send` so that a full mailbox is reported instead of queued (see `directory`).
+//! A write runs in three steps. The actor applies the [`Command`] to the space at once (so
+//! the next message sees it), hands the outcome to the journal, and holds the reply. The
+//! journal's answer comes back as a [`Stored`] message; only then is the reply released.
+//! Meanwhile the actor goes on with later messages, so many writes of one space share a
+//! sync (group commit). A read is held behind the writes it could see, so no response
+//! shows a write before it is durable (CONTRACT §8).
 //!
-//! After a successful write the actor is dirty; every snapshot interval a dirty actor hands
-//! a snapshot (records shared by `Arc`, not copied) to the snapshot actor and goes on
-//! serving while it is encoded and written elsewhere. A failed write leaves it dirty so the
-//! next tick tries again.
+//! In `write` and `snapshot` durability a write may be answered before it is synced, so the
+//! actor first reserves a range of versions in the journal (synced); after an unclean stop
+//! the space resumes above the reservation, and no version is handed out twice.
+//!
+//! When the journal cannot store a write, the actor takes it back (and every later write,
+//! which was built on it) and those requests get `503 storage_unavailable`. A panic while
+//! handling a message answers that request `500`, and the space is reloaded from disk
+//! before the next message.
 
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use actix::prelude::*;
 use tokio::sync::oneshot;
 
-use super::snapshot::{saved, SaveSpace, SnapshotActor};
-use crate::model::{Changes, Item, Kind, ListQuery, Page, Space, SpaceError};
+use super::snapshot::{Reload, SaveSpace, SnapshotActor};
+use super::Failure;
+use crate::model::{Command, Item, Kind, ListQuery, Page, Space, SpaceError, Undo};
+use crate::store::codec::Entry;
+use crate::store::journal::{Journal, StorageError};
+use crate::store::StoreError;
+
+/// How many versions one reservation covers; a new one is asked for halfway through.
+pub const RESERVATION: u64 = 10_000;
+
+/// A write applied to the space whose journal entry is not stored yet.
+struct Pending {
+    version: u64,
+    /// Tells this write's [`Stored`] message from one of a write taken back earlier that
+    /// had the same version.
+    epoch: u64,
+    undo: Undo,
+}
+
+/// A reply waiting until the version it shows is durable.
+struct Held {
+    version: u64,
+    release: Box<dyn FnOnce(Result<(), Failure>) + Send>,
+}
 
 /// Owns one space.
 pub struct SpaceActor {
     space: Space,
+    journal: Journal,
     snapshots: Addr<SnapshotActor>,
     interval: Duration,
+    /// Applied writes not yet stored, oldest first.
+    pending: VecDeque<Pending>,
+    /// Replies waiting for durability, in version order.
+    held: VecDeque<Held>,
+    /// The highest version whose journal entry is stored.
+    stored: u64,
+    /// The highest version reserved on disk (`u64::MAX` in `fsync` durability).
+    reserved: u64,
+    /// A reservation is being written.
+    reserving: bool,
+    epoch: u64,
     /// Written since the last snapshot was handed off.
     dirty: bool,
     /// A snapshot is being written.
@@ -29,42 +72,243 @@ pub struct SpaceActor {
 }
 
 impl SpaceActor {
-    /// An actor for `space`, snapshotting through `snapshots` every `interval`.
-    pub fn new(space: Space, snapshots: Addr<SnapshotActor>, interval: Duration) -> SpaceActor {
+    /// An actor for `space`, journaling through `journal` and snapshotting through
+    /// `snapshots` every `interval`.
+    pub fn new(
+        space: Space,
+        journal: Journal,
+        snapshots: Addr<SnapshotActor>,
+        interval: Duration,
+    ) -> SpaceActor {
+        let version = space.version();
+        let reserved = if journal.durability().reserves_versions() {
+            version
+        } else {
+            u64::MAX
+        };
         SpaceActor {
             space,
+            journal,
             snapshots,
             interval,
+            pending: VecDeque::new(),
+            held: VecDeque::new(),
+            stored: version,
+            reserved,
+            reserving: false,
+            epoch: 0,
             dirty: false,
             saving: false,
         }
     }
 
-    /// Notes the outcome of a write: a successful one must reach the next snapshot.
-    fn wrote<T>(&mut self, outcome: Result<T, SpaceError>) -> Result<T, SpaceError> {
-        self.dirty |= outcome.is_ok();
+    /// The highest version every client may see: stored and reserved.
+    fn visible(&self) -> u64 {
+        self.stored.min(self.reserved)
+    }
+
+    /// Sends `result` now if the version it shows is visible, else holds it until it is.
+    fn answer<T: Send + 'static>(
+        &mut self,
+        shows: u64,
+        reply: oneshot::Sender<Result<T, Failure>>,
+        result: T,
+    ) {
+        if shows <= self.visible() {
+            let _ = reply.send(Ok(result));
+            return;
+        }
+        self.held.push_back(Held {
+            version: shows,
+            release: Box::new(move |outcome| {
+                // The requester may be gone (client disconnected); the write still counts.
+                let _ = reply.send(outcome.map(|()| result));
+            }),
+        });
+    }
+
+    /// Releases every held reply that has become visible, and forgets the undo of every
+    /// write that is stored.
+    fn release(&mut self) {
+        let visible = self.visible();
+        while self.pending.front().is_some_and(|p| p.version <= visible) {
+            self.pending.pop_front();
+        }
+        while self.held.front().is_some_and(|h| h.version <= visible) {
+            let held = self.held.pop_front().expect("checked");
+            (held.release)(Ok(()));
+        }
+    }
+
+    /// Takes back every applied write above `keep` and fails every reply that showed one.
+    fn take_back(&mut self, keep: u64, error: StorageError) {
+        while self.pending.back().is_some_and(|p| p.version > keep) {
+            let pending = self.pending.pop_back().expect("checked");
+            self.space.undo(pending.undo);
+        }
+        while self.held.back().is_some_and(|h| h.version > keep) {
+            let held = self.held.pop_back().expect("checked");
+            (held.release)(Err(Failure::Storage(error.clone())));
+        }
+        self.epoch += 1;
+        self.stored = self.stored.min(self.space.version());
+    }
+
+    /// Applies `command` and sends its outcome to the journal.
+    fn write(
+        &mut self,
+        command: &Command,
+        ctx: &mut Context<Self>,
+    ) -> (Result<Item, SpaceError>, u64) {
+        let now = chrono::Utc::now().timestamp_millis();
+        let (outcome, undo) = match self.space.apply(command, now) {
+            Ok(applied) => applied,
+            Err(e) => return (Err(e), self.space.version()),
+        };
+        let item = outcome.item();
+        let (version, epoch) = (outcome.version, self.epoch);
+        self.pending.push_back(Pending {
+            version,
+            epoch,
+            undo,
+        });
+        self.dirty = true;
+        if self.journal.durability().journals_writes() {
+            let entry = Entry::Write {
+                space: self.space.id().into(),
+                outcome,
+            };
+            let addr = ctx.address();
+            self.journal.append(
+                &entry,
+                false,
+                Box::new(move |result| {
+                    addr.do_send(Stored {
+                        version,
+                        epoch,
+                        result,
+                    })
+                }),
+            );
+        } else {
+            self.stored = version;
+        }
+        self.reserve_ahead(ctx);
+        (Ok(item), version)
+    }
+
+    /// Asks the journal for the next range of versions when the space is halfway through
+    /// its reservation.
+    fn reserve_ahead(&mut self, ctx: &mut Context<Self>) {
+        let version = self.space.version();
+        if self.reserving || self.reserved == u64::MAX || version + RESERVATION / 2 <= self.reserved
+        {
+            return;
+        }
+        self.reserving = true;
+        let up_to = version + RESERVATION;
+        let addr = ctx.address();
+        let entry = Entry::Reserve {
+            space: self.space.id().into(),
+            up_to,
+        };
+        self.journal.append(
+            &entry,
+            true,
+            Box::new(move |result| addr.do_send(Reserved { up_to, result })),
+        );
+    }
+
+    /// Hands a snapshot of the durable state to the snapshot actor if anything changed and
+    /// no save is running; `last` marks the final one at shutdown.
+    fn save(&mut self, last: bool) -> Option<Request<SnapshotActor, SaveSpace>> {
+        // The final snapshot of a space that reserves versions always lands, so that the
+        // next start needs no gap.
+        let reserves = self.reserved != u64::MAX;
+        if self.saving || !(self.dirty || (last && reserves)) {
+            return None;
+        }
+        let mut view = self.space.view();
+        let visible = self.visible();
+        for pending in self
+            .pending
+            .iter()
+            .rev()
+            .take_while(|p| p.version > visible)
+        {
+            view.revert(&pending.undo);
+        }
+        if !last && reserves {
+            view.reserved = self.reserved.max(view.version);
+        }
+        self.dirty = view.version < self.space.version();
+        self.saving = true;
+        Some(self.snapshots.send(SaveSpace { view, last }))
+    }
+
+    /// Notes the end of a save; a failed one leaves the space dirty for the next tick.
+    fn saved(
+        &mut self,
+        outcome: Result<Result<(), StoreError>, MailboxError>,
+    ) -> Result<(), String> {
+        self.saving = false;
+        let outcome = match outcome {
+            Ok(saved) => saved.map_err(|e| e.to_string()),
+            Err(e) => Err(format!("snapshot actor unavailable: {e}")),
+        };
+        if let Err(e) = &outcome {
+            log::error!("snapshot of space {} failed: {e}", self.space.id());
+            self.dirty = true;
+        }
         outcome
     }
 
-    /// Hands a snapshot to the snapshot actor if there is anything new and no save is
-    /// running; the reply clears `saving` and, on failure, marks the space dirty again.
-    fn save(&mut self, ctx: &mut Context<Self>) {
-        if !self.dirty || self.saving {
-            return;
-        }
-        self.dirty = false;
-        self.saving = true;
-        self.snapshots
-            .send(SaveSpace(self.space.snapshot()))
-            .into_actor(self)
-            .map(|outcome, act, _| {
-                act.saving = false;
-                if let Err(e) = saved(outcome) {
-                    log::error!("snapshot of space {} failed: {e}", act.space.id());
-                    act.dirty = true;
-                }
-            })
-            .spawn(ctx);
+    /// After a panic: waits until the journal holds every entry sent so far, then reads
+    /// the space back from disk, before any other message is handled.
+    fn reload(&mut self, ctx: &mut Context<Self>) {
+        let (flushed, done) = oneshot::channel();
+        self.journal.flush(Box::new(move |r| {
+            let _ = flushed.send(r);
+        }));
+        let snapshots = self.snapshots.clone();
+        let id = self.space.id().to_string();
+        let reload = async move {
+            let _ = done.await;
+            snapshots.send(Reload(id)).await
+        };
+        ctx.wait(
+            reload
+                .into_actor(self)
+                .map(|reloaded, act, ctx| match reloaded {
+                    Ok(Ok(space)) => {
+                        log::warn!(
+                            "space {} reloaded from disk at version {}",
+                            space.id(),
+                            space.version()
+                        );
+                        act.space = space;
+                        if !act.journal.durability().journals_writes() {
+                            // Writes since the last snapshot are gone, as in a crash; the space
+                            // resumed above its reservation, and reserves again.
+                            act.pending.clear();
+                            act.epoch += 1;
+                            for held in act.held.drain(..) {
+                                (held.release)(Err(Failure::Panicked));
+                            }
+                            act.stored = act.space.version();
+                            act.reserved = act.space.version();
+                        }
+                    }
+                    Ok(Err(e)) => {
+                        log::error!("space {} cannot be reloaded: {e}; it stops", act.space.id());
+                        ctx.stop();
+                    }
+                    Err(e) => {
+                        log::error!("space {} cannot be reloaded: {e}; it stops", act.space.id());
+                        ctx.stop();
+                    }
+                }),
+        );
     }
 }
 
@@ -72,53 +316,62 @@ impl Actor for SpaceActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        ctx.run_interval(self.interval, |act, ctx| act.save(ctx));
+        ctx.run_interval(self.interval, |act, ctx| {
+            if let Some(request) = act.save(false) {
+                request
+                    .into_actor(act)
+                    .map(|outcome, act, _| {
+                        let _ = act.saved(outcome);
+                    })
+                    .spawn(ctx);
+            }
+        });
     }
 }
 
-fn now() -> i64 {
-    chrono::Utc::now().timestamp_millis()
+/// An operation a space answers; see [`Bounded`].
+pub trait Operation: Send + 'static {
+    /// What the requester gets back.
+    type Output: Send + 'static;
+
+    /// Runs on the actor; returns the answer and the space version it shows.
+    fn run(self, actor: &mut SpaceActor, ctx: &mut Context<SpaceActor>) -> (Self::Output, u64);
 }
 
-/// An operation and the channel its reply goes back on; see [`super::Directory::call`].
-pub struct Bounded<M: Message> {
+/// An operation and the channel its answer goes back on; see `Spaces::call`.
+pub struct Bounded<O: Operation> {
     /// The operation.
-    pub msg: M,
-    /// Where the handler's result is sent.
-    pub reply: oneshot::Sender<M::Result>,
+    pub op: O,
+    /// Where the answer is sent.
+    pub reply: oneshot::Sender<Result<O::Output, Failure>>,
 }
 
-impl<M: Message> Message for Bounded<M> {
+impl<O: Operation> Message for Bounded<O> {
     type Result = ();
 }
 
-/// Each request-reply operation is also accepted wrapped in [`Bounded`]: handled as
-/// itself, with the result sent back on the envelope's channel.
-macro_rules! bounded {
-    ($($op:ty),*) => {$(
-        impl Handler<Bounded<$op>> for SpaceActor {
-            type Result = ();
+impl<O: Operation> Handler<Bounded<O>> for SpaceActor {
+    type Result = ();
 
-            fn handle(&mut self, bounded: Bounded<$op>, ctx: &mut Context<Self>) {
-                let result = <Self as Handler<$op>>::handle(self, bounded.msg, ctx);
-                // The requester may be gone (client disconnected); a write still counts.
-                let _ = bounded.reply.send(result);
+    fn handle(&mut self, msg: Bounded<O>, ctx: &mut Context<Self>) {
+        let Bounded { op, reply } = msg;
+        match catch_unwind(AssertUnwindSafe(|| op.run(self, ctx))) {
+            Ok((output, shows)) => self.answer(shows, reply, output),
+            Err(panic) => {
+                let cause = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                log::error!("space {} panicked: {cause}; reloading it", self.space.id());
+                let _ = reply.send(Err(Failure::Panicked));
+                self.reload(ctx);
             }
         }
-    )*};
+    }
 }
 
-bounded!(
-    GetRecord,
-    CreateRecord,
-    UpdateRecord,
-    SetDeleted,
-    ListRecords
-);
-
 /// Read one record, deleted or not.
-#[derive(Message)]
-#[rtype(result = "Result<Item, SpaceError>")]
 pub struct GetRecord {
     /// Its kind.
     pub kind: Kind,
@@ -126,80 +379,15 @@ pub struct GetRecord {
     pub id: String,
 }
 
-impl Handler<GetRecord> for SpaceActor {
-    type Result = Result<Item, SpaceError>;
+impl Operation for GetRecord {
+    type Output = Result<Item, SpaceError>;
 
-    fn handle(&mut self, msg: GetRecord, _: &mut Context<Self>) -> Self::Result {
-        self.space.get(msg.kind, &msg.id)
-    }
-}
-
-/// Create a record.
-#[derive(Message)]
-#[rtype(result = "Result<Item, SpaceError>")]
-pub struct CreateRecord {
-    /// Its kind.
-    pub kind: Kind,
-    /// The validated body.
-    pub changes: Changes,
-}
-
-impl Handler<CreateRecord> for SpaceActor {
-    type Result = Result<Item, SpaceError>;
-
-    fn handle(&mut self, msg: CreateRecord, _: &mut Context<Self>) -> Self::Result {
-        let outcome = self.space.create(msg.kind, msg.changes, now());
-        self.wrote(outcome)
-    }
-}
-
-/// Update a record.
-#[derive(Message)]
-#[rtype(result = "Result<Item, SpaceError>")]
-pub struct UpdateRecord {
-    /// Its kind.
-    pub kind: Kind,
-    /// Its id.
-    pub id: String,
-    /// The validated body.
-    pub changes: Changes,
-}
-
-impl Handler<UpdateRecord> for SpaceActor {
-    type Result = Result<Item, SpaceError>;
-
-    fn handle(&mut self, msg: UpdateRecord, _: &mut Context<Self>) -> Self::Result {
-        let outcome = self.space.update(msg.kind, &msg.id, msg.changes, now());
-        self.wrote(outcome)
-    }
-}
-
-/// Soft-delete (`deleted: true`) or restore a record.
-#[derive(Message)]
-#[rtype(result = "Result<Item, SpaceError>")]
-pub struct SetDeleted {
-    /// Its kind.
-    pub kind: Kind,
-    /// Its id.
-    pub id: String,
-    /// Delete or restore.
-    pub deleted: bool,
-}
-
-impl Handler<SetDeleted> for SpaceActor {
-    type Result = Result<Item, SpaceError>;
-
-    fn handle(&mut self, msg: SetDeleted, _: &mut Context<Self>) -> Self::Result {
-        let outcome = self
-            .space
-            .set_deleted(msg.kind, &msg.id, msg.deleted, now());
-        self.wrote(outcome)
+    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        (actor.space.get(self.kind, &self.id), actor.space.version())
     }
 }
 
 /// One page of a collection.
-#[derive(Message)]
-#[rtype(result = "Result<Page, SpaceError>")]
 pub struct ListRecords {
     /// The collection's kind.
     pub kind: Kind,
@@ -207,16 +395,84 @@ pub struct ListRecords {
     pub query: ListQuery,
 }
 
-impl Handler<ListRecords> for SpaceActor {
-    type Result = Result<Page, SpaceError>;
+impl Operation for ListRecords {
+    type Output = Result<Page, SpaceError>;
 
-    fn handle(&mut self, msg: ListRecords, _: &mut Context<Self>) -> Self::Result {
-        self.space.list(msg.kind, &msg.query)
+    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        (
+            actor.space.list(self.kind, &self.query),
+            actor.space.version(),
+        )
     }
 }
 
-/// Write the space's snapshot now if it has changed since the last one that landed (or a
-/// save is still running), and reply once it is on disk. Sent at shutdown.
+/// Apply a write.
+pub struct Write(pub Command);
+
+impl Operation for Write {
+    type Output = Result<Item, SpaceError>;
+
+    fn run(self, actor: &mut SpaceActor, ctx: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        actor.write(&self.0, ctx)
+    }
+}
+
+/// The journal's answer for the write that made `version`.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Stored {
+    version: u64,
+    epoch: u64,
+    result: Result<(), StorageError>,
+}
+
+impl Handler<Stored> for SpaceActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Stored, _: &mut Context<Self>) {
+        let live = self
+            .pending
+            .iter()
+            .any(|p| p.version == msg.version && p.epoch == msg.epoch);
+        if !live {
+            return; // a write taken back already
+        }
+        match msg.result {
+            Ok(()) => {
+                self.stored = self.stored.max(msg.version);
+                self.release();
+            }
+            Err(e) => self.take_back(msg.version - 1, e),
+        }
+    }
+}
+
+/// The journal's answer for a reservation of versions up to `up_to`.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Reserved {
+    up_to: u64,
+    result: Result<(), StorageError>,
+}
+
+impl Handler<Reserved> for SpaceActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Reserved, ctx: &mut Context<Self>) {
+        self.reserving = false;
+        match msg.result {
+            Ok(()) => {
+                self.reserved = self.reserved.max(msg.up_to);
+                self.release();
+                self.reserve_ahead(ctx);
+            }
+            Err(e) => self.take_back(self.reserved, e),
+        }
+    }
+}
+
+/// Write the final snapshot if the space changed, and reply once it is on disk. Sent at
+/// shutdown, once no request is in flight.
 #[derive(Message)]
 #[rtype(result = "Result<(), String>")]
 pub struct Flush;
@@ -225,19 +481,14 @@ impl Handler<Flush> for SpaceActor {
     type Result = ResponseActFuture<Self, Result<(), String>>;
 
     fn handle(&mut self, _: Flush, _: &mut Context<Self>) -> Self::Result {
-        if !self.dirty && !self.saving {
-            return Box::pin(fut::ready(Ok(())));
+        self.saving = false; // a periodic save still running is superseded by this one
+        match self.save(true) {
+            None => Box::pin(fut::ready(Ok(()))),
+            Some(request) => Box::pin(
+                request
+                    .into_actor(self)
+                    .map(|outcome, act, _| act.saved(outcome)),
+            ),
         }
-        self.dirty = false;
-        Box::pin(
-            self.snapshots
-                .send(SaveSpace(self.space.snapshot()))
-                .into_actor(self)
-                .map(|outcome, act, _| {
-                    let outcome = saved(outcome);
-                    act.dirty |= outcome.is_err();
-                    outcome
-                }),
-        )
     }
 }

@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 use std::fmt;
 
-use crate::actors::Unavailable;
+use crate::actors::Failure;
 use crate::model::{SpaceError, ValidationError};
 
 /// Seconds a client is asked to wait before retrying a 503.
@@ -46,8 +46,10 @@ pub enum ApiError {
     InvalidReference(String),
     /// 500 internal: the cause is logged, never shown.
     Internal(String),
-    /// 503 unavailable, with `Retry-After`.
-    Unavailable(Unavailable),
+    /// 503 unavailable, with `Retry-After`: overloaded or shutting down.
+    Unavailable(&'static str),
+    /// 503 storage_unavailable, with `Retry-After`: the journal cannot store writes.
+    StorageUnavailable(String),
 }
 
 impl ApiError {
@@ -69,6 +71,7 @@ impl ApiError {
             ApiError::InvalidReference(_) => "invalid_reference",
             ApiError::Internal(_) => "internal",
             ApiError::Unavailable(_) => "unavailable",
+            ApiError::StorageUnavailable(_) => "storage_unavailable",
         }
     }
 
@@ -93,7 +96,10 @@ impl ApiError {
                 "a request body must be sent as Content-Type: application/json".into()
             }
             ApiError::Internal(_) => "an internal error occurred; it has been logged".into(),
-            ApiError::Unavailable(u) => u.to_string(),
+            ApiError::Unavailable(why) => why.to_string(),
+            ApiError::StorageUnavailable(why) => {
+                format!("the write could not be stored and was not applied: {why}")
+            }
         }
     }
 }
@@ -121,7 +127,9 @@ impl ResponseError for ApiError {
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::InvalidReference(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable(_) | ApiError::StorageUnavailable(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
         }
     }
 
@@ -154,7 +162,7 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed(allow) => {
                 response.insert_header((header::ALLOW, HeaderValue::from_static(allow)));
             }
-            ApiError::Unavailable(_) => {
+            ApiError::Unavailable(_) | ApiError::StorageUnavailable(_) => {
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
             }
             _ => {}
@@ -182,9 +190,14 @@ impl From<SpaceError> for ApiError {
     }
 }
 
-impl From<Unavailable> for ApiError {
-    fn from(e: Unavailable) -> ApiError {
-        ApiError::Unavailable(e)
+impl From<Failure> for ApiError {
+    fn from(e: Failure) -> ApiError {
+        match e {
+            Failure::Busy => ApiError::Unavailable("the space is overloaded; retry shortly"),
+            Failure::Stopped => ApiError::Unavailable("the space is not available"),
+            Failure::Storage(e) => ApiError::StorageUnavailable(e.to_string()),
+            Failure::Panicked => ApiError::Internal(e.to_string()),
+        }
     }
 }
 
@@ -203,7 +216,7 @@ mod tests {
 
     #[actix_web::test]
     async fn an_overloaded_space_is_503_with_retry_after() {
-        let (status, headers, body) = render(Unavailable::Busy.into()).await;
+        let (status, headers, body) = render(Failure::Busy.into()).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(headers.get(header::RETRY_AFTER).unwrap(), "1");
         assert_eq!(

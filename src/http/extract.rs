@@ -14,7 +14,7 @@ use futures_util::StreamExt;
 use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
-use crate::actors::{Directory, Unavailable};
+use crate::actors::Users;
 use crate::model::validate::is_id;
 use crate::model::{Kind, ListQuery, User};
 
@@ -61,18 +61,11 @@ impl FromRequest for RecordId {
     }
 }
 
-/// The directory the app was built with.
-fn directory(req: &HttpRequest) -> Result<&Data<Directory>, ApiError> {
-    req.app_data::<Data<Directory>>()
-        .ok_or_else(|| ApiError::Internal("directory missing from app data".into()))
-}
-
-/// The bearer token of `req`, and the directory; 503 once shutdown has begun.
-fn token(req: &HttpRequest) -> Result<(&str, &Data<Directory>), ApiError> {
-    let directory = directory(req)?;
-    if directory.is_shutting_down() {
-        return Err(ApiError::Unavailable(Unavailable::ShuttingDown));
-    }
+/// The bearer token of `req`, and the users it may belong to.
+fn token(req: &HttpRequest) -> Result<(&str, &Data<Users>), ApiError> {
+    let users = req
+        .app_data::<Data<Users>>()
+        .ok_or_else(|| ApiError::Internal("users missing from app data".into()))?;
     let value = req
         .headers()
         .get(header::AUTHORIZATION)
@@ -83,7 +76,7 @@ fn token(req: &HttpRequest) -> Result<(&str, &Data<Directory>), ApiError> {
     if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
         return Err(ApiError::Unauthorized);
     }
-    Ok((token, directory))
+    Ok((token, users))
 }
 
 /// The user behind the request's bearer token; 401 without a known one.
@@ -95,8 +88,8 @@ impl FromRequest for Caller {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(token(req).and_then(|(token, directory)| {
-            directory
+        ready(token(req).and_then(|(token, users)| {
+            users
                 .authenticate(token)
                 .map(Caller)
                 .ok_or(ApiError::Unauthorized)
@@ -135,10 +128,10 @@ impl FromRequest for Admin {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(token(req).and_then(|(token, directory)| {
-            if directory.is_admin(token) {
+        ready(token(req).and_then(|(token, users)| {
+            if users.is_admin(token) {
                 Ok(Admin)
-            } else if directory.authenticate(token).is_some() {
+            } else if users.authenticate(token).is_some() {
                 Err(ApiError::Forbidden)
             } else {
                 Err(ApiError::Unauthorized)

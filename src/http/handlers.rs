@@ -1,5 +1,5 @@
 //! Request handlers. Each extracts and checks its inputs, sends one message to a space actor
-//! (or asks the directory), and renders the reply. One set of handlers serves all five
+//! (or asks the users), and renders the reply. One set of handlers serves all five
 //! collections; the kind comes from the path.
 
 use actix_web::http::StatusCode;
@@ -10,14 +10,22 @@ use serde_json::json;
 use super::error::ApiError;
 use super::extract::{collection_of, Admin, Caller, Collection, JsonObject, Params, RecordId};
 use super::render;
-use crate::actors::space::{CreateRecord, GetRecord, ListRecords, SetDeleted, UpdateRecord};
-use crate::actors::Directory;
+use crate::actors::space::{GetRecord, ListRecords, Write};
+use crate::actors::{Spaces, Users};
 use crate::model::validate::{parse_changes, parse_user_name};
-use crate::model::{Kind, Mode};
+use crate::model::{Command, Kind, Mode, Op};
+use crate::store::journal::Health;
 
-/// `GET /healthz` → 200 `{"status":"ok"}`; no auth.
-pub async fn healthz() -> HttpResponse {
-    render::json(StatusCode::OK, &json!({"status": "ok"}))
+/// `GET /healthz` → 200 `{"status":"ok"}`, or 503 `{"status":"degraded","reason":...}`
+/// while the journal cannot write; no auth.
+pub async fn healthz(health: Data<Health>) -> HttpResponse {
+    match health.problem() {
+        None => render::json(StatusCode::OK, &json!({"status": "ok"})),
+        Some(reason) => render::json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({"status": "degraded", "reason": reason}),
+        ),
+    }
 }
 
 /// `GET /api/v1/me` → 200 with the caller's id, name and spaces. 401.
@@ -35,17 +43,18 @@ pub async fn me(caller: Caller) -> HttpResponse {
 }
 
 /// `POST /api/v1/admin/users` with `{"name": "..."}` → 201 with the new user and its token,
-/// shown only here. 400, 401, 403, 413, 415, 500 if the users file cannot be written.
+/// shown only here. 400, 401, 403, 413, 415, 503 `storage_unavailable`.
 pub async fn create_user(
     _: Admin,
     body: JsonObject,
-    directory: Data<Directory>,
+    users: Data<Users>,
+    spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let name = parse_user_name(body.0)?;
-    let (user, token) = directory
-        .create_user(&name)
+    let (user, token) = users
+        .create_user(&name, &spaces)
         .await
-        .map_err(|e| ApiError::Internal(format!("cannot create user: {e}")))?;
+        .map_err(|e| ApiError::StorageUnavailable(e.to_string()))?;
     log::info!("created user '{}' ({})", user.name, user.id);
     Ok(render::json(
         StatusCode::CREATED,
@@ -64,11 +73,11 @@ pub async fn list(
     Collection(kind): Collection,
     caller: Caller,
     params: Params,
-    directory: Data<Directory>,
+    spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let query = params.list_query(kind)?;
     let space = caller.space(params.space_id(), None)?;
-    let page = directory.call(space, ListRecords { kind, query }).await??;
+    let page = spaces.call(space, ListRecords { kind, query }).await??;
     Ok(render::page(kind, space, &page))
 }
 
@@ -79,13 +88,18 @@ pub async fn create(
     caller: Caller,
     params: Params,
     body: JsonObject,
-    directory: Data<Directory>,
+    spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let mut changes = parse_changes(kind, Mode::Create, body.0)?;
     let body_space = changes.space_id.take();
     let space = caller.space(params.space_id(), body_space.as_deref())?;
-    let item = directory
-        .call(space, CreateRecord { kind, changes })
+    let id = changes
+        .id
+        .take()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string().into());
+    let op = Op::Create(changes);
+    let item = spaces
+        .call(space, Write(Command { kind, id, op }))
         .await??;
     Ok(render::created(kind, space, &item))
 }
@@ -96,10 +110,10 @@ pub async fn get(
     caller: Caller,
     RecordId(id): RecordId,
     params: Params,
-    directory: Data<Directory>,
+    spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let space = caller.space(params.space_id(), None)?;
-    let item = directory.call(space, GetRecord { kind, id }).await??;
+    let item = spaces.call(space, GetRecord { kind, id }).await??;
     Ok(render::item(StatusCode::OK, kind, space, &item))
 }
 
@@ -111,15 +125,12 @@ pub async fn update(
     RecordId(id): RecordId,
     params: Params,
     body: JsonObject,
-    directory: Data<Directory>,
+    spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let mut changes = parse_changes(kind, Mode::Update, body.0)?;
     let body_space = changes.space_id.take();
     let space = caller.space(params.space_id(), body_space.as_deref())?;
-    let item = directory
-        .call(space, UpdateRecord { kind, id, changes })
-        .await??;
-    Ok(render::item(StatusCode::OK, kind, space, &item))
+    write(kind, space, id, Op::Update(changes), &spaces).await
 }
 
 /// `DELETE /api/v1/{collection}/{id}` → 200 with the soft-deleted record. 400, 401, 404, 503.
@@ -128,9 +139,10 @@ pub async fn delete(
     caller: Caller,
     RecordId(id): RecordId,
     params: Params,
-    directory: Data<Directory>,
+    spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
-    set_deleted(kind, caller, id, params, directory, true).await
+    let space = caller.space(params.space_id(), None)?;
+    write(kind, space, id, Op::SetDeleted(true), &spaces).await
 }
 
 /// `POST /api/v1/{collection}/{id}/restore` → 200 with the restored record. 400, 401, 404, 503.
@@ -139,23 +151,26 @@ pub async fn restore(
     caller: Caller,
     RecordId(id): RecordId,
     params: Params,
-    directory: Data<Directory>,
-) -> Result<HttpResponse, ApiError> {
-    set_deleted(kind, caller, id, params, directory, false).await
-}
-
-async fn set_deleted(
-    kind: Kind,
-    caller: Caller,
-    id: String,
-    params: Params,
-    directory: Data<Directory>,
-    deleted: bool,
+    spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let space = caller.space(params.space_id(), None)?;
-    let item = directory
-        .call(space, SetDeleted { kind, id, deleted })
-        .await??;
+    write(kind, space, id, Op::SetDeleted(false), &spaces).await
+}
+
+/// Sends a write to the record `id` and renders it with 200.
+async fn write(
+    kind: Kind,
+    space: &str,
+    id: String,
+    op: Op,
+    spaces: &Spaces,
+) -> Result<HttpResponse, ApiError> {
+    let command = Command {
+        kind,
+        id: id.into(),
+        op,
+    };
+    let item = spaces.call(space, Write(command)).await??;
     Ok(render::item(StatusCode::OK, kind, space, &item))
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Request flow: the logging middleware times the request; an extractor per input checks
 //! the route, token, path id, query and body; a handler in [`handlers`] sends one typed
-//! message to the space's actor through the [`Directory`](crate::actors::Directory) and
+//! message to the space's actor through the [`Spaces`](crate::actors::Spaces) registry and
 //! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
 
 pub mod error;
@@ -10,15 +10,46 @@ pub mod extract;
 pub mod handlers;
 pub mod render;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
-use actix_web::web::{self, ServiceConfig};
+use actix_web::web::{self, Data, ServiceConfig};
 use actix_web::{HttpRequest, Route};
 
 pub use error::ApiError;
+
+/// Closed once shutdown begins; from then on every request gets 503 (see [`gate`]).
+#[derive(Debug, Default)]
+pub struct Gate(AtomicBool);
+
+impl Gate {
+    /// Refuses every request from now on.
+    pub fn close(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    fn is_closed(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Middleware answering every request `503 unavailable` with `Retry-After` once the
+/// [`Gate`] in the app data is closed, whatever the route (`/healthz` included).
+pub async fn gate(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if req.app_data::<Data<Gate>>().is_some_and(|g| g.is_closed()) {
+        let refused = ApiError::Unavailable("the server is shutting down");
+        return Ok(req.error_response(refused).map_into_right_body());
+    }
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_left_body)
+}
 
 /// A route answering 405 (or 404 for an unknown collection) for methods a path lacks.
 fn disallowed(allow: &'static str) -> Route {
@@ -86,9 +117,10 @@ pub async fn log_request(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actors::Directory;
     use crate::model::{Kind, User};
+    use crate::startup::test_state;
     use actix_web::http::{header, Method, StatusCode};
+    use actix_web::middleware::from_fn;
     use actix_web::{test, App};
 
     /// Every collection answers every method with the right status before any record
@@ -97,9 +129,13 @@ mod tests {
     async fn the_route_table_answers_every_method_on_every_collection() {
         let data = tempfile::tempdir().unwrap();
         let user = User::new("u", "user-token");
-        let directory = web::Data::new(Directory::for_tests(vec![user], data.path()));
-        let app =
-            test::init_service(App::new().app_data(directory.clone()).configure(configure)).await;
+        let state = test_state(data.path(), vec![user]);
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(gate))
+                .configure(|cfg| state.configure(cfg)),
+        )
+        .await;
         let auth = ("authorization", "Bearer user-token");
         for kind in Kind::ALL {
             let base = format!("/api/v1/{}", kind.collection());
@@ -166,9 +202,13 @@ mod tests {
     async fn once_shutdown_begins_new_requests_are_503_with_retry_after() {
         let data = tempfile::tempdir().unwrap();
         let user = User::new("u", "user-token");
-        let directory = web::Data::new(Directory::for_tests(vec![user], data.path()));
-        let app =
-            test::init_service(App::new().app_data(directory.clone()).configure(configure)).await;
+        let state = test_state(data.path(), vec![user]);
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(gate))
+                .configure(|cfg| state.configure(cfg)),
+        )
+        .await;
         let list = || {
             test::TestRequest::get()
                 .uri("/api/v1/tasks")
@@ -179,7 +219,7 @@ mod tests {
             test::call_service(&app, list()).await.status(),
             StatusCode::OK
         );
-        directory.begin_shutdown();
+        state.close_gate();
         let res = test::call_service(&app, list()).await;
         assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(res.headers().get(header::RETRY_AFTER).unwrap(), "1");
@@ -191,8 +231,8 @@ mod tests {
     async fn a_created_record_reads_back_through_the_same_app() {
         let data = tempfile::tempdir().unwrap();
         let user = User::new("u", "user-token");
-        let directory = web::Data::new(Directory::for_tests(vec![user], data.path()));
-        let app = test::init_service(App::new().app_data(directory).configure(configure)).await;
+        let state = test_state(data.path(), vec![user]);
+        let app = test::init_service(App::new().configure(|cfg| state.configure(cfg))).await;
         let auth = ("authorization", "Bearer user-token");
         let req = test::TestRequest::post()
             .uri("/api/v1/contexts")

@@ -14,6 +14,9 @@ pub mod validate;
 pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
 pub use record::{Record, Value};
-pub use space::{Item, ListQuery, Page, Space, SpaceSnapshot};
+pub use space::{
+    Command, Item, ListQuery, Op, Outcome, Page, Records, Space, SpaceSnapshot, SpaceView, Touched,
+    Undo,
+};
 pub use user::{User, UsersSnapshot};
 pub use validate::{Changes, Mode};

@@ -1,13 +1,19 @@
 //! A space: every record of the five kinds, their ordered indexes and the version counter.
 //!
 //! `Space` is plain data with methods; its actor (`actors::space`) calls one method per
-//! message, so each method runs alone. Every write checks everything that can fail before it
-//! changes anything, then bumps the version by exactly one.
+//! message, so each method runs alone. A write is a value: [`Space::apply`] takes a
+//! [`Command`] whose every choice (the new record's id, the time) was made before, checks
+//! everything that can fail before it changes anything, and returns an [`Outcome`] listing
+//! every record the write touched in its new state. The outcome is what the journal stores
+//! and what [`Space::replay`] re-applies at start-up, so replay never decides anything again.
+//! Each applied write also yields an [`Undo`], the touched records' former states, so a
+//! write whose journal entry could not be stored is taken back.
 //!
-//! Records sit behind `Arc` so that a reply or a snapshot shares them instead of copying;
-//! a write copies a record only if a reader still holds the old one (`Arc::make_mut`).
-//! Maps are `BTreeMap`s: they grow a node at a time, with no whole-table rehash that would
-//! stall a large space, and give the ordered walk that paging needs.
+//! Records sit behind `Arc` in persistent maps (`imbl::OrdMap`): a [`SpaceView`] of the
+//! whole space for a snapshot costs O(1) to take and shares every record and map node, so
+//! snapshots never stop the space. The indexes are `BTreeSet`s: they grow a node at a time,
+//! with no whole-table rehash that would stall a large space, and give the ordered walk
+//! that paging needs.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,6 +27,9 @@ use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
 use super::record::{Record, Value};
 use super::validate::Changes;
+
+/// The records of one kind by id: a persistent map, cloned in O(1).
+pub type Records = imbl::OrdMap<Box<str>, Arc<Record>>;
 
 /// A record's place in listing order: `sortOrder` ascending, then id ascending.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,7 +173,7 @@ impl Indexes {
 #[derive(Debug)]
 struct Collection {
     kind: Kind,
-    records: BTreeMap<Box<str>, Arc<Record>>,
+    records: Records,
     indexes: Indexes,
 }
 
@@ -172,7 +181,7 @@ impl Collection {
     fn new(kind: Kind) -> Collection {
         Collection {
             kind,
-            records: BTreeMap::new(),
+            records: Records::new(),
             indexes: Indexes::new(kind),
         }
     }
@@ -184,23 +193,20 @@ impl Collection {
         })
     }
 
-    fn insert(&mut self, record: Record) -> Arc<Record> {
-        self.indexes.add(&record);
-        let record = Arc::new(record);
-        self.records.insert(record.id.clone(), Arc::clone(&record));
-        record
-    }
-
-    /// Applies `change` to the record `id` (which must exist), keeping the indexes in step.
-    fn modify(&mut self, id: &str, change: impl FnOnce(&mut Record)) -> Arc<Record> {
-        let slot = self
-            .records
-            .get_mut(id)
-            .expect("modify is called for records that exist");
-        self.indexes.remove(slot);
-        change(Arc::make_mut(slot));
-        self.indexes.add(slot);
-        Arc::clone(slot)
+    /// Puts `record` in place of the record with its id (or removes `id` when `None`),
+    /// keeping the indexes in step; returns the record it replaced.
+    fn put(&mut self, id: &str, record: Option<Arc<Record>>) -> Option<Arc<Record>> {
+        let old = match record {
+            Some(record) => self.records.insert(record.id.clone(), record),
+            None => self.records.remove(id),
+        };
+        if let Some(old) = &old {
+            self.indexes.remove(old);
+        }
+        if let Some(new) = self.records.get(id) {
+            self.indexes.add(new);
+        }
+        old
     }
 
     /// The sort order a new record gets when none is given: 1 + the largest, or 1.
@@ -247,13 +253,107 @@ pub struct Page {
     pub next_cursor: Option<String>,
 }
 
-/// A space's whole state as plain data, for snapshot files.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A write, decided completely before the space sees it: replaying it gives the same
+/// result, because nothing in it is left to the model to choose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Command {
+    /// The kind of the record it names.
+    pub kind: Kind,
+    /// The record it names; on create, the new record's id (the client's or a new UUID).
+    pub id: Box<str>,
+    /// What it does.
+    pub op: Op,
+}
+
+/// What a [`Command`] does to the record it names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Create the record from a validated body (its `id` is the command's).
+    Create(Changes),
+    /// Change fields of the record.
+    Update(Changes),
+    /// Soft-delete (`true`) or restore (`false`) the record.
+    SetDeleted(bool),
+}
+
+/// One record a write touched, in its state after the write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Touched {
+    /// The record's kind.
+    pub kind: Kind,
+    /// The record after the write.
+    pub record: Arc<Record>,
+}
+
+/// What a write did: the version it made and every record it touched, the named record
+/// first. Journal entries hold outcomes; replaying one re-applies it exactly. Part of the
+/// journal format (`store::codec`): a change of shape needs a new format version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The space version before the write.
+    pub base: u64,
+    /// The space version after the write.
+    pub version: u64,
+    /// Every record the write touched; the one the command names comes first.
+    pub touched: Vec<Touched>,
+}
+
+impl Outcome {
+    /// The record the command named, with the version the write made.
+    pub fn item(&self) -> Item {
+        Item {
+            record: Arc::clone(&self.touched[0].record),
+            version: self.version,
+        }
+    }
+}
+
+/// How to take an applied write back: the touched records' former states.
+#[derive(Debug, Clone)]
+pub struct Undo {
+    base: u64,
+    before: Vec<(Kind, Box<str>, Option<Arc<Record>>)>,
+}
+
+/// A space's state at one version, sharing records and map nodes with the space: what the
+/// snapshot actor encodes while the space goes on serving.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpaceView {
+    /// The space id.
+    pub id: Box<str>,
+    /// The space version.
+    pub version: u64,
+    /// The highest version durably reserved (see [`SpaceSnapshot::reserved`]).
+    pub reserved: u64,
+    /// The records of each kind, in [`Kind::ALL`] order.
+    pub collections: [Records; 5],
+}
+
+impl SpaceView {
+    /// Takes back the write `undo` came from (the newest one not yet taken back).
+    pub fn revert(&mut self, undo: &Undo) {
+        for (kind, id, before) in undo.before.iter().rev() {
+            let records = &mut self.collections[kind.index()];
+            match before {
+                Some(record) => records.insert(id.clone(), Arc::clone(record)),
+                None => records.remove(id),
+            };
+        }
+        self.version = undo.base;
+    }
+}
+
+/// A space as a snapshot file holds it: plain data, checked by [`Space::from_snapshot`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct SpaceSnapshot {
     /// The space id.
     pub id: Box<str>,
     /// The space version.
     pub version: u64,
+    /// The highest version the space may have handed out: in `write` and `snapshot`
+    /// durability, versions are reserved on disk before they are used, so a space that
+    /// stopped uncleanly resumes above every version a client may have seen.
+    pub reserved: u64,
     /// The records of each kind.
     pub collections: Vec<(Kind, Vec<Arc<Record>>)>,
 }
@@ -263,6 +363,8 @@ pub struct SpaceSnapshot {
 pub struct Space {
     id: Box<str>,
     version: u64,
+    /// The highest version reserved on disk, as read at start-up (see `skip_reserved`).
+    reserved: u64,
     collections: [Collection; 5],
 }
 
@@ -272,6 +374,7 @@ impl Space {
         Space {
             id: id.into(),
             version: 0,
+            reserved: 0,
             collections: Kind::ALL.map(Collection::new),
         }
     }
@@ -284,6 +387,22 @@ impl Space {
     /// The current space version.
     pub fn version(&self) -> u64 {
         self.version
+    }
+
+    /// The highest version reserved on disk, as read at start-up.
+    pub fn reserved(&self) -> u64 {
+        self.reserved
+    }
+
+    /// Notes a reservation read from disk: versions up to `up_to` may have been seen.
+    pub fn reserve(&mut self, up_to: u64) {
+        self.reserved = self.reserved.max(up_to);
+    }
+
+    /// After an unclean stop: continue above every version that may have been handed out.
+    pub fn skip_reserved(&mut self) {
+        self.version = self.version.max(self.reserved);
+        self.reserved = self.version;
     }
 
     fn collection(&self, kind: Kind) -> &Collection {
@@ -302,50 +421,101 @@ impl Space {
         })
     }
 
-    /// Creates a record of `kind` from validated `changes`, at time `now`.
-    pub fn create(&mut self, kind: Kind, changes: Changes, now: i64) -> Result<Item, SpaceError> {
-        let id: Box<str> = match changes.id {
-            Some(id) => id,
-            None => uuid::Uuid::new_v4().to_string().into(),
-        };
-        if self.collection(kind).records.contains_key(&id) {
-            return Err(SpaceError::AlreadyExists {
-                kind,
-                id: id.into(),
-            });
-        }
-        self.check_references(kind, &changes.fields)?;
-        let version = self.bump();
-        let collection = self.collection_mut(kind);
-        let sort_order = changes
-            .sort_order
-            .unwrap_or_else(|| collection.next_sort_order());
-        let mut record = Record::new(kind, id, sort_order, now, version);
-        for (field, value) in &changes.fields {
-            record.fields[*field] = value.clone();
-        }
-        let record = collection.insert(record);
-        self.clear_exclusive_flags(kind, &record.id, &changes.fields, now);
-        Ok(Item { record, version })
+    /// Applies `command` at time `now`: on success the space is at the outcome's version
+    /// and the undo takes it back; on failure nothing changed.
+    pub fn apply(&mut self, command: &Command, now: i64) -> Result<(Outcome, Undo), SpaceError> {
+        let outcome = self.plan(command, now)?;
+        let undo = self.commit(&outcome);
+        Ok((outcome, undo))
     }
 
-    /// Updates the record `id` of `kind` with validated `changes`, at time `now`.
-    pub fn update(
-        &mut self,
-        kind: Kind,
-        id: &str,
-        changes: Changes,
-        now: i64,
-    ) -> Result<Item, SpaceError> {
-        if self.collection(kind).get(id)?.is_deleted() {
-            return Err(SpaceError::RecordDeleted {
-                kind,
-                id: id.to_string(),
-            });
+    /// Re-applies a journaled outcome. It must follow the space's version, or jump to a
+    /// reserved one (the first write after an unclean stop in `write` or `snapshot`
+    /// durability); outcomes the space already holds are skipped.
+    pub fn replay(&mut self, outcome: &Outcome) -> Result<(), String> {
+        if outcome.version <= self.version {
+            return Ok(());
         }
-        self.check_references(kind, &changes.fields)?;
-        let version = self.bump();
-        let record = self.collection_mut(kind).modify(id, |record| {
+        let follows = outcome.base == self.version
+            || (outcome.base > self.version && outcome.base <= self.reserved);
+        if !follows || outcome.version <= outcome.base {
+            return Err(format!(
+                "an entry of space '{}' makes versions {}..={} but the space is at version {}",
+                self.id,
+                outcome.base + 1,
+                outcome.version,
+                self.version
+            ));
+        }
+        for touched in &outcome.touched {
+            check_record(touched.kind, &touched.record, outcome.version)?;
+        }
+        self.commit(outcome);
+        Ok(())
+    }
+
+    /// Takes back the newest write that has not been taken back yet.
+    pub fn undo(&mut self, undo: Undo) {
+        for (kind, id, before) in undo.before.into_iter().rev() {
+            self.collection_mut(kind).put(&id, before);
+        }
+        self.version = undo.base;
+    }
+
+    /// The whole state at the current version, in O(1): see [`SpaceView`]. Its
+    /// reservation is the version; the actor raises it to what it has reserved.
+    pub fn view(&self) -> SpaceView {
+        SpaceView {
+            id: self.id.clone(),
+            version: self.version,
+            reserved: self.version,
+            collections: self.collections.each_ref().map(|c| c.records.clone()),
+        }
+    }
+
+    /// Decides the outcome of `command` without changing anything.
+    fn plan(&self, command: &Command, now: i64) -> Result<Outcome, SpaceError> {
+        let Command { kind, id, op } = command;
+        let (kind, version) = (*kind, self.version + 1);
+        let collection = self.collection(kind);
+        let mut record = match op {
+            Op::Create(changes) => {
+                if collection.records.contains_key(id) {
+                    return Err(SpaceError::AlreadyExists {
+                        kind,
+                        id: id.to_string(),
+                    });
+                }
+                self.check_references(kind, &changes.fields)?;
+                let sort_order = changes
+                    .sort_order
+                    .unwrap_or_else(|| collection.next_sort_order());
+                Record::new(kind, id.clone(), sort_order, now, version)
+            }
+            Op::Update(changes) => {
+                let current = collection.get(id)?;
+                if current.is_deleted() {
+                    return Err(SpaceError::RecordDeleted {
+                        kind,
+                        id: id.to_string(),
+                    });
+                }
+                self.check_references(kind, &changes.fields)?;
+                Record::clone(current)
+            }
+            Op::SetDeleted(deleted) => {
+                let mut record = Record::clone(collection.get(id)?);
+                record.deleted_at = if *deleted {
+                    record.deleted_at.or(Some(now))
+                } else {
+                    None
+                };
+                record
+            }
+        };
+        let mut touched = Vec::with_capacity(1);
+        if let Op::Create(changes) | Op::Update(changes) = op {
+            injected_panic(kind, changes);
             if let Some(sort_order) = changes.sort_order {
                 record.sort_order = sort_order;
             }
@@ -353,32 +523,40 @@ impl Space {
                 record.fields[*field] = value.clone();
             }
             record.touch(version, now);
-        });
-        self.clear_exclusive_flags(kind, id, &changes.fields, now);
-        Ok(Item { record, version })
+            touched.push(Touched {
+                kind,
+                record: Arc::new(record),
+            });
+            self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
+        } else {
+            record.touch(version, now);
+            touched.push(Touched {
+                kind,
+                record: Arc::new(record),
+            });
+        }
+        Ok(Outcome {
+            base: self.version,
+            version,
+            touched,
+        })
     }
 
-    /// Soft-deletes (`deleted`) or restores the record `id` of `kind` at time `now`. Either
-    /// one counts as a write even when the record is already in that state; a repeated
-    /// delete keeps the first `deletedAt`.
-    pub fn set_deleted(
-        &mut self,
-        kind: Kind,
-        id: &str,
-        deleted: bool,
-        now: i64,
-    ) -> Result<Item, SpaceError> {
-        self.collection(kind).get(id)?;
-        let version = self.bump();
-        let record = self.collection_mut(kind).modify(id, |record| {
-            record.deleted_at = if deleted {
-                record.deleted_at.or(Some(now))
-            } else {
-                None
-            };
-            record.touch(version, now);
-        });
-        Ok(Item { record, version })
+    /// Puts every touched record in place and moves to the outcome's version.
+    fn commit(&mut self, outcome: &Outcome) -> Undo {
+        let mut before = Vec::with_capacity(outcome.touched.len());
+        for Touched { kind, record } in &outcome.touched {
+            let old = self
+                .collection_mut(*kind)
+                .put(&record.id, Some(Arc::clone(record)));
+            before.push((*kind, record.id.clone(), old));
+        }
+        let undo = Undo {
+            base: self.version,
+            before,
+        };
+        self.version = outcome.version;
+        undo
     }
 
     /// One page of the records of `kind` that match `query`, in listing order.
@@ -429,44 +607,15 @@ impl Space {
         })
     }
 
-    /// The state as plain data for a snapshot file; shares the records, copies no field.
-    pub fn snapshot(&self) -> SpaceSnapshot {
-        SpaceSnapshot {
-            id: self.id.clone(),
-            version: self.version,
-            collections: self
-                .collections
-                .iter()
-                .map(|c| (c.kind, c.records.values().cloned().collect()))
-                .collect(),
-        }
-    }
-
-    /// Rebuilds a space from a snapshot, checking that it is consistent.
+    /// Rebuilds a space from a snapshot file's contents, checking that it is consistent.
     pub fn from_snapshot(snapshot: SpaceSnapshot) -> Result<Space, String> {
         let mut space = Space::new(&snapshot.id);
         space.version = snapshot.version;
+        space.reserved = snapshot.reserved.max(snapshot.version);
         for (kind, records) in snapshot.collections {
             let collection = space.collection_mut(kind);
             for record in records {
-                if record.fields.len() != kind.fields().len() {
-                    return Err(format!(
-                        "{} '{}' has {} fields, expected {}",
-                        kind.noun(),
-                        record.id,
-                        record.fields.len(),
-                        kind.fields().len()
-                    ));
-                }
-                if record.version > snapshot.version {
-                    return Err(format!(
-                        "{} '{}' has version {} above the space version {}",
-                        kind.noun(),
-                        record.id,
-                        record.version,
-                        snapshot.version
-                    ));
-                }
+                check_record(kind, &record, snapshot.version)?;
                 if collection.records.contains_key(&record.id) {
                     return Err(format!("{} '{}' appears twice", kind.noun(), record.id));
                 }
@@ -475,12 +624,6 @@ impl Space {
             }
         }
         Ok(space)
-    }
-
-    /// Advances the version for a write that is certain to succeed.
-    fn bump(&mut self) -> u64 {
-        self.version += 1;
-        self.version
     }
 
     /// Checks that every reference the changes set names an active record.
@@ -503,32 +646,35 @@ impl Space {
         Ok(())
     }
 
-    /// After record `id` had an exclusive flag set true, clears it on every other record of
-    /// the kind, touching each one it changes.
+    /// When the write sets an exclusive flag on record `id`, every other record of the kind
+    /// that has it loses it in the same write and is touched.
     fn clear_exclusive_flags(
-        &mut self,
+        &self,
         kind: Kind,
         id: &str,
         changes: &[(usize, Value)],
+        version: u64,
         now: i64,
+        touched: &mut Vec<Touched>,
     ) {
-        let version = self.version;
-        let collection = self.collection_mut(kind);
+        let collection = self.collection(kind);
         for (field, value) in changes {
             if kind.fields()[*field].ty != FieldType::ExclusiveFlag || *value != Value::Bool(true) {
                 continue;
             }
-            let others: Vec<Box<str>> = collection
+            let holders = collection
                 .indexes
                 .flagged
                 .iter()
                 .filter(|(f, _)| f == field)
-                .flat_map(|(_, ids)| ids.iter().filter(|other| ***other != *id).cloned())
-                .collect();
-            for other in others {
-                collection.modify(&other, |record| {
-                    record.fields[*field] = Value::Bool(false);
-                    record.touch(version, now);
+                .flat_map(|(_, ids)| ids.iter().filter(|other| ***other != *id));
+            for other in holders {
+                let mut record = Record::clone(&collection.records[other]);
+                record.fields[*field] = Value::Bool(false);
+                record.touch(version, now);
+                touched.push(Touched {
+                    kind,
+                    record: Arc::new(record),
                 });
             }
         }
@@ -551,11 +697,129 @@ impl Space {
     }
 }
 
+/// Checks a stored record against its kind's table and the version it must not exceed.
+fn check_record(kind: Kind, record: &Record, max_version: u64) -> Result<(), String> {
+    if record.fields.len() != kind.fields().len() {
+        return Err(format!(
+            "{} '{}' has {} fields, expected {}",
+            kind.noun(),
+            record.id,
+            record.fields.len(),
+            kind.fields().len()
+        ));
+    }
+    if record.version > max_version {
+        return Err(format!(
+            "{} '{}' has version {} above the space version {}",
+            kind.noun(),
+            record.id,
+            record.version,
+            max_version
+        ));
+    }
+    Ok(())
+}
+
+/// The name that makes a debug build panic inside a write, so the end-to-end tests can
+/// check that a panicking space is reloaded and others never notice. Release builds have
+/// no such name.
+#[cfg(debug_assertions)]
+pub const TEST_PANIC_NAME: &str = "taskd:test-panic";
+
+#[cfg(debug_assertions)]
+fn injected_panic(kind: Kind, changes: &Changes) {
+    let name = kind.field_index("name");
+    if changes
+        .fields
+        .iter()
+        .any(|(f, v)| Some(*f) == name && v.as_text() == Some(TEST_PANIC_NAME))
+    {
+        panic!("injected test panic");
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn injected_panic(_: Kind, _: &Changes) {}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::validate::{parse_changes, Mode};
     use serde_json::json;
+
+    /// The write methods these tests were written against, as commands.
+    trait Writes {
+        fn create(&mut self, kind: Kind, changes: Changes, now: i64) -> Result<Item, SpaceError>;
+        fn update(
+            &mut self,
+            kind: Kind,
+            id: &str,
+            changes: Changes,
+            now: i64,
+        ) -> Result<Item, SpaceError>;
+        fn set_deleted(
+            &mut self,
+            kind: Kind,
+            id: &str,
+            deleted: bool,
+            now: i64,
+        ) -> Result<Item, SpaceError>;
+        fn snapshot(&self) -> SpaceSnapshot;
+    }
+
+    impl Writes for Space {
+        fn create(&mut self, kind: Kind, changes: Changes, now: i64) -> Result<Item, SpaceError> {
+            let id = changes
+                .id
+                .clone()
+                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string().into());
+            run(self, kind, &id, Op::Create(changes), now)
+        }
+
+        fn update(
+            &mut self,
+            kind: Kind,
+            id: &str,
+            changes: Changes,
+            now: i64,
+        ) -> Result<Item, SpaceError> {
+            run(self, kind, id, Op::Update(changes), now)
+        }
+
+        fn set_deleted(
+            &mut self,
+            kind: Kind,
+            id: &str,
+            deleted: bool,
+            now: i64,
+        ) -> Result<Item, SpaceError> {
+            run(self, kind, id, Op::SetDeleted(deleted), now)
+        }
+
+        fn snapshot(&self) -> SpaceSnapshot {
+            let view = self.view();
+            SpaceSnapshot {
+                id: view.id,
+                version: view.version,
+                reserved: view.reserved,
+                collections: Kind::ALL
+                    .into_iter()
+                    .zip(view.collections)
+                    .map(|(kind, records)| (kind, records.values().cloned().collect()))
+                    .collect(),
+            }
+        }
+    }
+
+    fn run(space: &mut Space, kind: Kind, id: &str, op: Op, now: i64) -> Result<Item, SpaceError> {
+        let command = Command {
+            kind,
+            id: id.into(),
+            op,
+        };
+        space
+            .apply(&command, now)
+            .map(|(outcome, _)| outcome.item())
+    }
 
     fn changes(kind: Kind, mode: Mode, body: serde_json::Value) -> Changes {
         parse_changes(kind, mode, body.as_object().unwrap().clone()).unwrap()

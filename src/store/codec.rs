@@ -1,30 +1,66 @@
-//! The snapshot file format; the only place that uses bincode.
+//! Every byte taskd writes to disk is laid out here; the only module that uses bincode.
 //!
-//! A file is a 20-byte header followed by a bincode payload:
+//! # Snapshot files
+//!
+//! A snapshot file (`users.bin`, `spaces/<id>.bin`) is a 20-byte header and a bincode
+//! payload:
 //!
 //! | bytes | content |
 //! | --- | --- |
 //! | 0..4 | magic `TSKD` |
-//! | 4..6 | format version, little-endian (`FORMAT_VERSION`) |
+//! | 4..6 | format version, little-endian |
 //! | 6 | file kind: 1 users, 2 space |
 //! | 7 | reserved, 0 |
 //! | 8..16 | payload length, little-endian |
 //! | 16..20 | CRC-32 of the payload, little-endian |
 //!
-//! The payload is the bincode of `UsersSnapshot` or `SpaceSnapshot` with one pinned
-//! configuration ([`options`]). Those types derive serde without `flatten`, `untagged`,
-//! internal tagging or `skip_serializing_if`, which bincode cannot read back. Any change to
-//! their shape needs a new `FORMAT_VERSION` and a decoder for every older one, so that every
-//! release reads the files of every earlier release; `tests/fixtures` pins version 1.
+//! # Journal segments
+//!
+//! A segment (`journal/<seq>.log`) is a run of frames, one per entry, and nothing else:
+//!
+//! | bytes | content |
+//! | --- | --- |
+//! | 0..4 | payload length `n`, little-endian |
+//! | 4..8 | `!n`: a corrupt length is told from a torn one |
+//! | 8..12 | CRC-32 of bytes 12.. of the frame, little-endian |
+//! | 12..14 | format version, little-endian |
+//! | 14..14+n | bincode of the [`Entry`] |
+//!
+//! # Versions
+//!
+//! Payloads are bincode under one pinned configuration ([`options`]) of types that derive
+//! serde without `flatten`, `untagged`, internal tagging or `skip_serializing_if` (bincode
+//! cannot read those back). The order of enum variants is part of the format: `Kind`
+//! (task, list, schedule, category, context), `Value`, and [`Entry`]; new variants go last.
+//! Any change to a stored type's shape needs a new [`FORMAT_VERSION`] and a decoder for
+//! every older one, so that every release reads the files of every earlier release.
+//! `tests/fixtures/` holds a data directory of each format version, and a test loads each.
+//!
+//! | version | what changed |
+//! | --- | --- |
+//! | 1 | snapshot files only: users, and spaces without a reservation |
+//! | 2 | space snapshots carry `reserved`; the journal |
+
+use std::fmt;
+use std::sync::Arc;
 
 use bincode::Options;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Kind, Outcome, Record, Records, SpaceSnapshot, SpaceView, User, UsersSnapshot};
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
+/// The oldest format version this build reads.
+const OLDEST_VERSION: u16 = 1;
 const MAGIC: &[u8; 4] = b"TSKD";
 const HEADER_LEN: usize = 20;
+/// Bytes of a journal frame before its payload.
+pub const FRAME_HEADER_LEN: usize = 14;
+/// The largest journal entry accepted, written or read.
+pub const MAX_ENTRY_BYTES: usize = 64 << 20;
 
 /// Which snapshot a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +69,80 @@ pub enum FileKind {
     Users = 1,
     /// One space.
     Space = 2,
+}
+
+/// Why bytes could not be encoded or decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodecError {
+    /// No valid header: not a taskd file.
+    BadHeader,
+    /// A format version this build does not read.
+    UnknownVersion(u16),
+    /// A file of another kind than expected.
+    WrongKind {
+        /// The kind byte found.
+        found: u8,
+        /// The kind byte expected.
+        expected: u8,
+    },
+    /// The payload is shorter or longer than the header says.
+    Length {
+        /// The length the header declares.
+        declared: u64,
+        /// The bytes there are.
+        actual: u64,
+    },
+    /// The checksum does not match: the bytes are corrupt.
+    Checksum,
+    /// The payload does not decode (or encode) as the expected type.
+    Payload(String),
+}
+
+impl fmt::Display for CodecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CodecError::BadHeader => f.write_str("not a taskd file (bad or missing header)"),
+            CodecError::UnknownVersion(v) => write!(
+                f,
+                "unknown format version {v} (this build reads {OLDEST_VERSION} to {FORMAT_VERSION})"
+            ),
+            CodecError::WrongKind { found, expected } => {
+                write!(f, "holds file kind {found} where {expected} was expected")
+            }
+            CodecError::Length { declared, actual } => write!(
+                f,
+                "truncated or padded: header says {declared} payload bytes, there are {actual}"
+            ),
+            CodecError::Checksum => f.write_str("checksum mismatch: the bytes are corrupt"),
+            CodecError::Payload(e) => write!(f, "cannot decode payload: {e}"),
+        }
+    }
+}
+
+/// One journal entry: a write's outcome, a version reservation, or a new user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Entry {
+    /// A write to a space, as its outcome.
+    Write {
+        /// The space written.
+        space: Box<str>,
+        /// What the write did.
+        outcome: Outcome,
+    },
+    /// The space may hand out versions up to `up_to` (`write` and `snapshot` durability).
+    Reserve {
+        /// The space.
+        space: Box<str>,
+        /// The highest version reserved.
+        up_to: u64,
+    },
+    /// A user was created; `seq` is its position in creation order.
+    User {
+        /// Users created before this one.
+        seq: u64,
+        /// The user.
+        user: User,
+    },
 }
 
 /// The one bincode configuration, for writing and reading: little-endian, variable-length
@@ -46,66 +156,231 @@ fn options(limit: u64) -> impl Options {
         .with_limit(limit)
 }
 
-/// Encodes `value` as a complete file of kind `kind`.
-pub fn encode<T: Serialize>(kind: FileKind, value: &T) -> Result<Vec<u8>, String> {
-    let payload = options(u64::MAX)
+fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, CodecError> {
+    options(u64::MAX)
         .serialize(value)
-        .map_err(|e| format!("cannot encode: {e}"))?;
+        .map_err(|e| CodecError::Payload(e.to_string()))
+}
+
+fn deserialize<T: DeserializeOwned>(payload: &[u8]) -> Result<T, CodecError> {
+    options(payload.len() as u64)
+        .deserialize(payload)
+        .map_err(|e| CodecError::Payload(e.to_string()))
+}
+
+/// A space file's payload as this build writes it, borrowing a [`SpaceView`].
+#[derive(Serialize)]
+struct SpaceOut<'a> {
+    id: &'a str,
+    version: u64,
+    reserved: u64,
+    collections: Vec<(Kind, RecordSeq<'a>)>,
+}
+
+/// The records of a persistent map, serialized as a sequence in id order.
+struct RecordSeq<'a>(&'a Records);
+
+impl Serialize for RecordSeq<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for record in self.0.values() {
+            seq.serialize_element(record)?;
+        }
+        seq.end()
+    }
+}
+
+/// A space file's payload in format 2.
+#[derive(Deserialize)]
+struct SpaceV2 {
+    id: Box<str>,
+    version: u64,
+    reserved: u64,
+    collections: Vec<(Kind, Vec<Arc<Record>>)>,
+}
+
+/// A space file's payload in format 1: no reservation.
+#[derive(Deserialize)]
+struct SpaceV1 {
+    id: Box<str>,
+    version: u64,
+    collections: Vec<(Kind, Vec<Arc<Record>>)>,
+}
+
+/// Encodes a space snapshot file.
+pub fn encode_space(view: &SpaceView) -> Result<Vec<u8>, CodecError> {
+    let out = SpaceOut {
+        id: &view.id,
+        version: view.version,
+        reserved: view.reserved,
+        collections: Kind::ALL
+            .into_iter()
+            .zip(&view.collections)
+            .map(|(kind, records)| (kind, RecordSeq(records)))
+            .collect(),
+    };
+    Ok(frame_file(FileKind::Space, &serialize(&out)?))
+}
+
+/// Decodes a space snapshot file of any format version this build reads.
+pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
+    let (version, payload) = open_file(FileKind::Space, bytes)?;
+    Ok(match version {
+        1 => {
+            let v1: SpaceV1 = deserialize(payload)?;
+            SpaceSnapshot {
+                id: v1.id,
+                version: v1.version,
+                reserved: v1.version,
+                collections: v1.collections,
+            }
+        }
+        _ => {
+            let v2: SpaceV2 = deserialize(payload)?;
+            SpaceSnapshot {
+                id: v2.id,
+                version: v2.version,
+                reserved: v2.reserved,
+                collections: v2.collections,
+            }
+        }
+    })
+}
+
+/// Encodes the users file.
+pub fn encode_users(users: &UsersSnapshot) -> Result<Vec<u8>, CodecError> {
+    Ok(frame_file(FileKind::Users, &serialize(users)?))
+}
+
+/// Decodes the users file (the same payload in formats 1 and 2).
+pub fn decode_users(bytes: &[u8]) -> Result<UsersSnapshot, CodecError> {
+    let (_, payload) = open_file(FileKind::Users, bytes)?;
+    deserialize(payload)
+}
+
+/// A whole file: header, then `payload`.
+fn frame_file(kind: FileKind, payload: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     bytes.push(kind as u8);
     bytes.push(0);
     bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    bytes.extend_from_slice(&payload);
-    Ok(bytes)
+    bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes
 }
 
-/// Decodes a whole file of kind `kind`, refusing anything truncated, corrupt, of another
-/// kind or of an unknown format version.
-pub fn decode<T: DeserializeOwned>(kind: FileKind, bytes: &[u8]) -> Result<T, String> {
-    if bytes.len() < HEADER_LEN || &bytes[..4] != MAGIC {
-        return Err("not a taskd snapshot file (bad or missing header)".into());
+/// Checks a file's header and checksum; returns its format version and payload.
+fn open_file(kind: FileKind, bytes: &[u8]) -> Result<(u16, &[u8]), CodecError> {
+    if bytes.len() < HEADER_LEN || &bytes[..4] != MAGIC || bytes[7] != 0 {
+        return Err(CodecError::BadHeader);
     }
     let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != FORMAT_VERSION {
-        return Err(format!(
-            "unknown snapshot format version {version} (this build reads {FORMAT_VERSION})"
-        ));
-    }
-    if bytes[7] != 0 {
-        return Err("bad header: reserved byte is not zero".into());
+    if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
+        return Err(CodecError::UnknownVersion(version));
     }
     if bytes[6] != kind as u8 {
-        return Err(format!(
-            "holds file kind {} where {} was expected",
-            bytes[6], kind as u8
-        ));
+        return Err(CodecError::WrongKind {
+            found: bytes[6],
+            expected: kind as u8,
+        });
     }
-    let length = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    let declared = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
     let payload = &bytes[HEADER_LEN..];
-    if payload.len() as u64 != length {
-        return Err(format!(
-            "truncated or padded: header says {length} payload bytes, file has {}",
-            payload.len()
-        ));
+    if payload.len() as u64 != declared {
+        return Err(CodecError::Length {
+            declared,
+            actual: payload.len() as u64,
+        });
     }
     let crc = u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes"));
     if crc32fast::hash(payload) != crc {
-        return Err("checksum mismatch: the file is corrupt".into());
+        return Err(CodecError::Checksum);
     }
-    options(length)
-        .deserialize(payload)
-        .map_err(|e| format!("cannot decode payload: {e}"))
+    Ok((version, payload))
+}
+
+/// Appends `entry` as one journal frame to `out`.
+pub fn encode_entry(entry: &Entry, out: &mut Vec<u8>) -> Result<(), CodecError> {
+    let payload = serialize(entry)?;
+    if payload.len() > MAX_ENTRY_BYTES {
+        return Err(CodecError::Payload(format!(
+            "entry of {} bytes is over the limit of {MAX_ENTRY_BYTES}",
+            payload.len()
+        )));
+    }
+    let len = payload.len() as u32;
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&FORMAT_VERSION.to_le_bytes());
+    hasher.update(&payload);
+    out.reserve(FRAME_HEADER_LEN + payload.len());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(&hasher.finalize().to_le_bytes());
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(())
+}
+
+/// What is at one offset of a journal segment.
+#[derive(Debug)]
+pub enum Frame {
+    /// A whole, verified entry; the next frame starts at `end`.
+    Entry {
+        /// The entry.
+        entry: Entry,
+        /// Offset just past this frame.
+        end: usize,
+    },
+    /// The bytes stop inside a frame, or the last frame's checksum fails, or only zero
+    /// bytes are left: what a crash in the middle of an append leaves.
+    Torn,
+    /// A frame that is damaged with more bytes after it: not a crash, corruption.
+    Corrupt(CodecError),
+}
+
+/// Reads the frame at `offset` of a segment's `bytes` (`offset` < `bytes.len()`).
+pub fn read_frame(bytes: &[u8], offset: usize) -> Frame {
+    let rest = &bytes[offset..];
+    if rest.iter().all(|b| *b == 0) || rest.len() < FRAME_HEADER_LEN {
+        return Frame::Torn;
+    }
+    let word = |at: usize| u32::from_le_bytes(rest[at..at + 4].try_into().expect("4 bytes"));
+    let (len, check, crc) = (word(0), word(4), word(8));
+    if len != !check || len as usize > MAX_ENTRY_BYTES {
+        return Frame::Corrupt(CodecError::BadHeader);
+    }
+    let end = FRAME_HEADER_LEN + len as usize;
+    if end > rest.len() {
+        return Frame::Torn;
+    }
+    if crc32fast::hash(&rest[12..end]) != crc {
+        return if end == rest.len() {
+            Frame::Torn
+        } else {
+            Frame::Corrupt(CodecError::Checksum)
+        };
+    }
+    let version = u16::from_le_bytes([rest[12], rest[13]]);
+    if version != FORMAT_VERSION {
+        // Format 2 is the first with a journal: there is no older entry to read.
+        return Frame::Corrupt(CodecError::UnknownVersion(version));
+    }
+    match deserialize(&rest[FRAME_HEADER_LEN..end]) {
+        Ok(entry) => Frame::Entry {
+            entry,
+            end: offset + end,
+        },
+        Err(e) => Frame::Corrupt(e),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{User, UsersSnapshot};
 
-    fn sample() -> UsersSnapshot {
+    fn users() -> UsersSnapshot {
         UsersSnapshot {
             users: vec![User::new("alice", "token")],
         }
@@ -113,37 +388,92 @@ mod tests {
 
     #[test]
     fn a_file_round_trips() {
-        let users = sample();
-        let bytes = encode(FileKind::Users, &users).unwrap();
-        assert_eq!(
-            decode::<UsersSnapshot>(FileKind::Users, &bytes).unwrap(),
-            users
-        );
+        let users = users();
+        let bytes = encode_users(&users).unwrap();
+        assert_eq!(decode_users(&bytes).unwrap(), users);
     }
 
     #[test]
     fn every_single_byte_flip_is_refused() {
-        let bytes = encode(FileKind::Users, &sample()).unwrap();
+        let bytes = encode_users(&users()).unwrap();
         for i in 0..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x01;
-            assert!(
-                decode::<UsersSnapshot>(FileKind::Users, &bad).is_err(),
-                "flip at byte {i} was accepted"
-            );
+            assert!(decode_users(&bad).is_err(), "flip at byte {i} was accepted");
         }
     }
 
     #[test]
     fn truncation_other_kinds_and_versions_are_refused() {
-        let bytes = encode(FileKind::Users, &sample()).unwrap();
+        let bytes = encode_users(&users()).unwrap();
         for len in 0..bytes.len() {
-            assert!(decode::<UsersSnapshot>(FileKind::Users, &bytes[..len]).is_err());
+            assert!(decode_users(&bytes[..len]).is_err());
         }
-        assert!(decode::<UsersSnapshot>(FileKind::Space, &bytes).is_err());
+        assert!(matches!(
+            decode_space(&bytes),
+            Err(CodecError::WrongKind {
+                found: 1,
+                expected: 2
+            })
+        ));
         let mut future = bytes.clone();
-        future[4] = 2;
-        let err = decode::<UsersSnapshot>(FileKind::Users, &future).unwrap_err();
-        assert!(err.contains("unknown snapshot format version 2"), "{err}");
+        future[4] = 3;
+        assert_eq!(decode_users(&future), Err(CodecError::UnknownVersion(3)));
+    }
+
+    fn entry(n: u64) -> Entry {
+        Entry::Reserve {
+            space: "s".into(),
+            up_to: n,
+        }
+    }
+
+    fn frames(entries: &[Entry]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for e in entries {
+            encode_entry(e, &mut bytes).unwrap();
+        }
+        bytes
+    }
+
+    #[test]
+    fn frames_read_back_in_order() {
+        let bytes = frames(&[entry(1), entry(2)]);
+        let Frame::Entry { entry: first, end } = read_frame(&bytes, 0) else {
+            panic!("no first entry")
+        };
+        assert_eq!(first, entry(1));
+        let Frame::Entry { entry: second, end } = read_frame(&bytes, end) else {
+            panic!("no second entry")
+        };
+        assert_eq!((second, end), (entry(2), bytes.len()));
+    }
+
+    #[test]
+    fn a_cut_last_frame_is_torn_and_damage_before_more_bytes_is_corrupt() {
+        let bytes = frames(&[entry(1), entry(2)]);
+        let Frame::Entry { end: second, .. } = read_frame(&bytes, 0) else {
+            panic!("no first entry")
+        };
+        for cut in second + 1..bytes.len() {
+            assert!(
+                matches!(read_frame(&bytes[..cut], second), Frame::Torn),
+                "{cut}"
+            );
+        }
+        let mut zeroed = bytes[..second].to_vec();
+        zeroed.extend_from_slice(&[0; 40]);
+        assert!(matches!(read_frame(&zeroed, second), Frame::Torn));
+        for i in 0..second {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x10;
+            assert!(
+                matches!(read_frame(&bad, 0), Frame::Corrupt(_)),
+                "flip at {i} of a frame with more after it"
+            );
+        }
+        let mut last = bytes.clone();
+        *last.last_mut().unwrap() ^= 0x10;
+        assert!(matches!(read_frame(&last, second), Frame::Torn));
     }
 }

@@ -1,55 +1,131 @@
-//! The data directory: snapshot files written atomically and read back at start-up.
+//! The data directory: its lock, snapshot files written atomically, the journal, and
+//! recovery of the whole state from them at start-up.
 //!
 //! Layout of the data directory:
-//! - `users.bin`: every user and token hash (see [`codec`] for the format);
-//! - `spaces/<space-id>.bin`: one file per space that has been written;
+//! - `LOCK`: held with an exclusive lock while taskd runs, so a second process refuses;
+//! - `users.bin`: every user and token hash, as of the last users snapshot;
+//! - `spaces/<space-id>.bin`: one snapshot per space;
+//! - `journal/<seq>.log`: every write since the snapshots (see [`journal`]);
 //! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600.
 //!
 //! A file is replaced by writing a temporary file beside it, fsyncing it, renaming it over
 //! the old one and fsyncing the directory, so a crash leaves either the old or the new
 //! file, never a mix. Reading refuses anything it cannot fully verify and never deletes or
-//! rewrites what it refused. Only the actors (start-up and the snapshot actor) call this.
+//! rewrites what it refused; the one change recovery makes is cutting off a torn journal
+//! tail. Only start-up and the actors call this module.
 
 pub mod codec;
+pub mod journal;
 
+use std::collections::HashMap;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::model::{Space, SpaceSnapshot, UsersSnapshot};
-use codec::FileKind;
+use crate::model::{Space, SpaceView, User, UsersSnapshot};
+use codec::{CodecError, Entry};
+use journal::{Marks, Segment, Tail};
 
+const LOCK_FILE: &str = "LOCK";
 const USERS_FILE: &str = "users.bin";
 const SPACES_DIR: &str = "spaces";
+const JOURNAL_DIR: &str = "journal";
 const SPACE_SUFFIX: &str = ".bin";
 
-/// A file that could not be read or written, and why.
+/// What is wrong with a file.
+#[derive(Debug)]
+pub enum Problem {
+    /// It could not be read, written or synced.
+    Io(io::Error),
+    /// Its bytes are not a valid file of its kind.
+    Corrupt(CodecError),
+    /// A journal segment that is not the newest ends inside an entry.
+    Torn,
+    /// Its contents contradict the rest of the data directory.
+    Inconsistent(String),
+    /// It is missing, though the rest of the data directory needs it.
+    Missing(String),
+    /// Another process holds the lock.
+    Locked,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Io(e) => write!(f, "{e}"),
+            Problem::Corrupt(e) => write!(f, "{e}"),
+            Problem::Torn => f.write_str("an entry is cut short, but later segments follow"),
+            Problem::Inconsistent(why) => f.write_str(why),
+            Problem::Missing(why) => write!(f, "missing, but {why}; refusing to start"),
+            Problem::Locked => f.write_str(
+                "locked by another taskd process using this data directory; refusing to start",
+            ),
+        }
+    }
+}
+
+/// A file that could not be read or written, where, and why.
 #[derive(Debug)]
 pub struct StoreError {
     /// The file (or directory) concerned.
     pub path: PathBuf,
-    /// What went wrong with it.
-    pub reason: String,
+    /// The byte offset in it, for journal entries.
+    pub offset: Option<u64>,
+    /// What is wrong.
+    pub problem: Problem,
 }
 
 impl StoreError {
-    fn new(path: &Path, reason: impl fmt::Display) -> StoreError {
+    /// An error about the file at `path`.
+    pub fn new(path: &Path, problem: Problem) -> StoreError {
         StoreError {
             path: path.to_path_buf(),
-            reason: reason.to_string(),
+            offset: None,
+            problem,
+        }
+    }
+
+    /// An error about the bytes at `offset` of `path`.
+    pub fn at(path: &Path, offset: u64, problem: Problem) -> StoreError {
+        StoreError {
+            offset: Some(offset),
+            ..StoreError::new(path, problem)
         }
     }
 }
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.reason)
+        match self.offset {
+            Some(offset) => write!(
+                f,
+                "{} at offset {offset}: {}",
+                self.path.display(),
+                self.problem
+            ),
+            None => write!(f, "{}: {}", self.path.display(), self.problem),
+        }
     }
 }
 
 impl std::error::Error for StoreError {}
+
+/// Everything on disk, read back: users, spaces (snapshots plus journal), and what the
+/// journal writer needs to go on.
+pub struct Recovered {
+    /// Every user, in creation order.
+    pub users: Vec<User>,
+    /// How many of them `users.bin` holds; the rest came from the journal.
+    pub users_saved: u64,
+    /// Every space that has a snapshot or a journal entry.
+    pub spaces: HashMap<Box<str>, Space>,
+    /// The journal's segments, with the marks of their entries.
+    pub segments: Vec<Segment>,
+    /// What the snapshots on disk cover.
+    pub covered: Marks,
+}
 
 /// A data directory.
 #[derive(Debug, Clone)]
@@ -57,14 +133,40 @@ pub struct Store {
     dir: PathBuf,
 }
 
+/// The exclusive lock on a data directory; released when dropped (or the process ends).
+#[derive(Debug)]
+pub struct Lock {
+    _file: File,
+}
+
 impl Store {
-    /// Opens `dir`, creating it and its `spaces` folder if they do not exist.
+    /// Opens `dir`, creating it and its folders if they do not exist.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        let spaces = dir.join(SPACES_DIR);
-        fs::create_dir_all(&spaces).map_err(|e| StoreError::new(&spaces, e))?;
+        for sub in [SPACES_DIR, JOURNAL_DIR] {
+            let path = dir.join(sub);
+            fs::create_dir_all(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+        }
         Ok(Store {
             dir: dir.to_path_buf(),
         })
+    }
+
+    /// Takes the data directory's exclusive lock, or fails at once if another process
+    /// holds it.
+    pub fn lock(&self) -> Result<Lock, StoreError> {
+        let path = self.path(LOCK_FILE);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Lock { _file: file }),
+            Err(TryLockError::WouldBlock) => Err(StoreError::new(&path, Problem::Locked)),
+            Err(TryLockError::Error(e)) => Err(StoreError::new(&path, Problem::Io(e))),
+        }
     }
 
     /// The path of `name` inside the data directory.
@@ -72,57 +174,14 @@ impl Store {
         self.dir.join(name)
     }
 
+    /// The journal's folder.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.path(JOURNAL_DIR)
+    }
+
     /// The path of the users file.
     pub fn users_path(&self) -> PathBuf {
         self.path(USERS_FILE)
-    }
-
-    /// The users file, or `None` when the directory has never been initialised.
-    pub fn load_users(&self) -> Result<Option<UsersSnapshot>, StoreError> {
-        let path = self.users_path();
-        match fs::read(&path) {
-            Ok(bytes) => codec::decode(FileKind::Users, &bytes)
-                .map(Some)
-                .map_err(|e| StoreError::new(&path, e)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(StoreError::new(&path, e)),
-        }
-    }
-
-    /// Every space file, each checked and rebuilt into a [`Space`].
-    pub fn load_spaces(&self) -> Result<Vec<Space>, StoreError> {
-        let dir = self.path(SPACES_DIR);
-        let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, e))?;
-        let mut spaces = Vec::new();
-        for entry in entries {
-            let path = entry.map_err(|e| StoreError::new(&dir, e))?.path();
-            let Some(id) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(SPACE_SUFFIX))
-                .filter(|id| !id.starts_with('.'))
-            else {
-                continue; // temporary files and anything else not ours
-            };
-            let bytes = fs::read(&path).map_err(|e| StoreError::new(&path, e))?;
-            let snapshot: SpaceSnapshot =
-                codec::decode(FileKind::Space, &bytes).map_err(|e| StoreError::new(&path, e))?;
-            if *snapshot.id != *id {
-                return Err(StoreError::new(
-                    &path,
-                    format!("holds space '{}', not '{id}'", snapshot.id),
-                ));
-            }
-            spaces.push(Space::from_snapshot(snapshot).map_err(|e| StoreError::new(&path, e))?);
-        }
-        Ok(spaces)
-    }
-
-    /// Replaces the users file.
-    pub fn save_users(&self, users: &UsersSnapshot) -> Result<(), StoreError> {
-        let path = self.users_path();
-        let bytes = codec::encode(FileKind::Users, users).map_err(|e| StoreError::new(&path, e))?;
-        write_atomic(&path, &bytes)
     }
 
     /// The file of space `id`.
@@ -130,11 +189,144 @@ impl Store {
         self.path(SPACES_DIR).join(format!("{id}{SPACE_SUFFIX}"))
     }
 
-    /// Replaces one space's file.
-    pub fn save_space(&self, space: &SpaceSnapshot) -> Result<(), StoreError> {
-        let path = self.space_path(&space.id);
-        let bytes = codec::encode(FileKind::Space, space).map_err(|e| StoreError::new(&path, e))?;
+    /// Reads the whole state: the users file, every space file, then the journal on top.
+    /// A torn journal tail is cut off; anything else wrong stops it, naming the file.
+    pub fn recover(&self) -> Result<Recovered, StoreError> {
+        let saved = self.load_users()?;
+        let mut spaces = self.load_spaces()?;
+        if saved.is_none() && !spaces.is_empty() {
+            return Err(StoreError::new(
+                &self.users_path(),
+                Problem::Missing("the data directory holds spaces".into()),
+            ));
+        }
+        let mut users = saved.map(|s| s.users).unwrap_or_default();
+        let users_saved = users.len() as u64;
+        for user in &users {
+            if let Some(missing) = user
+                .spaces
+                .iter()
+                .find(|s| !spaces.contains_key(s.as_str()))
+            {
+                return Err(StoreError::new(
+                    &self.space_path(missing),
+                    Problem::Missing(format!("user '{}' owns this space", user.name)),
+                ));
+            }
+        }
+        let mut covered = Marks::default();
+        covered.users(users_saved);
+        for space in spaces.values() {
+            let view = space.view();
+            covered.space(&view.id, view.version, space.reserved());
+        }
+        let segments = journal::read(&self.journal_dir(), Tail::Cut, |entry| {
+            replay(&mut spaces, &mut users, entry)
+        })?;
+        for space in spaces.values_mut() {
+            space.skip_reserved();
+        }
+        Ok(Recovered {
+            users,
+            users_saved,
+            spaces,
+            segments,
+            covered,
+        })
+    }
+
+    /// Reads one space again from its snapshot and the journal, while the server runs.
+    pub fn reload_space(&self, id: &str) -> Result<Space, StoreError> {
+        let mut space = match self.load_space_file(&self.space_path(id))? {
+            Some(space) => space,
+            None => Space::new(id),
+        };
+        journal::read(&self.journal_dir(), Tail::Stop, |entry| match entry {
+            Entry::Write { space: s, outcome } if *s == *id => space.replay(&outcome),
+            Entry::Reserve { space: s, up_to } if *s == *id => {
+                space.reserve(up_to);
+                Ok(())
+            }
+            _ => Ok(()),
+        })?;
+        space.skip_reserved();
+        Ok(space)
+    }
+
+    /// The users file, or `None` when it does not exist.
+    fn load_users(&self) -> Result<Option<UsersSnapshot>, StoreError> {
+        let path = self.users_path();
+        match fs::read(&path) {
+            Ok(bytes) => codec::decode_users(&bytes)
+                .map(Some)
+                .map_err(|e| StoreError::new(&path, Problem::Corrupt(e))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::new(&path, Problem::Io(e))),
+        }
+    }
+
+    /// Every space file, each checked and rebuilt into a [`Space`].
+    fn load_spaces(&self) -> Result<HashMap<Box<str>, Space>, StoreError> {
+        let dir = self.path(SPACES_DIR);
+        let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
+        let mut spaces = HashMap::new();
+        for entry in entries {
+            let path = entry
+                .map_err(|e| StoreError::new(&dir, Problem::Io(e)))?
+                .path();
+            let is_space = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(SPACE_SUFFIX) && !n.starts_with('.'));
+            if let (true, Some(space)) = (is_space, self.load_space_file(&path)?) {
+                spaces.insert(space.id().into(), space);
+            }
+        }
+        Ok(spaces)
+    }
+
+    /// One space file, checked against its name; `None` if it does not exist.
+    fn load_space_file(&self, path: &Path) -> Result<Option<Space>, StoreError> {
+        let bytes = match fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StoreError::new(path, Problem::Io(e))),
+        };
+        let snapshot =
+            codec::decode_space(&bytes).map_err(|e| StoreError::new(path, Problem::Corrupt(e)))?;
+        if path != self.space_path(&snapshot.id) {
+            return Err(StoreError::new(
+                path,
+                Problem::Inconsistent(format!("holds space '{}'", snapshot.id)),
+            ));
+        }
+        Space::from_snapshot(snapshot)
+            .map(Some)
+            .map_err(|e| StoreError::new(path, Problem::Inconsistent(e)))
+    }
+
+    /// Replaces the users file.
+    pub fn save_users(&self, users: &UsersSnapshot) -> Result<(), StoreError> {
+        let path = self.users_path();
+        let bytes =
+            codec::encode_users(users).map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))?;
         write_atomic(&path, &bytes)
+    }
+
+    /// Replaces one space's file.
+    pub fn save_space(&self, view: &SpaceView) -> Result<(), StoreError> {
+        let path = self.space_path(&view.id);
+        let bytes =
+            codec::encode_space(view).map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))?;
+        write_atomic(&path, &bytes)
+    }
+
+    /// Writes an empty file for space `id` unless it has one.
+    pub fn ensure_space_file(&self, id: &str) -> Result<(), StoreError> {
+        if self.space_path(id).exists() {
+            return Ok(());
+        }
+        self.save_space(&Space::new(id).view())
     }
 
     /// Writes a token file (`name` in the data directory), readable by the owner only.
@@ -147,11 +339,48 @@ impl Store {
         let path = self.path(name);
         match fs::read_to_string(&path) {
             Ok(text) if !text.trim().is_empty() => Ok(Some(text.trim().to_string())),
-            Ok(_) => Err(StoreError::new(&path, "token file is empty")),
+            Ok(_) => Err(StoreError::new(
+                &path,
+                Problem::Inconsistent("token file is empty".into()),
+            )),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(StoreError::new(&path, e)),
+            Err(e) => Err(StoreError::new(&path, Problem::Io(e))),
         }
     }
+}
+
+/// Applies one journal entry to the recovered state.
+fn replay(
+    spaces: &mut HashMap<Box<str>, Space>,
+    users: &mut Vec<User>,
+    entry: Entry,
+) -> Result<(), String> {
+    match entry {
+        Entry::Write { space: id, outcome } => space_mut(spaces, id).replay(&outcome),
+        Entry::Reserve { space: id, up_to } => {
+            space_mut(spaces, id).reserve(up_to);
+            Ok(())
+        }
+        Entry::User { seq, user } => {
+            let known = users.len() as u64;
+            if seq < known {
+                return Ok(()); // already in users.bin
+            }
+            if seq > known {
+                return Err(format!(
+                    "user '{}' is number {seq} in creation order, but only {known} came before",
+                    user.name
+                ));
+            }
+            users.push(user);
+            Ok(())
+        }
+    }
+}
+
+/// The space `id` of `spaces`, a new one if it has none yet.
+fn space_mut(spaces: &mut HashMap<Box<str>, Space>, id: Box<str>) -> &mut Space {
+    spaces.entry(id).or_insert_with_key(|id| Space::new(id))
 }
 
 /// Replaces `path` with `bytes` (mode 0600): temp file, fsync, rename, fsync directory.
@@ -174,77 +403,6 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     })();
     written.map_err(|e| {
         let _ = fs::remove_file(&temp);
-        StoreError::new(path, e)
+        StoreError::new(path, Problem::Io(e))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Changes, Kind, User};
-
-    #[test]
-    fn spaces_and_users_come_back_as_they_were_saved() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        assert_eq!(store.load_users().unwrap(), None);
-        let users = UsersSnapshot {
-            users: vec![User::new("a", "t")],
-        };
-        store.save_users(&users).unwrap();
-        let mut space = Space::new(&users.users[0].default_space);
-        space.create(Kind::Task, Changes::default(), 5).unwrap();
-        store.save_space(&space.snapshot()).unwrap();
-
-        assert_eq!(store.load_users().unwrap(), Some(users));
-        let loaded = store.load_spaces().unwrap();
-        assert_eq!(loaded.len(), 1);
-        assert_eq!(loaded[0].version(), 1);
-        assert_eq!(
-            loaded[0].snapshot().collections,
-            space.snapshot().collections
-        );
-    }
-
-    #[test]
-    fn a_corrupt_space_file_is_refused_and_left_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        let path = dir.path().join("spaces/s1.bin");
-        fs::write(&path, b"TSKD garbage").unwrap();
-        let err = store.load_spaces().unwrap_err();
-        assert_eq!(err.path, path);
-        assert_eq!(fs::read(&path).unwrap(), b"TSKD garbage");
-    }
-
-    #[test]
-    fn a_space_file_under_another_name_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        store.save_space(&Space::new("s1").snapshot()).unwrap();
-        fs::rename(
-            dir.path().join("spaces/s1.bin"),
-            dir.path().join("spaces/s2.bin"),
-        )
-        .unwrap();
-        assert!(store.load_spaces().unwrap_err().reason.contains("'s1'"));
-    }
-
-    #[test]
-    fn secrets_are_private_files() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        store.write_secret("x.token", "abc").unwrap();
-        let mode = fs::metadata(dir.path().join("x.token"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
-        assert_eq!(
-            store.read_secret("x.token").unwrap().as_deref(),
-            Some("abc")
-        );
-        assert_eq!(store.read_secret("y.token").unwrap(), None);
-    }
 }

@@ -1,0 +1,211 @@
+//! The registry of spaces: which actor owns a space, starting it on first use.
+//!
+//! It is shared by every HTTP worker and read on every request, so it is a read-mostly map
+//! behind an `RwLock` rather than an actor: a request takes a read lock for a hash lookup
+//! and lets go before it waits for anything. Writers are rare: a space's first use (its
+//! actor starts) and user creation.
+//!
+//! Space actors are spread over a fixed set of arbiters (threads), chosen by a hash of the
+//! space id; `Actor::start` would put them all on the calling thread.
+//!
+//! Each space has exactly one `Addr`, shared and never cloned for requests: actix's bounded
+//! mailbox parks a sender that overfills it, and `try_send` on that same sender then fails
+//! with `Full` until the actor catches up. That failure becomes a 503 instead of a queue
+//! without bound (`send` would wait, see actix#515). Replies come back on a oneshot.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{PoisonError, RwLock};
+use std::time::Duration;
+
+use actix::dev::channel;
+use actix::prelude::*;
+use futures_util::future::join_all;
+use tokio::sync::oneshot;
+
+use super::snapshot::SnapshotActor;
+use super::space::{Bounded, Flush, Operation, SpaceActor};
+use super::Failure;
+use crate::model::Space;
+use crate::store::journal::Journal;
+
+/// The most messages a space's mailbox holds before requests are refused with 503.
+pub const MAILBOX_CAPACITY: usize = 4096;
+
+/// A space that has an actor, or one loaded from disk that has not been used yet.
+enum Slot {
+    Idle(Box<Space>),
+    Running(Addr<SpaceActor>),
+}
+
+/// Every space and the actor behind it; shared by every HTTP worker.
+pub struct Spaces {
+    slots: RwLock<HashMap<Box<str>, Slot>>,
+    arbiters: Vec<ArbiterHandle>,
+    journal: Journal,
+    snapshots: Addr<SnapshotActor>,
+    snapshot_interval: Duration,
+    mailbox_capacity: usize,
+}
+
+impl Spaces {
+    /// A registry over the loaded `spaces`, whose actors will run on `arbiters`.
+    pub fn new(
+        spaces: impl IntoIterator<Item = Space>,
+        arbiters: Vec<ArbiterHandle>,
+        journal: Journal,
+        snapshots: Addr<SnapshotActor>,
+        snapshot_interval: Duration,
+    ) -> Spaces {
+        let slots = spaces
+            .into_iter()
+            .map(|space| (space.id().into(), Slot::Idle(Box::new(space))))
+            .collect();
+        Spaces {
+            slots: RwLock::new(slots),
+            arbiters,
+            journal,
+            snapshots,
+            snapshot_interval,
+            mailbox_capacity: MAILBOX_CAPACITY,
+        }
+    }
+
+    /// Adds a new, empty space (of a new user).
+    pub fn add(&self, id: &str) {
+        self.slots
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.into(), Slot::Idle(Box::new(Space::new(id))));
+    }
+
+    /// Sends `op` to the actor of space `space_id` (which must exist) and waits for the
+    /// answer; `Busy` when its mailbox is full, `Stopped` when it has stopped.
+    pub async fn call<O: Operation>(&self, space_id: &str, op: O) -> Result<O::Output, Failure> {
+        let (reply, answer) = oneshot::channel();
+        self.with_actor(space_id, |addr| addr.try_send(Bounded { op, reply }))
+            .map_err(|e| match e {
+                SendError::Full(_) => Failure::Busy,
+                SendError::Closed(_) => Failure::Stopped,
+            })?;
+        answer.await.map_err(|_| Failure::Stopped)?
+    }
+
+    /// Runs `f` on the actor of `space_id`, starting the actor on first use.
+    fn with_actor<R>(&self, space_id: &str, f: impl FnOnce(&Addr<SpaceActor>) -> R) -> R {
+        {
+            let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
+            if let Some(Slot::Running(addr)) = slots.get(space_id) {
+                return f(addr);
+            }
+        }
+        let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
+        let addr = match slots.remove(space_id) {
+            Some(Slot::Running(addr)) => addr, // another request started it meanwhile
+            Some(Slot::Idle(space)) => self.start(*space),
+            None => self.start(Space::new(space_id)),
+        };
+        let result = f(&addr);
+        slots.insert(space_id.into(), Slot::Running(addr));
+        result
+    }
+
+    /// Starts the actor of `space` on an arbiter picked by a hash of the space id. The
+    /// mailbox is made with its capacity before the actor exists, so even the first burst
+    /// of requests meets the real bound (`set_mailbox_capacity` in the actor's start-up
+    /// would apply only once the arbiter gets round to starting it).
+    fn start(&self, space: Space) -> Addr<SpaceActor> {
+        let mut hasher = DefaultHasher::new();
+        space.id().hash(&mut hasher);
+        let arbiter = &self.arbiters[hasher.finish() as usize % self.arbiters.len()];
+        let (sender, receiver) = channel::channel(self.mailbox_capacity);
+        let actor = SpaceActor::new(
+            space,
+            self.journal.clone(),
+            self.snapshots.clone(),
+            self.snapshot_interval,
+        );
+        arbiter.spawn_fn(move || {
+            Context::with_receiver(receiver).run(actor);
+        });
+        Addr::new(sender)
+    }
+
+    /// Writes the final snapshot of every running space that changed; call after the HTTP
+    /// server has stopped. Returns how many spaces could not be saved.
+    pub async fn flush_all(&self) -> usize {
+        let running: Vec<Addr<SpaceActor>> = self
+            .slots
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .filter_map(|slot| match slot {
+                Slot::Running(addr) => Some(addr.clone()),
+                Slot::Idle(_) => None,
+            })
+            .collect();
+        let outcomes = join_all(running.iter().map(|addr| addr.send(Flush))).await;
+        outcomes
+            .into_iter()
+            .filter(|outcome| match outcome {
+                Ok(Ok(())) => false,
+                Ok(Err(e)) => {
+                    log::error!("final snapshot failed: {e}");
+                    true
+                }
+                Err(e) => {
+                    log::error!("final snapshot failed: space actor unavailable: {e}");
+                    true
+                }
+            })
+            .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actors::space::GetRecord;
+    use crate::model::{Kind, SpaceError, User};
+    use crate::startup::test_state;
+
+    #[actix_web::test]
+    async fn a_full_mailbox_is_refused_instead_of_queued() {
+        let data = tempfile::tempdir().unwrap();
+        let user = User::new("u", "token");
+        let space = user.default_space.clone();
+        let state = test_state(data.path(), vec![user]);
+        let spaces = Spaces {
+            mailbox_capacity: 4,
+            ..Spaces::new(
+                Vec::new(),
+                vec![Arbiter::current()],
+                state.spaces().journal.clone(),
+                state.spaces().snapshots.clone(),
+                Duration::from_secs(1),
+            )
+        };
+        // All calls are sent before the actor (on this same thread) can run.
+        let calls = (0..20).map(|i| {
+            spaces.call(
+                &space,
+                GetRecord {
+                    kind: Kind::Task,
+                    id: format!("t{i}"),
+                },
+            )
+        });
+        let outcomes = join_all(calls).await;
+        let busy = outcomes
+            .iter()
+            .filter(|o| matches!(o, Err(Failure::Busy)))
+            .count();
+        let answered = outcomes
+            .iter()
+            .filter(|o| matches!(o, Ok(Err(SpaceError::NotFound { .. }))))
+            .count();
+        assert!(busy >= 10, "{busy} refused");
+        assert!(answered >= 4, "{answered} answered");
+        assert_eq!(busy + answered, 20);
+    }
+}

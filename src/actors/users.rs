@@ -1,0 +1,137 @@
+//! Users: who a bearer token belongs to, and creating users.
+//!
+//! Read on every request, so it is a read-mostly map behind an `RwLock`. Creating a user
+//! is a journaled write (one entry, synced) like any other: O(1) disk work, not a rewrite
+//! of every user. The users file is rewritten by the snapshot actor now and then
+//! ([`Users::save`]), after which the journal can drop the user entries it covers.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use actix::Addr;
+use tokio::sync::{oneshot, Mutex};
+
+use super::registry::Spaces;
+use super::snapshot::{SaveUsers, SnapshotActor};
+use crate::model::user::{hash_token, new_token, TokenHash};
+use crate::model::{User, UsersSnapshot};
+use crate::store::codec::Entry;
+use crate::store::journal::{Journal, StorageError};
+
+/// Users by token hash, plus creation order for the users file.
+#[derive(Default)]
+struct Known {
+    by_token: HashMap<TokenHash, Arc<User>>,
+    in_order: Vec<Arc<User>>,
+}
+
+/// Every user, and the admin token's hash; shared by every HTTP worker.
+pub struct Users {
+    admin_hash: TokenHash,
+    known: RwLock<Known>,
+    journal: Journal,
+    /// Serialises user creation, so users enter the journal in creation order.
+    creation: Mutex<()>,
+    /// How many users the users file on disk holds.
+    saved: AtomicUsize,
+}
+
+impl Users {
+    /// The users read at start-up (`saved` of them from the users file) and the admin token.
+    pub fn new(admin_token: &str, users: Vec<User>, saved: u64, journal: Journal) -> Users {
+        let mut known = Known::default();
+        for user in users {
+            known.add(user);
+        }
+        Users {
+            admin_hash: hash_token(admin_token),
+            known: RwLock::new(known),
+            journal,
+            creation: Mutex::new(()),
+            saved: AtomicUsize::new(saved as usize),
+        }
+    }
+
+    /// The user whose token this is.
+    pub fn authenticate(&self, token: &str) -> Option<Arc<User>> {
+        let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
+        known.by_token.get(&hash_token(token)).cloned()
+    }
+
+    /// Whether this is the admin token.
+    pub fn is_admin(&self, token: &str) -> bool {
+        hash_token(token) == self.admin_hash
+    }
+
+    /// Creates a user with a new, empty default space in `spaces`, and returns it with its
+    /// token (which is stored nowhere). The user is served only once its journal entry is
+    /// synced.
+    pub async fn create_user(
+        &self,
+        name: &str,
+        spaces: &Spaces,
+    ) -> Result<(Arc<User>, String), StorageError> {
+        let _serial = self.creation.lock().await;
+        let token = new_token();
+        let user = User::new(name, &token);
+        let seq = self.count() as u64;
+        let (done, stored) = oneshot::channel();
+        let entry = Entry::User {
+            seq,
+            user: user.clone(),
+        };
+        self.journal.append(
+            &entry,
+            true,
+            Box::new(move |result| {
+                let _ = done.send(result);
+            }),
+        );
+        stored.await.map_err(|_| StorageError::Closed)??;
+        spaces.add(&user.default_space);
+        let user = self
+            .known
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .add(user);
+        Ok((user, token))
+    }
+
+    fn count(&self) -> usize {
+        self.known
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .in_order
+            .len()
+    }
+
+    /// Rewrites the users file if users were created since it was last written.
+    pub async fn save(&self, snapshots: &Addr<SnapshotActor>) {
+        let saved = self.saved.load(Ordering::SeqCst);
+        let users = {
+            let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
+            if known.in_order.len() == saved {
+                return;
+            }
+            UsersSnapshot {
+                users: known.in_order.iter().map(|u| User::clone(u)).collect(),
+            }
+        };
+        let count = users.users.len();
+        match snapshots.send(SaveUsers { users, saved }).await {
+            Ok(Ok(())) => self.saved.store(count, Ordering::SeqCst),
+            Ok(Err(e)) => log::error!("users snapshot failed: {e}"),
+            Err(e) => log::error!("users snapshot failed: snapshot actor unavailable: {e}"),
+        }
+    }
+}
+
+impl Known {
+    fn add(&mut self, user: User) -> Arc<User> {
+        let user = Arc::new(user);
+        self.by_token.insert(user.token_hash, Arc::clone(&user));
+        self.in_order.push(Arc::clone(&user));
+        user
+    }
+}

@@ -1,0 +1,878 @@
+//! The journal: one append-only log for the whole server, in segment files
+//! `journal/<seq>.log`, written by one thread with group commit.
+//!
+//! Space actors and user creation hand the [`Journal`] already-encoded entries. The writer
+//! thread takes everything that is queued, writes it with one `write` call, syncs once
+//! (`fdatasync`) when the batch needs it, and only then calls each entry's completion:
+//! while one batch syncs the next one queues up, so concurrent writers share syncs.
+//!
+//! Per space, the entries on disk form a chain of versions. When a batch cannot be written,
+//! its bytes are cut off again and every entry in it fails; the spaces take those writes
+//! back. Entries of a space that were queued on top of a failed one are refused too (their
+//! base no longer follows), so the chain on disk never has a hole.
+//!
+//! A segment is deleted once every entry in it is covered by a snapshot on disk: the
+//! snapshot actor reports each space file and users file it writes ([`Journal::covered`]).
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use super::codec::{self, Entry, Frame};
+use super::{Problem, StoreError};
+
+/// A segment is closed and a new one started once it holds this many bytes.
+pub const SEGMENT_BYTES: u64 = 64 << 20;
+/// The most requests the writer takes into one batch.
+const MAX_BATCH: usize = 4096;
+/// How often a degraded journal tries its storage again when nothing is being written.
+const PROBE_INTERVAL: Duration = Duration::from_secs(1);
+const SEGMENT_SUFFIX: &str = ".log";
+
+/// When a write is answered (CONTRACT §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Durability {
+    /// After its journal entry is synced to disk.
+    Fsync,
+    /// After its journal entry is handed to the operating system.
+    Write,
+    /// At once; only the periodic snapshots persist writes.
+    Snapshot,
+}
+
+impl Durability {
+    /// Whether space writes go through the journal.
+    pub fn journals_writes(self) -> bool {
+        self != Durability::Snapshot
+    }
+
+    /// Whether versions must be reserved on disk before they are handed out: a write can
+    /// be answered before it is synced, so a crash could otherwise reuse its version.
+    pub fn reserves_versions(self) -> bool {
+        self != Durability::Fsync
+    }
+}
+
+/// Why an entry was not stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StorageError {
+    /// Writing or syncing failed (disk full, I/O error, no file handles).
+    Io(Arc<str>),
+    /// An earlier entry of the same space failed, so this one no longer follows.
+    Superseded,
+    /// The journal has stopped.
+    Closed,
+}
+
+impl fmt::Display for StorageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StorageError::Io(reason) => write!(f, "the journal cannot be written: {reason}"),
+            StorageError::Superseded => f.write_str("an earlier write of this space failed"),
+            StorageError::Closed => f.write_str("the journal has stopped"),
+        }
+    }
+}
+
+/// Called once the entry is stored, or is known not to be.
+pub type Done = Box<dyn FnOnce(Result<(), StorageError>) + Send>;
+
+/// What an entry means for compaction: which snapshot covers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mark {
+    /// A write of `space` from version `base` to `version`.
+    Write {
+        /// The space.
+        space: Box<str>,
+        /// The version before the write.
+        base: u64,
+        /// The version after it.
+        version: u64,
+    },
+    /// A reservation of versions up to `up_to` for `space`.
+    Reserve {
+        /// The space.
+        space: Box<str>,
+        /// The highest version reserved.
+        up_to: u64,
+    },
+    /// The user at position `seq` in creation order.
+    User {
+        /// Its position.
+        seq: u64,
+    },
+}
+
+impl Mark {
+    /// The mark of `entry`.
+    pub fn of(entry: &Entry) -> Mark {
+        match entry {
+            Entry::Write { space, outcome } => Mark::Write {
+                space: space.clone(),
+                base: outcome.base,
+                version: outcome.version,
+            },
+            Entry::Reserve { space, up_to } => Mark::Reserve {
+                space: space.clone(),
+                up_to: *up_to,
+            },
+            Entry::User { seq, .. } => Mark::User { seq: *seq },
+        }
+    }
+}
+
+/// The highest version and reservation of each space, and the number of users, that some
+/// set of entries holds (a segment's) or that the snapshots on disk cover.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    spaces: HashMap<Box<str>, (u64, u64)>,
+    users: u64,
+}
+
+impl Marks {
+    /// Takes `mark` in.
+    pub fn note(&mut self, mark: &Mark) {
+        let (space, version, reserved) = match mark {
+            Mark::Write { space, version, .. } => (space, *version, 0),
+            Mark::Reserve { space, up_to } => (space, 0, *up_to),
+            Mark::User { seq } => {
+                self.users = self.users.max(seq + 1);
+                return;
+            }
+        };
+        self.space(space, version, reserved);
+    }
+
+    /// Notes that `space` is at least at `version` with `reserved` reserved.
+    pub fn space(&mut self, space: &str, version: u64, reserved: u64) {
+        match self.spaces.get_mut(space) {
+            Some((v, r)) => {
+                *v = (*v).max(version);
+                *r = (*r).max(reserved);
+            }
+            None => {
+                self.spaces.insert(space.into(), (version, reserved));
+            }
+        }
+    }
+
+    /// Notes that the first `count` users are covered.
+    pub fn users(&mut self, count: u64) {
+        self.users = self.users.max(count);
+    }
+
+    /// Whether these marks (a snapshot's coverage) cover every entry `segment` holds.
+    fn covers(&self, segment: &Marks) -> bool {
+        self.users >= segment.users
+            && segment.spaces.iter().all(|(space, (version, reserved))| {
+                self.spaces
+                    .get(space)
+                    .is_some_and(|(v, r)| v >= version && r >= reserved)
+            })
+    }
+}
+
+/// A segment file and the marks of the entries in it.
+#[derive(Debug)]
+pub struct Segment {
+    seq: u64,
+    path: PathBuf,
+    marks: Marks,
+}
+
+/// Whether the journal can write; shared with `/healthz`.
+#[derive(Debug, Default)]
+pub struct Health {
+    problem: Mutex<Option<String>>,
+}
+
+impl Health {
+    /// Why the journal cannot write now, if it cannot.
+    pub fn problem(&self) -> Option<String> {
+        self.problem
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, problem: Option<String>) {
+        let mut slot = self.problem.lock().unwrap_or_else(PoisonError::into_inner);
+        match (&*slot, &problem) {
+            (None, Some(p)) => log::error!("storage failure: {p}; writes are refused"),
+            (Some(_), None) => log::warn!("storage works again; writes are accepted"),
+            _ => {}
+        }
+        *slot = problem;
+    }
+}
+
+enum Request {
+    Append {
+        bytes: Vec<u8>,
+        mark: Mark,
+        sync: bool,
+        done: Done,
+    },
+    Covered(Box<str>, u64, u64),
+    CoveredUsers(u64),
+    Flush(Done),
+    Close(Done),
+}
+
+/// The handle every writer holds; cheap to clone.
+#[derive(Clone)]
+pub struct Journal {
+    requests: Sender<Request>,
+    health: Arc<Health>,
+    durability: Durability,
+}
+
+impl Journal {
+    /// Starts the writer thread on `dir`, after recovery found `segments` there and the
+    /// snapshots on disk cover `covered`. Writing starts in a new segment.
+    pub fn start(
+        dir: &Path,
+        durability: Durability,
+        segments: Vec<Segment>,
+        covered: Marks,
+    ) -> Result<Journal, StoreError> {
+        let next = segments.last().map_or(1, |s| s.seq + 1);
+        let health = Arc::new(Health::default());
+        let mut writer = Writer {
+            dir: dir.to_path_buf(),
+            durability,
+            segments: segments.into(),
+            file: None,
+            offset: 0,
+            chain: HashMap::new(),
+            covered,
+            health: Arc::clone(&health),
+        };
+        writer.open_segment(next)?;
+        let (requests, receiver) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("taskd-journal".into())
+            .spawn(move || writer.run(receiver))
+            .map_err(|e| StoreError::new(dir, Problem::Io(e)))?;
+        Ok(Journal {
+            requests,
+            health,
+            durability,
+        })
+    }
+
+    /// The durability the journal was started with.
+    pub fn durability(&self) -> Durability {
+        self.durability
+    }
+
+    /// Whether the journal can write now; shared with `/healthz`.
+    pub fn health(&self) -> &Arc<Health> {
+        &self.health
+    }
+
+    /// Queues `entry`; `done` runs once it is written (and synced, in `fsync` durability or
+    /// when `sync` is set), or failed.
+    pub fn append(&self, entry: &Entry, sync: bool, done: Done) {
+        let mut bytes = Vec::new();
+        if let Err(e) = codec::encode_entry(entry, &mut bytes) {
+            return done(Err(StorageError::Io(e.to_string().into())));
+        }
+        let request = Request::Append {
+            bytes,
+            mark: Mark::of(entry),
+            sync,
+            done,
+        };
+        if let Err(mpsc::SendError(Request::Append { done, .. })) = self.requests.send(request) {
+            done(Err(StorageError::Closed));
+        }
+    }
+
+    /// Notes that the snapshot on disk of `space` holds `version` and `reserved`, so
+    /// segments it covers can go.
+    pub fn covered(&self, space: &str, version: u64, reserved: u64) {
+        let _ = self
+            .requests
+            .send(Request::Covered(space.into(), version, reserved));
+    }
+
+    /// Notes that the users file on disk holds the first `count` users.
+    pub fn covered_users(&self, count: u64) {
+        let _ = self.requests.send(Request::CoveredUsers(count));
+    }
+
+    /// `done` runs once everything queued before is written and synced.
+    pub fn flush(&self, done: Done) {
+        if let Err(mpsc::SendError(Request::Flush(done))) = self.requests.send(Request::Flush(done))
+        {
+            done(Err(StorageError::Closed));
+        }
+    }
+
+    /// Syncs, deletes every segment the snapshots cover (the open one too), and stops the
+    /// writer; `done` runs when it has.
+    pub fn close(&self, done: Done) {
+        if let Err(mpsc::SendError(Request::Close(done))) = self.requests.send(Request::Close(done))
+        {
+            done(Err(StorageError::Closed));
+        }
+    }
+}
+
+/// The writer thread's state.
+struct Writer {
+    dir: PathBuf,
+    durability: Durability,
+    /// Every segment on disk, oldest first; the last one is open for appending.
+    segments: VecDeque<Segment>,
+    file: Option<File>,
+    /// Bytes of the open segment known to be written.
+    offset: u64,
+    /// Per space, the version its last stored write made: the next must start there.
+    chain: HashMap<Box<str>, u64>,
+    /// What the snapshots on disk cover.
+    covered: Marks,
+    health: Arc<Health>,
+}
+
+/// One append of a batch, waiting for the batch's outcome.
+struct Waiting {
+    mark: Mark,
+    done: Done,
+}
+
+impl Writer {
+    fn run(mut self, requests: Receiver<Request>) {
+        loop {
+            let first = if self.health.problem().is_some() {
+                match requests.recv_timeout(PROBE_INTERVAL) {
+                    Ok(request) => request,
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.probe();
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            } else {
+                match requests.recv() {
+                    Ok(request) => request,
+                    Err(_) => return,
+                }
+            };
+            let batch = std::iter::once(first).chain(requests.try_iter().take(MAX_BATCH - 1));
+            if let Some(done) = self.write_batch(batch) {
+                return done(self.close());
+            }
+        }
+    }
+
+    /// Writes one batch; returns the completion of a `Close` request among it.
+    fn write_batch(&mut self, batch: impl Iterator<Item = Request>) -> Option<Done> {
+        let mut bytes = Vec::new();
+        let mut waiting = Vec::new();
+        let mut flushes = Vec::new();
+        let mut close = None;
+        let mut sync = self.durability == Durability::Fsync;
+        let mut chain: HashMap<Box<str>, u64> = HashMap::new();
+        for request in batch {
+            match request {
+                Request::Append {
+                    bytes: entry,
+                    mark,
+                    sync: needs_sync,
+                    done,
+                } => {
+                    if let Mark::Write {
+                        space,
+                        base,
+                        version,
+                    } = &mark
+                    {
+                        let last = chain.get(space).or_else(|| self.chain.get(space));
+                        if last.is_some_and(|last| last != base) {
+                            done(Err(StorageError::Superseded));
+                            continue;
+                        }
+                        chain.insert(space.clone(), *version);
+                    }
+                    bytes.extend_from_slice(&entry);
+                    sync |= needs_sync;
+                    waiting.push(Waiting { mark, done });
+                }
+                Request::Covered(space, version, reserved) => {
+                    self.covered.space(&space, version, reserved)
+                }
+                Request::CoveredUsers(count) => self.covered.users(count),
+                Request::Flush(done) => {
+                    sync = true;
+                    flushes.push(done);
+                }
+                Request::Close(done) => {
+                    sync = true;
+                    close = Some(done);
+                }
+            }
+        }
+        let outcome = if bytes.is_empty() && flushes.is_empty() && close.is_none() {
+            Ok(()) // only coverage notes, or entries refused above
+        } else {
+            self.store(&bytes, sync)
+        };
+        match &outcome {
+            Ok(()) => {
+                let segment = self.segments.back_mut().expect("an open segment");
+                for w in &waiting {
+                    segment.marks.note(&w.mark);
+                }
+                self.chain.extend(chain);
+            }
+            Err(_) => {
+                // The chain stays where the disk is: entries queued on top of these fail.
+                for w in &waiting {
+                    if let Mark::Write { space, base, .. } = &w.mark {
+                        self.chain.entry(space.clone()).or_insert(*base);
+                    }
+                }
+            }
+        }
+        for w in waiting {
+            (w.done)(outcome.clone());
+        }
+        for done in flushes {
+            done(outcome.clone());
+        }
+        if outcome.is_ok() && self.offset >= SEGMENT_BYTES {
+            if let Err(e) = self.rotate() {
+                self.health.set(Some(e.to_string()));
+            }
+        }
+        self.delete_covered(false);
+        close
+    }
+
+    /// Writes `bytes` at the end of the open segment and syncs if asked; on failure cuts
+    /// the segment back to what was there before.
+    fn store(&mut self, bytes: &[u8], sync: bool) -> Result<(), StorageError> {
+        let written = (|| {
+            injected_fault(&self.dir)?;
+            let file = self
+                .file
+                .as_mut()
+                .ok_or_else(|| io::Error::other("no open segment"))?;
+            file.write_all(bytes)?;
+            if sync {
+                file.sync_data()?;
+            }
+            Ok::<(), io::Error>(())
+        })();
+        match written {
+            Ok(()) => {
+                self.offset += bytes.len() as u64;
+                if self.health.problem().is_some() {
+                    self.health.set(None);
+                }
+                Ok(())
+            }
+            Err(e) => {
+                let problem = format!(
+                    "{}: {e}",
+                    self.segments
+                        .back()
+                        .map_or(&self.dir, |s| &s.path)
+                        .display()
+                );
+                self.health.set(Some(problem.clone()));
+                self.cut_back();
+                Err(StorageError::Io(problem.into()))
+            }
+        }
+    }
+
+    /// Cuts the open segment back to the last stored byte, so a failed batch leaves no
+    /// half-written frame for the next one to follow.
+    fn cut_back(&mut self) {
+        if let Some(file) = self.file.as_mut() {
+            let cut = file
+                .set_len(self.offset)
+                .and_then(|()| io::Seek::seek(file, io::SeekFrom::Start(self.offset)));
+            if let Err(e) = cut {
+                log::error!("cannot cut the journal back after a failed write: {e}");
+                // A fresh segment starts clean; the damaged one is left for recovery to cut.
+                self.file = None;
+            }
+        }
+    }
+
+    /// While degraded and idle: tries the storage again.
+    fn probe(&mut self) {
+        if self.file.is_none() {
+            let next = self.segments.back().map_or(1, |s| s.seq + 1);
+            if let Err(e) = self.open_segment(next) {
+                self.health.set(Some(e.to_string()));
+                return;
+            }
+        }
+        let _ = self.store(&[], true);
+    }
+
+    fn segment_path(&self, seq: u64) -> PathBuf {
+        self.dir.join(format!("{seq:020}{SEGMENT_SUFFIX}"))
+    }
+
+    /// Creates segment `seq` and makes it the open one.
+    fn open_segment(&mut self, seq: u64) -> Result<(), StoreError> {
+        let path = self.segment_path(seq);
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)
+            .and_then(|file| File::open(&self.dir)?.sync_all().map(|()| file))
+            .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+        self.file = Some(file);
+        self.offset = 0;
+        self.segments.push_back(Segment {
+            seq,
+            path,
+            marks: Marks::default(),
+        });
+        Ok(())
+    }
+
+    /// Syncs the full segment and continues in a new one.
+    fn rotate(&mut self) -> Result<(), StoreError> {
+        if let (Some(file), Some(segment)) = (&self.file, self.segments.back()) {
+            file.sync_all()
+                .map_err(|e| StoreError::new(&segment.path, Problem::Io(e)))?;
+        }
+        let next = self.segments.back().map_or(1, |s| s.seq + 1);
+        self.open_segment(next)
+    }
+
+    /// Deletes every segment the snapshots cover, except the open one unless `open_too`.
+    fn delete_covered(&mut self, open_too: bool) {
+        let open = self.segments.len().saturating_sub(1);
+        let mut kept = VecDeque::with_capacity(self.segments.len());
+        for (i, segment) in std::mem::take(&mut self.segments).into_iter().enumerate() {
+            if (i < open || open_too) && self.covered.covers(&segment.marks) {
+                match fs::remove_file(&segment.path) {
+                    Ok(()) => log::debug!("deleted covered segment {}", segment.path.display()),
+                    Err(e) => {
+                        log::warn!("cannot delete {}: {e}", segment.path.display());
+                        kept.push_back(segment);
+                    }
+                }
+            } else {
+                kept.push_back(segment);
+            }
+        }
+        self.segments = kept;
+    }
+
+    /// Syncs and deletes every covered segment, the open one included.
+    fn close(mut self) -> Result<(), StorageError> {
+        self.store(&[], true)?;
+        self.file = None;
+        self.delete_covered(true);
+        Ok(())
+    }
+}
+
+/// In debug builds, the file `journal/FAIL` makes every write fail, so the end-to-end
+/// tests can simulate a full disk. Release builds have no such file.
+#[cfg(debug_assertions)]
+fn injected_fault(dir: &Path) -> io::Result<()> {
+    if dir.join("FAIL").exists() {
+        return Err(io::Error::other("injected storage fault"));
+    }
+    Ok(())
+}
+
+#[cfg(not(debug_assertions))]
+fn injected_fault(_: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// What to do with a torn frame at the end of the newest segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// Start-up: cut it off, with one warning naming the file and offset.
+    Cut,
+    /// While the server runs (a space reloads): the writer may be mid-append; stop there.
+    Stop,
+}
+
+/// Reads every entry of every segment in `dir`, oldest first, passing each to `visit`
+/// with its file and offset. A torn tail of the newest segment is handled as `tail` says;
+/// any other damage, and any error `visit` returns, stops the read with the file and
+/// offset named. Returns the segments with the marks of their entries.
+pub fn read(
+    dir: &Path,
+    tail: Tail,
+    mut visit: impl FnMut(Entry) -> Result<(), String>,
+) -> Result<Vec<Segment>, StoreError> {
+    let mut segments = list_segments(dir)?;
+    let last = segments.len().saturating_sub(1);
+    for (i, segment) in segments.iter_mut().enumerate() {
+        let bytes =
+            fs::read(&segment.path).map_err(|e| StoreError::new(&segment.path, Problem::Io(e)))?;
+        let mut offset = 0;
+        while offset < bytes.len() {
+            let at = |problem| StoreError::at(&segment.path, offset as u64, problem);
+            match codec::read_frame(&bytes, offset) {
+                Frame::Entry { entry, end } => {
+                    let mark = Mark::of(&entry);
+                    visit(entry).map_err(|e| at(Problem::Inconsistent(e)))?;
+                    segment.marks.note(&mark);
+                    offset = end;
+                }
+                Frame::Torn if i == last && tail == Tail::Stop => break,
+                Frame::Torn if i == last => {
+                    log::warn!(
+                        "{}: torn entry at offset {offset} (a crash during an append); cut off",
+                        segment.path.display()
+                    );
+                    cut(&segment.path, offset as u64)?;
+                    break;
+                }
+                Frame::Torn => return Err(at(Problem::Torn)),
+                Frame::Corrupt(e) => return Err(at(Problem::Corrupt(e))),
+            }
+        }
+    }
+    Ok(segments)
+}
+
+/// The segment files of `dir` in order, creating `dir` if it does not exist.
+fn list_segments(dir: &Path) -> Result<Vec<Segment>, StoreError> {
+    fs::create_dir_all(dir).map_err(|e| StoreError::new(dir, Problem::Io(e)))?;
+    let mut segments = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| StoreError::new(dir, Problem::Io(e)))? {
+        let path = entry
+            .map_err(|e| StoreError::new(dir, Problem::Io(e)))?
+            .path();
+        let seq = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(SEGMENT_SUFFIX))
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(seq) = seq {
+            segments.push(Segment {
+                seq,
+                path,
+                marks: Marks::default(),
+            });
+        }
+    }
+    segments.sort_by_key(|s| s.seq);
+    Ok(segments)
+}
+
+/// Cuts `path` to `len` bytes, durably.
+fn cut(path: &Path, len: u64) -> Result<(), StoreError> {
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|file| {
+            file.set_len(len)?;
+            file.sync_all()
+        })
+        .map_err(|e| StoreError::new(path, Problem::Io(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn reserve(space: &str, up_to: u64) -> Entry {
+        Entry::Reserve {
+            space: space.into(),
+            up_to,
+        }
+    }
+
+    fn write(space: &str, base: u64) -> Entry {
+        Entry::Write {
+            space: space.into(),
+            outcome: crate::model::Outcome {
+                base,
+                version: base + 1,
+                touched: Vec::new(),
+            },
+        }
+    }
+
+    /// Appends `entry` and waits for its outcome.
+    fn append(journal: &Journal, entry: &Entry) -> Result<(), StorageError> {
+        let (tx, rx) = mpsc::channel();
+        journal.append(entry, false, Box::new(move |r| tx.send(r).unwrap()));
+        rx.recv().unwrap()
+    }
+
+    fn close(journal: &Journal) {
+        let (tx, rx) = mpsc::channel();
+        journal.close(Box::new(move |r| tx.send(r).unwrap()));
+        rx.recv().unwrap().unwrap();
+    }
+
+    fn entries(dir: &Path) -> Vec<Entry> {
+        let mut all = Vec::new();
+        read(dir, Tail::Cut, |e| {
+            all.push(e);
+            Ok(())
+        })
+        .unwrap();
+        all
+    }
+
+    fn start(dir: &Path) -> Journal {
+        let segments = read(dir, Tail::Cut, |_| Ok(())).unwrap();
+        Journal::start(dir, Durability::Fsync, segments, Marks::default()).unwrap()
+    }
+
+    #[test]
+    fn appended_entries_read_back_in_order_across_restarts() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = start(dir.path());
+        append(&journal, &write("a", 0)).unwrap();
+        append(&journal, &reserve("b", 10)).unwrap();
+        drop(journal);
+        let journal = start(dir.path());
+        append(&journal, &write("a", 1)).unwrap();
+        assert_eq!(
+            entries(dir.path()),
+            [write("a", 0), reserve("b", 10), write("a", 1)]
+        );
+    }
+
+    #[test]
+    fn a_torn_tail_is_cut_and_damage_in_the_middle_stops_the_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = start(dir.path());
+        append(&journal, &write("a", 0)).unwrap();
+        append(&journal, &write("a", 1)).unwrap();
+        drop(journal);
+        let path = list_segments(dir.path()).unwrap()[0].path.clone();
+        let whole = fs::read(&path).unwrap();
+        fs::write(&path, &whole[..whole.len() - 3]).unwrap();
+        assert_eq!(entries(dir.path()), [write("a", 0)]);
+        let first_len = fs::read(&path).unwrap().len();
+        assert!(first_len < whole.len() - 3, "the torn bytes were cut off");
+
+        let mut bad = whole.clone();
+        bad[first_len - 1] ^= 0xff;
+        fs::write(&path, &bad).unwrap();
+        let err = read(dir.path(), Tail::Cut, |_| Ok(())).unwrap_err();
+        assert_eq!((err.path.clone(), err.offset), (path.clone(), Some(0)));
+        assert!(matches!(err.problem, Problem::Corrupt(_)), "{err}");
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            bad,
+            "a corrupt segment is left alone"
+        );
+    }
+
+    #[test]
+    fn concurrent_appends_share_syncs_and_all_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = start(dir.path());
+        let done = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let (journal, done) = (journal.clone(), Arc::clone(&done));
+                std::thread::spawn(move || {
+                    let (tx, rx) = mpsc::channel();
+                    for i in 0..50 {
+                        let tx = tx.clone();
+                        let entry = write(&format!("s{t}"), i);
+                        journal.append(&entry, false, Box::new(move |r| tx.send(r).unwrap()));
+                    }
+                    for _ in 0..50 {
+                        rx.recv().unwrap().unwrap();
+                        done.fetch_add(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(done.load(Ordering::SeqCst), 400);
+        let mut per_space: HashMap<Box<str>, Vec<u64>> = HashMap::new();
+        for entry in entries(dir.path()) {
+            if let Entry::Write { space, outcome } = entry {
+                per_space.entry(space).or_default().push(outcome.base);
+            }
+        }
+        assert_eq!(per_space.len(), 8);
+        for bases in per_space.values() {
+            assert_eq!(*bases, (0..50).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_failed_batch_leaves_nothing_and_refuses_what_was_built_on_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = start(dir.path());
+        append(&journal, &write("a", 0)).unwrap();
+        fs::write(dir.path().join("FAIL"), b"").unwrap();
+        assert!(matches!(
+            append(&journal, &write("a", 1)),
+            Err(StorageError::Io(_))
+        ));
+        assert!(journal.health().problem().is_some());
+        fs::remove_file(dir.path().join("FAIL")).unwrap();
+        assert_eq!(
+            append(&journal, &write("a", 2)),
+            Err(StorageError::Superseded)
+        );
+        append(&journal, &write("a", 1)).unwrap();
+        assert_eq!(journal.health().problem(), None);
+        assert_eq!(entries(dir.path()), [write("a", 0), write("a", 1)]);
+    }
+
+    #[test]
+    fn covered_segments_are_deleted_and_close_deletes_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = start(dir.path());
+        append(&journal, &write("a", 0)).unwrap();
+        append(
+            &journal,
+            &Entry::User {
+                seq: 0,
+                user: crate::model::User::new("u", "t"),
+            },
+        )
+        .unwrap();
+        drop(journal);
+        // The old segment holds a@1 and user 0; a new writer opens a second one.
+        let journal = Journal::start(
+            dir.path(),
+            Durability::Fsync,
+            read(dir.path(), Tail::Cut, |_| Ok(())).unwrap(),
+            Marks::default(),
+        )
+        .unwrap();
+        append(&journal, &write("b", 0)).unwrap();
+        assert_eq!(list_segments(dir.path()).unwrap().len(), 2);
+        journal.covered("a", 1, 0);
+        append(&journal, &write("b", 1)).unwrap();
+        assert_eq!(
+            list_segments(dir.path()).unwrap().len(),
+            2,
+            "user 0 is not covered"
+        );
+        journal.covered_users(1);
+        append(&journal, &write("b", 2)).unwrap();
+        assert_eq!(list_segments(dir.path()).unwrap().len(), 1);
+        journal.covered("b", 3, 0);
+        close(&journal);
+        assert!(list_segments(dir.path()).unwrap().is_empty());
+    }
+}
