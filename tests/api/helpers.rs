@@ -42,6 +42,8 @@ pub struct Options {
     pub snapshot_interval_ms: u64,
     /// Configure through the environment twins (`TASKD_BIND`, ...) instead of flags.
     pub env_twins: bool,
+    /// More command-line arguments.
+    pub args: Vec<String>,
 }
 
 impl Default for Options {
@@ -50,6 +52,7 @@ impl Default for Options {
             env_tokens: true,
             snapshot_interval_ms: 1000,
             env_twins: false,
+            args: Vec::new(),
         }
     }
 }
@@ -146,6 +149,7 @@ impl TestApp {
             "TASKD_LOG",
             "TASKD_DEFAULT_TOKEN",
             "TASKD_ADMIN_TOKEN",
+            "TASKD_DURABILITY",
         ] {
             command.env_remove(twin);
         }
@@ -167,6 +171,7 @@ impl TestApp {
                 .args(["--workers", "2", "--log-level", "info"]);
         }
         command
+            .args(&options.args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

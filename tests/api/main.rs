@@ -5,6 +5,7 @@ mod helpers;
 
 mod auth;
 mod concurrency;
+mod durability;
 mod errors;
 mod health_and_routing;
 mod listing;

@@ -1,0 +1,439 @@
+//! Durability (CONTRACT §8): crashes lose no answered write, versions are never reused,
+//! one process per data directory, storage failures answer 503 and lose nothing, a
+//! panicking space is reloaded, the journal's damage rules, and the golden data
+//! directories of every format version.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use actix_web::http::Method;
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+
+use crate::helpers::{assert_problem, spawn_app_with, Options, TestApp, ADMIN_TOKEN, KINDS};
+
+/// A server with `--durability mode` and the given snapshot interval.
+fn spawn_durable(mode: &str, snapshot_interval_ms: u64) -> TestApp {
+    spawn_app_with(Options {
+        snapshot_interval_ms,
+        args: vec!["--durability".into(), mode.into()],
+        ..Options::default()
+    })
+}
+
+/// Creates tasks from `writers` concurrent connections until the server dies; returns
+/// every answered write as (id, version).
+async fn write_until_killed(app: &TestApp, writers: usize, tag: &str) -> Vec<(String, u64)> {
+    let answered = Arc::new(Mutex::new(Vec::new()));
+    let loops = (0..writers).map(|w| {
+        let answered = Arc::clone(&answered);
+        async move {
+            for i in 0.. {
+                let id = format!("{tag}-{w}-{i}");
+                let body = json!({"todoId": id, "name": "crash test"}).to_string();
+                let sent = app
+                    .authorized(Method::POST, "/api/v1/tasks")
+                    .insert_header(("Content-Type", "application/json"))
+                    .send_body(body)
+                    .await;
+                let Ok(mut response) = sent else { return };
+                let Ok(bytes) = response.body().await else {
+                    return;
+                };
+                if response.status().as_u16() != 201 {
+                    return;
+                }
+                let reply: Value = serde_json::from_slice(&bytes).expect("JSON reply");
+                let version = reply["spaceVersion"].as_u64().expect("spaceVersion");
+                answered.lock().unwrap().push((id, version));
+            }
+        }
+    });
+    join_all(loops).await;
+    let answered = answered.lock().unwrap().clone();
+    answered
+}
+
+/// Kills the server with SIGKILL after `delay`, from another thread.
+fn kill_after(app: &TestApp, delay: Duration) -> std::thread::JoinHandle<()> {
+    let pid = app.pid().to_string();
+    std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        let killed = Command::new("kill").args(["-9", &pid]).status().unwrap();
+        assert!(killed.success());
+    })
+}
+
+async fn crash_cycles_lose_no_answered_write(mode: &str) {
+    let mut app = spawn_durable(mode, 200);
+    let mut highest_seen = 0;
+    for cycle in 0..3 {
+        let killer = kill_after(&app, Duration::from_millis(400));
+        let answered = write_until_killed(&app, 16, &format!("c{cycle}")).await;
+        killer.join().unwrap();
+        app.wait();
+        assert!(
+            answered.len() > 20,
+            "only {} writes answered",
+            answered.len()
+        );
+        app = app.restart_after_stop();
+        let tasks = app.default_user().list_all("/api/v1/tasks", 100).await;
+        let present: BTreeMap<&str, u64> = tasks
+            .iter()
+            .map(|t| {
+                (
+                    t["todoId"].as_str().unwrap(),
+                    t["versionUpdatedAt"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        for (id, version) in &answered {
+            assert_eq!(present.get(id.as_str()), Some(version), "{mode}: lost {id}");
+        }
+        highest_seen = highest_seen.max(answered.iter().map(|a| a.1).max().unwrap());
+        let version = app.space_version().await;
+        assert!(
+            version >= highest_seen,
+            "{mode}: version went back from {highest_seen} to {version}"
+        );
+        let next = app.create("tasks", json!({})).await;
+        assert!(next["versionUpdatedAt"].as_u64().unwrap() > highest_seen);
+    }
+}
+
+#[actix_web::test]
+async fn kill_9_during_writes_loses_no_answered_write_in_fsync_mode() {
+    crash_cycles_lose_no_answered_write("fsync").await;
+}
+
+#[actix_web::test]
+async fn kill_9_during_writes_loses_no_answered_write_in_write_mode() {
+    crash_cycles_lose_no_answered_write("write").await;
+}
+
+#[actix_web::test]
+async fn a_crash_in_snapshot_mode_never_reuses_a_version() {
+    let mut app = spawn_durable("snapshot", 3_600_000);
+    let mut last = 0;
+    for _ in 0..30 {
+        last = app.create("tasks", json!({"name": "x"})).await["versionUpdatedAt"]
+            .as_u64()
+            .unwrap();
+    }
+    let cursor_page = app.get("/api/v1/tasks?limit=5").await;
+    let cursor = cursor_page.body["nextCursor"].as_str().unwrap().to_string();
+    app.crash();
+    let app = app.restart_after_stop();
+    // The writes of the last interval may be gone, but their versions are not handed out
+    // again, and the old cursor never pages through another history.
+    let next = app.create("tasks", json!({"name": "after"})).await;
+    assert!(next["versionUpdatedAt"].as_u64().unwrap() > last);
+    let page = app
+        .get(&format!("/api/v1/tasks?limit=5&cursor={cursor}"))
+        .await;
+    match page.status {
+        200 => assert!(page
+            .data()
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["name"] == "x")),
+        _ => assert_problem(&page, 400, "invalid_cursor"),
+    }
+}
+
+#[actix_web::test]
+async fn a_second_process_on_the_same_data_dir_exits_within_a_second() {
+    let app = spawn_durable("fsync", 1000);
+    app.create("lists", json!({"listId": "kept"})).await;
+    let before = std::fs::read_dir(app.path("journal")).unwrap().count();
+    let started = Instant::now();
+    let second = TestApp::start(Arc::clone(&app.dir), Options::default())
+        .err()
+        .expect("the second process must not start");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!second.status.success());
+    assert!(second.stderr.contains("LOCK"), "{}", second.stderr);
+    assert_eq!(
+        std::fs::read_dir(app.path("journal")).unwrap().count(),
+        before
+    );
+    app.get("/api/v1/lists/kept").await.expect(200);
+}
+
+#[actix_web::test]
+async fn a_storage_failure_answers_503_and_loses_nothing_answered() {
+    let mut app = spawn_durable("fsync", 1000);
+    app.create("tasks", json!({"todoId": "before"})).await;
+    let fault = app.path("journal/FAIL");
+    std::fs::write(&fault, b"").unwrap();
+
+    let refused = app.post("/api/v1/tasks", json!({"todoId": "during"})).await;
+    assert_problem(&refused, 503, "storage_unavailable");
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    let health = app.send(app.request(Method::GET, "/healthz"), None).await;
+    assert_eq!(health.status, 503);
+    assert_eq!(health.body["status"], "degraded");
+    assert!(health.body["reason"].is_string());
+    let read = app.get("/api/v1/tasks/before").await.expect(200).version();
+    assert_eq!(read, 1, "the refused write was taken back");
+    app.get("/api/v1/tasks/during").await.expect(404);
+
+    std::fs::remove_file(&fault).unwrap();
+    let mut health = 503;
+    for _ in 0..250 {
+        health = app
+            .send(app.request(Method::GET, "/healthz"), None)
+            .await
+            .status;
+        if health == 200 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(health, 200, "healthz stayed degraded");
+    let after = app.create("tasks", json!({"todoId": "after"})).await;
+    assert_eq!(after["versionUpdatedAt"], 2);
+    app.crash();
+    let app = app.restart_after_stop();
+    app.get("/api/v1/tasks/before").await.expect(200);
+    app.get("/api/v1/tasks/after").await.expect(200);
+    app.get("/api/v1/tasks/during").await.expect(404);
+}
+
+#[actix_web::test]
+async fn a_panic_in_one_space_is_a_500_and_the_space_is_reloaded_while_others_write() {
+    let app = spawn_durable("fsync", 1000);
+    let other = app.create_user("other").await;
+    app.create("lists", json!({"listId": "l1"})).await;
+    let busy = async {
+        let other = app.user(&other.token);
+        for i in 0..100 {
+            let reply = other
+                .post("/api/v1/tasks", json!({"todoId": format!("o{i}")}))
+                .await;
+            reply.expect(201);
+        }
+    };
+    let panicking = async {
+        let reply = app
+            .post("/api/v1/tasks", json!({"name": "taskd:test-panic"}))
+            .await;
+        assert_problem(&reply, 500, "internal");
+        assert!(!reply.body.to_string().contains("injected"));
+    };
+    futures_util::future::join(busy, panicking).await;
+    assert!(app.log_text().contains("panicked"));
+    app.get("/api/v1/lists/l1").await.expect(200);
+    let next = app.create("tasks", json!({"todoId": "t2"})).await;
+    assert_eq!(next["versionUpdatedAt"], 2);
+    assert_eq!(
+        app.user(&other.token)
+            .list_all("/api/v1/tasks", 100)
+            .await
+            .len(),
+        100
+    );
+}
+
+#[actix_web::test]
+async fn a_torn_journal_tail_is_cut_with_a_warning_and_a_corrupt_middle_stops_start_up() {
+    let mut app = spawn_durable("fsync", 3_600_000);
+    for i in 0..5 {
+        app.create("tasks", json!({"todoId": format!("t{i}")}))
+            .await;
+    }
+    app.crash();
+    let segment = only_segment(&app.path("journal"));
+    let whole = std::fs::read(&segment).unwrap();
+    let mut torn = whole.clone();
+    torn.extend_from_slice(&whole[..30]); // a frame's header and the start of its entry
+    std::fs::write(&segment, &torn).unwrap();
+    let app = app.restart_after_stop();
+    let log = app.log_text();
+    assert!(
+        log.contains(&format!(
+            "{}: torn entry at offset {}",
+            segment.display(),
+            whole.len()
+        )),
+        "{log}"
+    );
+    assert_eq!(
+        app.default_user()
+            .list_all("/api/v1/tasks", 100)
+            .await
+            .len(),
+        5
+    );
+    let dir = Arc::clone(&app.dir);
+    drop(app);
+
+    let mut bad = whole.clone();
+    bad[20] ^= 0xff;
+    std::fs::write(&segment, &bad).unwrap();
+    for newer in std::fs::read_dir(segment.parent().unwrap()).unwrap() {
+        let path = newer.unwrap().path();
+        if path != segment {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let failed = TestApp::start(dir, Options::default())
+        .err()
+        .expect("a corrupt journal must stop start-up");
+    assert!(!failed.status.success());
+    assert!(
+        failed
+            .stderr
+            .contains(&format!("{} at offset 0", segment.display())),
+        "{}",
+        failed.stderr
+    );
+    assert_eq!(std::fs::read(&segment).unwrap(), bad, "left as it was");
+}
+
+#[actix_web::test]
+async fn users_created_before_a_crash_are_journaled_and_keep_working() {
+    let mut app = spawn_durable("fsync", 3_600_000);
+    let mut users = Vec::new();
+    for i in 0..50 {
+        users.push(app.create_user(&format!("u{i}")).await);
+    }
+    app.user(&users[49].token)
+        .create("tasks", json!({"todoId": "mine"}))
+        .await;
+    app.crash();
+    let app = app.restart_after_stop();
+    for user in &users {
+        let me = app
+            .user(&user.token)
+            .get("/api/v1/me")
+            .await
+            .expect(200)
+            .data()
+            .clone();
+        assert_eq!(me["defaultSpaceId"], user.default_space_id.as_str());
+    }
+    app.user(&users[49].token)
+        .get("/api/v1/tasks/mine")
+        .await
+        .expect(200);
+}
+
+#[actix_web::test]
+async fn sigterm_with_a_stalled_body_exits_within_15_seconds() {
+    let mut app = spawn_durable("fsync", 1000);
+    app.create("tasks", json!({"todoId": "kept"})).await;
+    let address = app.address.trim_start_matches("http://").to_string();
+    let mut stalled = TcpStream::connect(&address).unwrap();
+    write!(
+        stalled,
+        "POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"name\"",
+        app.default_token
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let status = app.stop();
+    assert!(status.success(), "{status}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    let app = app.restart_after_stop();
+    app.get("/api/v1/tasks/kept").await.expect(200);
+}
+
+/// Starts a server on a copy of the golden data directory `tests/fixtures/<name>` and
+/// checks every user's records and version against its `expected.json`.
+async fn golden_data_dir_loads_exactly(name: &str) {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    copy_dir(&fixture, dir.path());
+    let app = TestApp::start(dir, Options::default())
+        .unwrap_or_else(|f| panic!("the {name} fixture did not load: {f:#?}"));
+    let expected: Value =
+        serde_json::from_slice(&std::fs::read(fixture.join("expected.json")).unwrap()).unwrap();
+    for (token, state) in expected["users"].as_object().unwrap() {
+        let user = app.user(token);
+        assert_eq!(
+            user.get("/api/v1/me").await.expect(200).data(),
+            &state["me"]
+        );
+        for (collection, _) in KINDS {
+            let reply = user
+                .get(&format!(
+                    "/api/v1/{collection}?includeDeleted=true&limit=100"
+                ))
+                .await;
+            assert_eq!(
+                reply.expect(200).data(),
+                &state[collection],
+                "{name} {collection}"
+            );
+            assert_eq!(reply.version(), state["spaceVersion"].as_u64().unwrap());
+        }
+    }
+    let admin = app
+        .call(
+            Method::POST,
+            "/api/v1/admin/users",
+            ADMIN_TOKEN,
+            Some(&json!({"name": "new"})),
+        )
+        .await;
+    admin.expect(201);
+}
+
+#[actix_web::test]
+async fn the_format_1_golden_data_dir_loads_to_the_exact_records_and_versions() {
+    golden_data_dir_loads_exactly("v1").await;
+}
+
+#[actix_web::test]
+async fn the_format_2_golden_data_dir_with_a_journal_loads_to_the_exact_records_and_versions() {
+    golden_data_dir_loads_exactly("v2").await;
+}
+
+/// The one journal segment in `dir`.
+fn only_segment(dir: &Path) -> std::path::PathBuf {
+    let segments: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .collect();
+    assert_eq!(segments.len(), 1, "{segments:?}");
+    segments[0].clone()
+}
+
+/// Copies the files of `from` (one level of folders deep) into `to`, leaving out
+/// `expected.json` and `LOCK`.
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if name == "expected.json" || name == "LOCK" {
+            continue;
+        }
+        if path.is_dir() {
+            std::fs::create_dir_all(to.join(name)).unwrap();
+            copy_dir(&path, &to.join(name));
+        } else {
+            std::fs::copy(&path, to.join(name)).unwrap();
+        }
+    }
+}
