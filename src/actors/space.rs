@@ -32,6 +32,8 @@ use crate::store::StoreError;
 
 /// How many versions one reservation covers; a new one is asked for halfway through.
 pub const RESERVATION: u64 = 10_000;
+/// How soon a reservation that could not be stored is tried again.
+const RESERVE_RETRY: Duration = Duration::from_secs(1);
 
 /// A write applied to the space whose journal entry is not stored yet.
 struct Pending {
@@ -465,6 +467,11 @@ impl Handler<Reserved> for SpaceActor {
                 self.reserved = self.reserved.max(msg.up_to);
                 self.release();
                 self.reserve_ahead(ctx);
+            }
+            // The writes waiting for it are in the journal already and may be stored: they
+            // wait for a reservation that lands (or fail with their own entries).
+            Err(_) if self.journal.durability().journals_writes() => {
+                ctx.run_later(RESERVE_RETRY, |act, ctx| act.reserve_ahead(ctx));
             }
             Err(e) => self.take_back(self.reserved, e),
         }

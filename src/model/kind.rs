@@ -7,7 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A kind of record; each has its own collection under `/api/v1`.
+/// A kind of record; each has its own collection under `/api/v1`. The order of the
+/// variants is part of the on-disk format (`store::codec`): never reorder them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Kind {
     /// Tasks (`todoId`).

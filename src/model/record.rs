@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::kind::{FieldType, Kind};
 
-/// The value of one field of a record.
+/// The value of one field of a record. The order of the variants is part of the on-disk
+/// format (`store::codec`): never reorder them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Value {
     /// JSON null.

@@ -406,3 +406,107 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         StoreError::new(path, Problem::Io(e))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Command, Kind, Op};
+    use journal::{Durability, Journal};
+    use std::sync::mpsc;
+
+    fn create(space: &mut Space, id: &str) -> Entry {
+        let command = Command {
+            kind: Kind::Task,
+            id: id.into(),
+            op: Op::Create(Default::default()),
+        };
+        let (outcome, _) = space.apply(&command, 7).unwrap();
+        Entry::Write {
+            space: space.id().into(),
+            outcome,
+        }
+    }
+
+    fn append(journal: &Journal, entry: &Entry) {
+        let (tx, rx) = mpsc::channel();
+        journal.append(entry, false, Box::new(move |r| tx.send(r).unwrap()));
+        rx.recv().unwrap().unwrap();
+    }
+
+    #[test]
+    fn recovery_replays_the_journal_on_top_of_the_snapshots() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let user = User::new("a", "t");
+        let mut space = Space::new(&user.default_space);
+        let first = create(&mut space, "t1");
+        store.save_space(&space.view()).unwrap();
+        store
+            .save_users(&UsersSnapshot {
+                users: vec![user.clone()],
+            })
+            .unwrap();
+        let recovered = store.recover().unwrap();
+        let journal = Journal::start(
+            &store.journal_dir(),
+            Durability::Fsync,
+            recovered.segments,
+            recovered.covered,
+        )
+        .unwrap();
+        append(&journal, &first); // already in the snapshot: skipped on replay
+        append(&journal, &create(&mut space, "t2"));
+        let second = User::new("b", "u");
+        append(
+            &journal,
+            &Entry::User {
+                seq: 1,
+                user: second.clone(),
+            },
+        );
+        drop(journal);
+
+        let recovered = store.recover().unwrap();
+        assert_eq!(recovered.users, [user.clone(), second]);
+        assert_eq!(recovered.users_saved, 1);
+        let back = &recovered.spaces[user.default_space.as_str()];
+        assert_eq!(back.view(), space.view());
+        assert_eq!(
+            store.reload_space(&user.default_space).unwrap().view(),
+            space.view()
+        );
+    }
+
+    #[test]
+    fn an_entry_that_does_not_follow_its_space_stops_recovery_at_its_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.save_users(&UsersSnapshot::default()).unwrap();
+        let mut space = Space::new("s");
+        create(&mut space, "t1");
+        let journal = Journal::start(
+            &store.journal_dir(),
+            Durability::Fsync,
+            Vec::new(),
+            Marks::default(),
+        )
+        .unwrap();
+        append(&journal, &create(&mut space, "t2")); // version 2 without version 1
+        drop(journal);
+        let err = store.recover().err().expect("a gap in the journal");
+        assert_eq!(err.offset, Some(0));
+        assert!(matches!(err.problem, Problem::Inconsistent(_)), "{err}");
+    }
+
+    #[test]
+    fn a_second_lock_on_the_same_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let held = store.lock().unwrap();
+        let err = store.lock().unwrap_err();
+        assert!(matches!(err.problem, Problem::Locked));
+        assert_eq!(err.path, dir.path().join("LOCK"));
+        drop(held);
+        store.lock().unwrap();
+    }
+}
