@@ -13,6 +13,7 @@ use actix_web::{web, App, HttpServer};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::oneshot;
 
+use crate::actors::snapshot::SaveSpace;
 use crate::actors::{SnapshotActor, Spaces, Users};
 use crate::config::Config;
 use crate::http::Gate;
@@ -107,6 +108,7 @@ impl State {
             users,
             users_saved,
             mut spaces,
+            covered,
             ..
         } = recovered;
         let owned: Vec<Space> = users
@@ -116,6 +118,21 @@ impl State {
             .collect();
         for id in spaces.keys() {
             log::warn!("space {id} belongs to no user; not served");
+        }
+        // A space that got writes from the journal is snapshotted now, so the segments
+        // holding them can go even if the space is never used again.
+        for space in owned.iter().filter(|s| !covered.holds(s.id(), s.version())) {
+            let save = snapshots.send(SaveSpace {
+                view: space.view(),
+                last: false,
+            });
+            actix_web::rt::spawn(async move {
+                match save.await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => log::error!("snapshot after recovery failed: {e}"),
+                    Err(e) => log::error!("snapshot after recovery failed: {e}"),
+                }
+            });
         }
         let spaces = Spaces::new(
             owned,

@@ -166,6 +166,11 @@ impl Marks {
         self.users = self.users.max(count);
     }
 
+    /// Whether these marks (a snapshot's coverage) hold `space` at `version` or later.
+    pub fn holds(&self, space: &str, version: u64) -> bool {
+        self.spaces.get(space).is_some_and(|(v, _)| *v >= version)
+    }
+
     /// Whether these marks (a snapshot's coverage) cover every entry `segment` holds.
     fn covers(&self, segment: &Marks) -> bool {
         self.users >= segment.users
