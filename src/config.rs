@@ -13,7 +13,8 @@ use crate::store::journal::Durability;
     name = "taskd",
     version,
     about = "Self-hosted task-management API server (Task Management Service Interface v1)",
-    after_help = "Environment only:\n  TASKD_DEFAULT_TOKEN  token of the 'default' user created on first start\n  \
+    after_help = "Environment only (tokens: 32 to 256 printable ASCII characters, no spaces):\n  \
+                  TASKD_DEFAULT_TOKEN  token of the 'default' user created on first start\n  \
                   TASKD_ADMIN_TOKEN    admin token (else <data-dir>/admin.token, made on first start)"
 )]
 pub struct Config {
@@ -35,6 +36,12 @@ pub struct Config {
     #[arg(long, env = "TASKD_DURABILITY", value_enum, default_value = "fsync")]
     pub durability: Durability,
 
+    /// How long a request body may take to arrive after its headers, in milliseconds;
+    /// a slower one gets 408 and its connection is closed.
+    #[arg(long, env = "TASKD_BODY_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_ms: u64,
+
     /// HTTP worker threads, and as many threads for space actors [default: CPU count].
     #[arg(long, env = "TASKD_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
     pub workers: Option<u16>,
@@ -52,18 +59,18 @@ pub struct Config {
     pub admin_token: Option<String>,
 }
 
+/// The shortest and longest token accepted from the environment.
+const TOKEN_CHARS: std::ops::RangeInclusive<usize> = 32..=256;
+
 impl Config {
     /// Reads the flags and the environment; exits with usage on bad flags or `--help`.
-    pub fn load() -> Config {
+    /// A token variable that breaks the rules (CONTRACT §9) is an error that names the
+    /// variable and never its value.
+    pub fn load() -> Result<Config, String> {
         let mut config = Config::parse();
-        let secret = |name| {
-            std::env::var(name)
-                .ok()
-                .filter(|v: &String| !v.trim().is_empty())
-        };
-        config.default_token = secret("TASKD_DEFAULT_TOKEN");
-        config.admin_token = secret("TASKD_ADMIN_TOKEN");
-        config
+        config.default_token = token_from_env("TASKD_DEFAULT_TOKEN")?;
+        config.admin_token = token_from_env("TASKD_ADMIN_TOKEN")?;
+        Ok(config)
     }
 
     /// The number of HTTP workers (and space-actor threads).
@@ -71,5 +78,44 @@ impl Config {
         self.workers
             .map(usize::from)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
+/// The token in environment variable `name`, if it is set: 32 to 256 printable ASCII
+/// characters without spaces.
+fn token_from_env(name: &str) -> Result<Option<String>, String> {
+    let Some(value) = std::env::var_os(name) else {
+        return Ok(None);
+    };
+    match value.into_string() {
+        Ok(token) if is_valid_token(&token) => Ok(Some(token)),
+        _ => Err(format!(
+            "{name} must be {} to {} printable ASCII characters without spaces; \
+             refusing to start (the value is not shown)",
+            TOKEN_CHARS.start(),
+            TOKEN_CHARS.end()
+        )),
+    }
+}
+
+/// Whether `token` may come from the environment.
+fn is_valid_token(token: &str) -> bool {
+    TOKEN_CHARS.contains(&token.len()) && token.bytes().all(|b| b.is_ascii_graphic())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_tokens_are_32_to_256_printable_characters_without_spaces() {
+        assert!(is_valid_token(&"a".repeat(32)));
+        assert!(is_valid_token(&"~".repeat(256)));
+        assert!(!is_valid_token(&"a".repeat(31)));
+        assert!(!is_valid_token(&"a".repeat(257)));
+        assert!(!is_valid_token(&format!("{} b", "a".repeat(40))));
+        assert!(!is_valid_token(&format!("{}\n", "a".repeat(40))));
+        assert!(!is_valid_token(&format!("{}é", "a".repeat(40))));
+        assert!(!is_valid_token(""));
     }
 }

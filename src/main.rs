@@ -12,7 +12,13 @@ use taskd::startup::Application;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let config = Config::load();
+    let config = match Config::load() {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("taskd: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     if let Err(e) = logging::init(config.log_level) {
         eprintln!("taskd: cannot set up logging: {e}");
         return ExitCode::FAILURE;

@@ -16,7 +16,8 @@ use tokio::sync::oneshot;
 use crate::actors::snapshot::SaveSpace;
 use crate::actors::{SnapshotActor, Spaces, Users};
 use crate::config::Config;
-use crate::http::Gate;
+use crate::http::extract::BodyTimeout;
+use crate::http::{Gate, Throttle};
 use crate::model::user::new_token;
 use crate::model::{Space, User, UsersSnapshot};
 use crate::store::journal::{Durability, Journal, StorageError};
@@ -84,6 +85,8 @@ pub struct State {
     users: web::Data<Users>,
     spaces: web::Data<Spaces>,
     gate: web::Data<Gate>,
+    throttle: web::Data<Throttle>,
+    body_timeout: web::Data<BodyTimeout>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
 }
@@ -98,6 +101,7 @@ impl State {
         admin_token: &str,
         arbiters: Vec<actix::ArbiterHandle>,
         snapshot_interval: Duration,
+        body_timeout: Duration,
     ) -> State {
         let snapshot_store = store.clone();
         let snapshot_journal = journal.clone();
@@ -145,6 +149,8 @@ impl State {
             users: web::Data::new(Users::new(admin_token, users, users_saved, journal.clone())),
             spaces: web::Data::new(spaces),
             gate: web::Data::new(Gate::default()),
+            throttle: web::Data::new(Throttle::default()),
+            body_timeout: web::Data::new(BodyTimeout(body_timeout)),
             journal,
             snapshots,
         }
@@ -155,6 +161,8 @@ impl State {
         cfg.app_data(self.users.clone())
             .app_data(self.spaces.clone())
             .app_data(self.gate.clone())
+            .app_data(self.throttle.clone())
+            .app_data(self.body_timeout.clone())
             .app_data(web::Data::from(Arc::clone(self.journal.health())))
             .configure(crate::http::configure);
     }
@@ -206,6 +214,7 @@ impl Application {
             &admin_token,
             arbiters.iter().map(Arbiter::handle).collect(),
             interval,
+            Duration::from_millis(config.body_timeout_ms),
         );
         let saver = state.clone();
         actix_web::rt::spawn(async move {
@@ -219,11 +228,13 @@ impl Application {
         let app_state = state.clone();
         let server = HttpServer::new(move || {
             App::new()
+                .wrap(from_fn(crate::http::throttle))
                 .wrap(from_fn(crate::http::gate))
                 .wrap(from_fn(crate::http::log_request))
                 .configure(|cfg| app_state.configure(cfg))
         })
         .workers(workers)
+        .max_connections(connections_per_worker(workers))
         .disable_signals()
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
         .client_disconnect_timeout(Duration::from_secs(1))
@@ -300,6 +311,23 @@ impl Application {
         log::info!("journal synced; taskd stopped");
         Ok(())
     }
+}
+
+/// Raises the open-file limit to the hard limit, and returns how many connections each
+/// of `workers` may hold so that every connection together stays below it: the rest is
+/// kept for the journal, snapshots and accepting (CONTRACT §9).
+fn connections_per_worker(workers: usize) -> usize {
+    let limit = match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => limit,
+        Err(e) => {
+            log::warn!("cannot raise the open-file limit: {e}");
+            rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(soft, _)| soft)
+        }
+    };
+    let reserve = (limit / 10).clamp(64, 1024);
+    let connections = limit.saturating_sub(reserve).max(workers as u64);
+    log::info!("open-file limit {limit}; at most {connections} connections");
+    (connections / workers as u64).max(1) as usize
 }
 
 /// First start on an empty data directory: user `default` with its (empty) space file, its
@@ -392,5 +420,6 @@ pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
         "admin-token",
         vec![Arbiter::current()],
         Duration::from_millis(10),
+        Duration::from_secs(10),
     )
 }

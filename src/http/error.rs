@@ -6,6 +6,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 use std::fmt;
+use std::time::Duration;
 
 use crate::actors::Failure;
 use crate::model::{SpaceError, ValidationError};
@@ -38,12 +39,16 @@ pub enum ApiError {
     AlreadyExists(String),
     /// 409 record_deleted.
     RecordDeleted(String),
+    /// 408 request_timeout: the body did not arrive in time; the connection is closed.
+    RequestTimeout,
     /// 413 payload_too_large.
     PayloadTooLarge,
     /// 415 unsupported_media_type.
     UnsupportedMediaType,
     /// 422 invalid_reference.
     InvalidReference(String),
+    /// 429 too_many_requests, with `Retry-After`: too many failed authentications.
+    TooManyRequests(Duration),
     /// 500 internal: the cause is logged, never shown.
     Internal(String),
     /// 503 unavailable, with `Retry-After`: overloaded or shutting down.
@@ -66,9 +71,11 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::AlreadyExists(_) => "already_exists",
             ApiError::RecordDeleted(_) => "record_deleted",
+            ApiError::RequestTimeout => "request_timeout",
             ApiError::PayloadTooLarge => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::InvalidReference(_) => "invalid_reference",
+            ApiError::TooManyRequests(_) => "too_many_requests",
             ApiError::Internal(_) => "internal",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::StorageUnavailable(_) => "storage_unavailable",
@@ -91,7 +98,11 @@ impl ApiError {
             ApiError::Unauthorized => "a valid bearer token is required".into(),
             ApiError::Forbidden => "this route needs the admin token".into(),
             ApiError::MethodNotAllowed(allow) => format!("this path allows {allow}"),
+            ApiError::RequestTimeout => "the request body did not arrive in time".into(),
             ApiError::PayloadTooLarge => "the request body is over 1 MiB".into(),
+            ApiError::TooManyRequests(_) => {
+                "too many failed authentications from this address; retry later".into()
+            }
             ApiError::UnsupportedMediaType => {
                 "a request body must be sent as Content-Type: application/json".into()
             }
@@ -123,7 +134,9 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::AlreadyExists(_) | ApiError::RecordDeleted(_) => StatusCode::CONFLICT,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::InvalidReference(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -164,6 +177,13 @@ impl ResponseError for ApiError {
             }
             ApiError::Unavailable(_) | ApiError::StorageUnavailable(_) => {
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
+            }
+            ApiError::TooManyRequests(wait) => {
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                response.insert_header((header::RETRY_AFTER, secs.max(1)));
+            }
+            ApiError::RequestTimeout => {
+                response.force_close();
             }
             _ => {}
         }

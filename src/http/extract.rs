@@ -3,7 +3,11 @@
 //! handler's arguments are already checked when it runs. Handlers list them in the order
 //! the checks should apply: route (404), token (401), path id (400), query, body.
 
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
@@ -11,10 +15,13 @@ use actix_web::web::{BytesMut, Data};
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::{ready, LocalBoxFuture, Ready};
 use futures_util::StreamExt;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
 use crate::actors::Users;
+use crate::model::kind::MAX_IDS;
 use crate::model::validate::is_id;
 use crate::model::{Kind, ListQuery, User};
 
@@ -211,11 +218,27 @@ impl Params {
     }
 }
 
+/// How long a request body may take to arrive once its headers are in (app data; 10 s
+/// when absent).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyTimeout(pub Duration);
+
+impl Default for BodyTimeout {
+    fn default() -> BodyTimeout {
+        BodyTimeout(Duration::from_secs(10))
+    }
+}
+
 /// A request body that is a JSON object; an empty body counts as `{}`.
 ///
-/// 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON content type
-/// (`application/json` or `*/*+json`, any parameters), 400 `invalid_json` for a body that
-/// is not a JSON object.
+/// 408 (and the connection closed) when the body does not arrive within the
+/// [`BodyTimeout`], 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON
+/// content type (`application/json` or `*/*+json`, any parameters), 400 `invalid_json`
+/// for a body that is not a JSON object.
+///
+/// Parsing is bounded ([`bounded_value`]): no top-level value costs more than its bytes
+/// to read, however long its arrays, so an over-long body is refused at about the cost of
+/// receiving it.
 #[derive(Debug, Clone, Default)]
 pub struct JsonObject(pub Map<String, Json>);
 
@@ -232,34 +255,170 @@ impl FromRequest for JsonObject {
         let is_json = matches!(req.mime_type(), Ok(Some(m))
             if m.type_() == mime::APPLICATION
                 && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON)));
+        let timeout = req
+            .app_data::<Data<BodyTimeout>>()
+            .map_or_else(BodyTimeout::default, |t| *t.get_ref());
         let mut payload = payload.take();
         Box::pin(async move {
             if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
                 return Err(ApiError::PayloadTooLarge);
             }
-            let mut body = BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk = chunk.map_err(|e| {
-                    ApiError::InvalidJson(format!("the request body could not be read: {e}"))
-                })?;
-                if body.len() + chunk.len() > MAX_BODY_BYTES {
-                    return Err(ApiError::PayloadTooLarge);
+            let read = async {
+                let mut body = BytesMut::new();
+                while let Some(chunk) = payload.next().await {
+                    let chunk = chunk.map_err(|e| {
+                        ApiError::InvalidJson(format!("the request body could not be read: {e}"))
+                    })?;
+                    if body.len() + chunk.len() > MAX_BODY_BYTES {
+                        return Err(ApiError::PayloadTooLarge);
+                    }
+                    body.extend_from_slice(&chunk);
                 }
-                body.extend_from_slice(&chunk);
-            }
+                Ok(body)
+            };
+            let body = actix_web::rt::time::timeout(timeout.0, read)
+                .await
+                .map_err(|_| ApiError::RequestTimeout)??;
             if body.is_empty() {
                 return Ok(JsonObject::default());
             }
             if !is_json {
                 return Err(ApiError::UnsupportedMediaType);
             }
-            match serde_json::from_slice(&body) {
-                Ok(Json::Object(map)) => Ok(JsonObject(map)),
-                Ok(_) => Err(ApiError::InvalidJson(
-                    "the body must be a JSON object".into(),
-                )),
-                Err(e) => Err(ApiError::InvalidJson(format!("the body is not JSON: {e}"))),
-            }
+            let fields: BTreeMap<String, &RawValue> = match serde_json::from_slice(&body) {
+                Ok(fields) => fields,
+                Err(e) if e.is_data() => {
+                    return Err(ApiError::InvalidJson(
+                        "the body must be a JSON object".into(),
+                    ))
+                }
+                Err(e) => return Err(ApiError::InvalidJson(format!("the body is not JSON: {e}"))),
+            };
+            fields
+                .into_iter()
+                .map(|(name, raw)| Ok((name, bounded_value(raw)?)))
+                .collect::<Result<_, ApiError>>()
+                .map(JsonObject)
         })
+    }
+}
+
+/// A top-level value of a body, parsed at a cost bounded by its bytes. Every field takes
+/// a scalar or an array of ids, so:
+/// - an object is never valid and is not parsed (an empty one fails the same way);
+/// - an array keeps its distinct strings in order, the way id arrays are validated, and
+///   stops keeping anything once it holds more than [`MAX_IDS`] of them or a non-string
+///   (the rest is only scanned), which fails validation with the same message as the
+///   whole array would.
+fn bounded_value(raw: &RawValue) -> Result<Json, ApiError> {
+    let text = raw.get();
+    let parsed = match text.as_bytes().first() {
+        Some(b'{') => Ok(Json::Object(Map::new())),
+        Some(b'[') => serde_json::from_str::<BoundedArray>(text).map(|a| Json::Array(a.0)),
+        _ => serde_json::from_str(text),
+    };
+    parsed.map_err(|e| ApiError::InvalidJson(format!("the body is not JSON: {e}")))
+}
+
+/// An array read by [`bounded_value`].
+struct BoundedArray(Vec<Json>);
+
+impl<'de> Deserialize<'de> for BoundedArray {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<BoundedArray, D::Error> {
+        deserializer.deserialize_seq(BoundedArrayVisitor)
+    }
+}
+
+struct BoundedArrayVisitor;
+
+impl<'de> Visitor<'de> for BoundedArrayVisitor {
+    type Value = BoundedArray;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BoundedArray, A::Error> {
+        let mut kept: Vec<Json> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::with_capacity(MAX_IDS + 1);
+        while kept.len() <= MAX_IDS {
+            match seq.next_element::<Element>()? {
+                None => return Ok(BoundedArray(kept)),
+                Some(Element::Text(s)) => {
+                    if !seen.contains(&*s) {
+                        seen.insert(s.to_string());
+                        kept.push(Json::String(s.into_owned()));
+                    }
+                }
+                Some(Element::Other) => {
+                    kept = vec![Json::Null];
+                    break;
+                }
+            }
+        }
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(BoundedArray(kept))
+    }
+}
+
+/// An array element: a string (borrowed from the body when it has no escapes), or
+/// anything else (read past, not kept).
+enum Element<'de> {
+    Text(Cow<'de, str>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Element<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Element<'de>, D::Error> {
+        struct ElementVisitor;
+
+        impl<'de> Visitor<'de> for ElementVisitor {
+            type Value = Element<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Element<'de>, E> {
+                Ok(Element::Text(Cow::Borrowed(s)))
+            }
+
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Element<'de>, E> {
+                Ok(Element::Text(Cow::Owned(s.to_string())))
+            }
+
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Element<'de>, E> {
+                Ok(Element::Other)
+            }
+
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Element<'de>, E> {
+                Ok(Element::Other)
+            }
+
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Element<'de>, E> {
+                Ok(Element::Other)
+            }
+
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Element<'de>, E> {
+                Ok(Element::Other)
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<Element<'de>, E> {
+                Ok(Element::Other)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Element<'de>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Element::Other)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Element<'de>, A::Error> {
+                // Numbers arrive as maps too (serde_json's `arbitrary_precision`).
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Element::Other)
+            }
+        }
+
+        deserializer.deserialize_any(ElementVisitor)
     }
 }

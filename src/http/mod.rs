@@ -9,17 +9,20 @@ pub mod error;
 pub mod extract;
 pub mod handlers;
 pub mod render;
+pub mod throttle;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::web::{self, Data, ServiceConfig};
 use actix_web::{HttpRequest, Route};
 
 pub use error::ApiError;
+pub use throttle::Throttle;
 
 /// Closed once shutdown begins; from then on every request gets 503 (see [`gate`]).
 #[derive(Debug, Default)]
@@ -49,6 +52,33 @@ pub async fn gate(
     next.call(req)
         .await
         .map(ServiceResponse::map_into_left_body)
+}
+
+/// Middleware for failed-authentication throttling (see [`throttle`]): an address that is
+/// blocked gets `429 too_many_requests` on every `/api/v1` request before its token is
+/// looked at; every `401` counts as a failure of its address.
+pub async fn throttle(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let throttle = req.app_data::<Data<Throttle>>().cloned();
+    let (Some(throttle), Some(peer)) = (throttle, req.peer_addr()) else {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body);
+    };
+    if req.path().starts_with("/api/v1") {
+        if let Some(wait) = throttle.blocked(peer.ip()) {
+            let refused = ApiError::TooManyRequests(wait);
+            return Ok(req.error_response(refused).map_into_right_body());
+        }
+    }
+    let response = next.call(req).await?;
+    if response.status() == StatusCode::UNAUTHORIZED {
+        throttle.failed(peer.ip());
+    }
+    Ok(response.map_into_left_body())
 }
 
 /// A route answering 405 (or 404 for an unknown collection) for methods a path lacks.

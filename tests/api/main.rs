@@ -8,6 +8,7 @@ mod concurrency;
 mod durability;
 mod errors;
 mod health_and_routing;
+mod limits;
 mod listing;
 mod persistence;
 mod records;

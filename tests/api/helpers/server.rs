@@ -30,6 +30,8 @@ pub struct Options {
     pub env_twins: bool,
     /// More command-line arguments.
     pub args: Vec<String>,
+    /// More environment variables, set last.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -39,6 +41,7 @@ impl Default for Options {
             snapshot_interval_ms: 1000,
             env_twins: false,
             args: Vec::new(),
+            env: Vec::new(),
         }
     }
 }
@@ -123,6 +126,7 @@ impl TestApp {
                 .env("TASKD_DEFAULT_TOKEN", DEFAULT_TOKEN)
                 .env("TASKD_ADMIN_TOKEN", ADMIN_TOKEN);
         }
+        command.envs(options.env.iter().map(|(k, v)| (k, v)));
         let mut child = command.spawn().expect("cannot run the taskd binary");
 
         // The server logs a line per request: the pipe must be drained for as long as it
