@@ -34,6 +34,7 @@ fn command(i: usize) -> Command {
         kind: Kind::Task,
         id: changes.id.take().unwrap(),
         op: Op::Create(changes),
+        if_match: None,
     }
 }
 
@@ -47,7 +48,7 @@ fn appends(durability: Durability, writers: usize, per_writer: usize) {
     let segments = journal::read(dir.path(), Tail::Cut, |_| Ok(())).unwrap();
     let journal = Journal::start(dir.path(), durability, segments, Marks::default()).unwrap();
     let mut space = Space::new("bench");
-    let (outcome, _) = space.apply(&command(0), 0).unwrap();
+    let (outcome, _) = space.apply(&[command(0)], 0).unwrap();
     let started = Instant::now();
     let threads: Vec<_> = (0..writers)
         .map(|w| {
@@ -59,7 +60,8 @@ fn appends(durability: Durability, writers: usize, per_writer: usize) {
                     (outcome.base, outcome.version) = (i, i + 1);
                     let entry = Entry::Write {
                         space: format!("bench-{w}").into(),
-                        outcome: outcome.clone(),
+                        outcome: Arc::new(outcome.clone()),
+                        key: None,
                     };
                     let (tx, rx) = mpsc::channel();
                     let sent = Instant::now();
@@ -100,7 +102,7 @@ fn main() {
     // A space of n tasks, its snapshot pause, and recovery.
     let mut space = Space::new("bench");
     for i in 0..n {
-        space.apply(&command(i), 0).unwrap();
+        space.apply(&[command(i)], 0).unwrap();
     }
     let started = Instant::now();
     let view = black_box(space.view());
@@ -152,12 +154,13 @@ fn main() {
     let mut replayed = Space::new("bench");
     let (tx, rx) = mpsc::channel();
     for i in 0..n {
-        let (outcome, _) = replayed.apply(&command(i), 0).unwrap();
+        let (outcome, _) = replayed.apply(&[command(i)], 0).unwrap();
         let tx = tx.clone();
         journal.append(
             &Entry::Write {
                 space: "bench".into(),
-                outcome,
+                outcome: Arc::new(outcome),
+                key: None,
             },
             false,
             Box::new(move |r| tx.send(r).unwrap()),

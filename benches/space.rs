@@ -47,9 +47,10 @@ fn main() {
             kind: Kind::Task,
             id: changes.id.take().unwrap(),
             op: Op::Create(changes),
+            if_match: None,
         };
         let op = Instant::now();
-        black_box(space.apply(&command, 0).unwrap());
+        black_box(space.apply(std::slice::from_ref(&command), 0).unwrap());
         slowest = slowest.max(op.elapsed());
     }
     let space_create = started.elapsed();

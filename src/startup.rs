@@ -14,9 +14,10 @@ use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::oneshot;
 
 use crate::actors::snapshot::SaveSpace;
-use crate::actors::{SnapshotActor, Spaces, Users};
+use crate::actors::{Keys, SnapshotActor, Spaces, Users};
 use crate::config::Config;
 use crate::http::extract::BodyTimeout;
+use crate::http::stream::Streams;
 use crate::http::{Gate, Throttle};
 use crate::model::user::new_token;
 use crate::model::{Space, User, UsersSnapshot};
@@ -87,6 +88,8 @@ pub struct State {
     gate: web::Data<Gate>,
     throttle: web::Data<Throttle>,
     body_timeout: web::Data<BodyTimeout>,
+    keys: web::Data<Keys>,
+    streams: web::Data<Streams>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
 }
@@ -113,6 +116,7 @@ impl State {
             users_saved,
             mut spaces,
             covered,
+            keys,
             ..
         } = recovered;
         let owned: Vec<Space> = users
@@ -151,6 +155,8 @@ impl State {
             gate: web::Data::new(Gate::default()),
             throttle: web::Data::new(Throttle::default()),
             body_timeout: web::Data::new(BodyTimeout(body_timeout)),
+            keys: web::Data::new(Keys::new(keys, chrono::Utc::now().timestamp_millis())),
+            streams: web::Data::new(Streams::default()),
             journal,
             snapshots,
         }
@@ -163,6 +169,9 @@ impl State {
             .app_data(self.gate.clone())
             .app_data(self.throttle.clone())
             .app_data(self.body_timeout.clone())
+            .app_data(self.keys.clone())
+            .app_data(self.streams.clone())
+            .app_data(web::Data::new(self.journal.clone()))
             .app_data(web::Data::from(Arc::clone(self.journal.health())))
             .configure(crate::http::configure);
     }
@@ -222,12 +231,14 @@ impl Application {
             loop {
                 tick.tick().await;
                 saver.users.save(&saver.snapshots).await;
+                saver.keys.save(&saver.snapshots).await;
             }
         });
 
         let app_state = state.clone();
         let server = HttpServer::new(move || {
             App::new()
+                .wrap(from_fn(crate::http::idempotency::idempotency))
                 .wrap(from_fn(crate::http::throttle))
                 .wrap(from_fn(crate::http::gate))
                 .wrap(from_fn(crate::http::log_request))
@@ -296,6 +307,7 @@ impl Application {
             state.spaces.flush_all().await
         };
         state.users.save(&state.snapshots).await;
+        state.keys.save(&state.snapshots).await;
         let (done, closed) = oneshot::channel();
         state.journal.close(Box::new(move |r| {
             let _ = done.send(r);

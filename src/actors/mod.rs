@@ -2,6 +2,7 @@
 //! [`Spaces`] registry that finds (and starts) them, the [`Users`] that tokens belong to,
 //! and the [`SnapshotActor`] that writes snapshot files and reloads spaces.
 
+pub mod keys;
 pub mod registry;
 pub mod snapshot;
 pub mod space;
@@ -9,6 +10,7 @@ pub mod users;
 
 use std::fmt;
 
+pub use keys::Keys;
 pub use registry::Spaces;
 pub use snapshot::SnapshotActor;
 pub use space::SpaceActor;

@@ -9,6 +9,7 @@
 use actix::{Actor, Handler, Message, SyncContext};
 
 use crate::model::{Space, SpaceView, UsersSnapshot};
+use crate::store::codec::KeysSnapshot;
 use crate::store::journal::Journal;
 use crate::store::{Store, StoreError};
 
@@ -74,6 +75,21 @@ impl Handler<SaveUsers> for SnapshotActor {
         }
         self.store.save_users(&msg.users)?;
         self.journal.covered_users(msg.users.users.len() as u64);
+        Ok(())
+    }
+}
+
+/// Replace the idempotency keys file, then let the journal drop what it covers.
+#[derive(Message)]
+#[rtype(result = "Result<(), StoreError>")]
+pub struct SaveKeys(pub KeysSnapshot);
+
+impl Handler<SaveKeys> for SnapshotActor {
+    type Result = Result<(), StoreError>;
+
+    fn handle(&mut self, msg: SaveKeys, _: &mut SyncContext<Self>) -> Self::Result {
+        self.store.save_keys(&msg.0)?;
+        self.journal.covered_keys(msg.0.covers);
         Ok(())
     }
 }

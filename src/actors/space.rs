@@ -21,12 +21,16 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use actix::prelude::*;
-use tokio::sync::oneshot;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
 
 use super::snapshot::{Reload, SaveSpace, SnapshotActor};
 use super::Failure;
-use crate::model::{Command, Item, Kind, ListQuery, Page, Space, SpaceError, Undo};
-use crate::store::codec::Entry;
+use crate::model::{
+    Command, FeedPage, Item, Kind, ListQuery, Outcome, Page, Space, SpaceError, Touched, Undo,
+};
+use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::{Journal, StorageError};
 use crate::store::StoreError;
 
@@ -42,7 +46,13 @@ struct Pending {
     /// had the same version.
     epoch: u64,
     undo: Undo,
+    /// What it did, for the change streams once it is durable.
+    outcome: Arc<Outcome>,
 }
+
+/// Where a change stream gets the changes of its space: every durable change, each
+/// version's records together.
+pub type Changes = mpsc::Sender<Vec<Touched>>;
 
 /// A reply waiting until the version it shows is durable.
 struct Held {
@@ -58,6 +68,8 @@ pub struct SpaceActor {
     interval: Duration,
     /// Applied writes not yet stored, oldest first.
     pending: VecDeque<Pending>,
+    /// The change streams of the space.
+    streams: Vec<Changes>,
     /// Replies waiting for durability, in version order.
     held: VecDeque<Held>,
     /// The highest version whose journal entry is stored.
@@ -94,6 +106,7 @@ impl SpaceActor {
             snapshots,
             interval,
             pending: VecDeque::new(),
+            streams: Vec::new(),
             held: VecDeque::new(),
             stored: version,
             reserved,
@@ -129,12 +142,21 @@ impl SpaceActor {
         });
     }
 
-    /// Releases every held reply that has become visible, and forgets the undo of every
-    /// write that is stored.
+    /// Releases every held reply that has become visible, forgets the undo of every
+    /// write that is stored, and sends those writes to the change streams.
     fn release(&mut self) {
         let visible = self.visible();
+        let mut durable: Vec<Touched> = Vec::new();
         while self.pending.front().is_some_and(|p| p.version <= visible) {
-            self.pending.pop_front();
+            let pending = self.pending.pop_front().expect("checked");
+            if !self.streams.is_empty() {
+                durable.extend(pending.outcome.touched().cloned());
+            }
+        }
+        if !durable.is_empty() {
+            // A stream that cannot keep up is ended; its client resumes from its last id.
+            self.streams
+                .retain(|stream| stream.try_send(durable.clone()).is_ok());
         }
         while self.held.front().is_some_and(|h| h.version <= visible) {
             let held = self.held.pop_front().expect("checked");
@@ -156,29 +178,32 @@ impl SpaceActor {
         self.stored = self.stored.min(self.space.version());
     }
 
-    /// Applies `command` and sends its outcome to the journal.
-    fn write(
-        &mut self,
-        command: &Command,
-        ctx: &mut Context<Self>,
-    ) -> (Result<Item, SpaceError>, u64) {
+    /// Applies `commands` as one write and sends its outcome (with the answer kept for
+    /// its idempotency key, if any) to the journal.
+    fn write(&mut self, write: Write, ctx: &mut Context<Self>) -> (WriteResult, u64) {
         let now = chrono::Utc::now().timestamp_millis();
-        let (outcome, undo) = match self.space.apply(command, now) {
+        let (outcome, undo) = match self.space.apply(&write.commands, now) {
             Ok(applied) => applied,
             Err(e) => return (Err(e), self.space.version()),
         };
-        let item = outcome.item();
+        let outcome = Arc::new(outcome);
         let (version, epoch) = (outcome.version, self.epoch);
         self.pending.push_back(Pending {
             version,
             epoch,
             undo,
+            outcome: Arc::clone(&outcome),
         });
         self.dirty = true;
         if self.journal.durability().journals_writes() {
+            let space = self.space.id();
+            let key = write
+                .key
+                .map(|(used, render)| Box::new((used, render(&outcome, space))));
             let entry = Entry::Write {
-                space: self.space.id().into(),
-                outcome,
+                space: space.into(),
+                outcome: Arc::clone(&outcome),
+                key,
             };
             let addr = ctx.address();
             self.journal.append(
@@ -196,7 +221,7 @@ impl SpaceActor {
             self.stored = version;
         }
         self.reserve_ahead(ctx);
-        (Ok(item), version)
+        (Ok(outcome), version)
     }
 
     /// Asks the journal for the next range of versions when the space is halfway through
@@ -408,14 +433,73 @@ impl Operation for ListRecords {
     }
 }
 
-/// Apply a write.
-pub struct Write(pub Command);
+/// How the answer kept for an idempotency key is rendered from a write's outcome in a
+/// space; the HTTP layer renders the response it sends with the same function.
+pub type Render = fn(&Outcome, &str) -> KeptAnswer;
+
+/// What a write answers: its outcome, or which command failed and why.
+pub type WriteResult = Result<Arc<Outcome>, (usize, SpaceError)>;
+
+/// Apply commands in order as one write (a batch; usually one command).
+pub struct Write {
+    /// The commands.
+    pub commands: Vec<Command>,
+    /// The idempotency key the request came with, and how its answer is rendered.
+    pub key: Option<(KeyUse, Render)>,
+}
 
 impl Operation for Write {
-    type Output = Result<Item, SpaceError>;
+    type Output = WriteResult;
 
     fn run(self, actor: &mut SpaceActor, ctx: &mut Context<SpaceActor>) -> (Self::Output, u64) {
-        actor.write(&self.0, ctx)
+        actor.write(self, ctx)
+    }
+}
+
+/// One page of the change feed.
+pub struct ListChanges {
+    /// Changes after this version.
+    pub since: u64,
+    /// At least this many (more to finish a version), if there are.
+    pub limit: usize,
+}
+
+impl Operation for ListChanges {
+    type Output = Result<FeedPage, SpaceError>;
+
+    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        (
+            actor.space.changes(self.since, self.limit),
+            actor.space.version(),
+        )
+    }
+}
+
+/// Start a change stream: the durable changes after `since` now, then each durable write.
+pub struct Subscribe {
+    /// Changes after this version.
+    pub since: u64,
+    /// Where they go.
+    pub changes: Changes,
+}
+
+impl Operation for Subscribe {
+    type Output = Result<(), SpaceError>;
+
+    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        let visible = actor.visible().min(actor.space.version());
+        // Records written since (not durable yet) come with their write's release.
+        let backlog = actor.space.changes(self.since, usize::MAX).map(|page| {
+            let durable: Vec<Touched> = page
+                .changes
+                .into_iter()
+                .filter(|c| c.record.version <= visible)
+                .collect();
+            if durable.is_empty() || self.changes.try_send(durable).is_ok() {
+                actor.streams.push(self.changes);
+            }
+        });
+        (backlog, 0)
     }
 }
 

@@ -16,8 +16,11 @@ use super::registry::Spaces;
 use super::snapshot::{SaveUsers, SnapshotActor};
 use crate::model::user::{hash_token, new_token, TokenHash};
 use crate::model::{User, UsersSnapshot};
-use crate::store::codec::Entry;
+use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::{Journal, StorageError};
+
+/// How the answer kept for a user creation's idempotency key is rendered.
+pub type RenderUser = fn(&User) -> KeptAnswer;
 
 /// Users by token hash, plus creation order for the users file.
 #[derive(Default)]
@@ -66,11 +69,13 @@ impl Users {
 
     /// Creates a user with a new, empty default space in `spaces`, and returns it with its
     /// token (which is stored nowhere). The user is served only once its journal entry is
-    /// synced.
+    /// synced; the entry carries the idempotency key of the request, if any, with the
+    /// answer `render` makes for it.
     pub async fn create_user(
         &self,
         name: &str,
         spaces: &Spaces,
+        key: Option<(KeyUse, RenderUser)>,
     ) -> Result<(Arc<User>, String), StorageError> {
         let _serial = self.creation.lock().await;
         let token = new_token();
@@ -79,6 +84,7 @@ impl Users {
         let (done, stored) = oneshot::channel();
         let entry = Entry::User {
             seq,
+            key: key.map(|(used, render)| Box::new((used, render(&user)))),
             user: user.clone(),
         };
         self.journal.append(

@@ -39,6 +39,12 @@ pub enum ApiError {
     AlreadyExists(String),
     /// 409 record_deleted.
     RecordDeleted(String),
+    /// 409 idempotency_key_in_use: the first request with the key is still running.
+    IdempotencyKeyInUse,
+    /// 412 precondition_failed: `If-Match` did not match.
+    PreconditionFailed(String),
+    /// 422 idempotency_key_reused: the key came with another method, path or body.
+    IdempotencyKeyReused,
     /// 408 request_timeout: the body did not arrive in time; the connection is closed.
     RequestTimeout,
     /// 413 payload_too_large.
@@ -51,6 +57,13 @@ pub enum ApiError {
     TooManyRequests(Duration),
     /// 500 internal: the cause is logged, never shown.
     Internal(String),
+    /// Operation `index` of a batch failed with `error`: the problem names the index.
+    InOperation {
+        /// The operation's position in the batch.
+        index: usize,
+        /// Its error.
+        error: Box<ApiError>,
+    },
     /// 503 unavailable, with `Retry-After`: overloaded or shutting down.
     Unavailable(&'static str),
     /// 503 storage_unavailable, with `Retry-After`: the journal cannot store writes.
@@ -71,6 +84,10 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::AlreadyExists(_) => "already_exists",
             ApiError::RecordDeleted(_) => "record_deleted",
+            ApiError::IdempotencyKeyInUse => "idempotency_key_in_use",
+            ApiError::PreconditionFailed(_) => "precondition_failed",
+            ApiError::IdempotencyKeyReused => "idempotency_key_reused",
+            ApiError::InOperation { error, .. } => error.code(),
             ApiError::RequestTimeout => "request_timeout",
             ApiError::PayloadTooLarge => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
@@ -89,7 +106,17 @@ impl ApiError {
             | ApiError::NotFound(d)
             | ApiError::AlreadyExists(d)
             | ApiError::RecordDeleted(d)
+            | ApiError::PreconditionFailed(d)
             | ApiError::InvalidReference(d) => d.clone(),
+            ApiError::IdempotencyKeyInUse => {
+                "the first request with this Idempotency-Key is still running".into()
+            }
+            ApiError::IdempotencyKeyReused => {
+                "this Idempotency-Key was used with another method, path or body".into()
+            }
+            ApiError::InOperation { index, error } => {
+                format!("operation {index} failed: {}", error.detail())
+            }
             ApiError::Validation(e) => format!("the request body is not valid: {e}"),
             ApiError::InvalidCursor => SpaceError::InvalidCursor.to_string(),
             ApiError::SpaceConflict => {
@@ -133,7 +160,12 @@ impl ResponseError for ApiError {
             ApiError::Forbidden => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::AlreadyExists(_) | ApiError::RecordDeleted(_) => StatusCode::CONFLICT,
+            ApiError::AlreadyExists(_)
+            | ApiError::RecordDeleted(_)
+            | ApiError::IdempotencyKeyInUse => StatusCode::CONFLICT,
+            ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::InOperation { error, .. } => error.status_code(),
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -147,18 +179,25 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let status = self.status_code();
-        if let ApiError::Internal(cause) = self {
+        let (this, operation) = match self {
+            ApiError::InOperation { index, error } => (&**error, Some(*index)),
+            other => (other, None),
+        };
+        let status = this.status_code();
+        if let ApiError::Internal(cause) = this {
             log::error!("internal error: {cause}");
         }
         let mut body = json!({
             "type": "about:blank",
             "title": status.canonical_reason().unwrap_or("Error"),
             "status": status.as_u16(),
-            "code": self.code(),
+            "code": this.code(),
             "detail": self.detail(),
         });
-        if let ApiError::Validation(e) = self {
+        if let Some(index) = operation {
+            body["operationIndex"] = index.into();
+        }
+        if let ApiError::Validation(e) = this {
             body["errors"] = e
                 .errors
                 .iter()
@@ -167,7 +206,7 @@ impl ResponseError for ApiError {
         }
         let mut response = HttpResponse::build(status);
         response.content_type("application/problem+json");
-        match self {
+        match this {
             ApiError::Unauthorized => {
                 response
                     .insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
@@ -206,6 +245,8 @@ impl From<SpaceError> for ApiError {
             SpaceError::RecordDeleted { .. } => ApiError::RecordDeleted(detail),
             SpaceError::InvalidReference { .. } => ApiError::InvalidReference(detail),
             SpaceError::InvalidCursor => ApiError::InvalidCursor,
+            SpaceError::PreconditionFailed { .. } => ApiError::PreconditionFailed(detail),
+            SpaceError::SinceAhead { .. } => ApiError::InvalidParameter(detail),
         }
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::web::{BytesMut, Data};
+use actix_web::web::{Bytes, BytesMut, Data};
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::{ready, LocalBoxFuture, Ready};
 use futures_util::StreamExt;
@@ -23,7 +23,8 @@ use super::error::ApiError;
 use crate::actors::Users;
 use crate::model::kind::MAX_IDS;
 use crate::model::validate::is_id;
-use crate::model::{Kind, ListQuery, User};
+use crate::model::{IfMatch, Kind, ListQuery, User};
+use crate::store::codec::{KeptAnswer, KeyUse};
 
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -147,6 +148,40 @@ impl FromRequest for Admin {
     }
 }
 
+/// The record a request names: its kind, the caller, its id and the query, checked in
+/// that order.
+pub struct Target {
+    /// The kind.
+    pub kind: Kind,
+    /// The caller.
+    pub caller: Caller,
+    /// The record id.
+    pub id: String,
+    /// The query parameters.
+    pub params: Params,
+}
+
+impl FromRequest for Target {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let target = (|| {
+            let Collection(kind) = Collection::from_request(req, payload).into_inner()?;
+            let caller = Caller::from_request(req, payload).into_inner()?;
+            let RecordId(id) = RecordId::from_request(req, payload).into_inner()?;
+            let params = Params::from_request(req, payload).into_inner()?;
+            Ok(Target {
+                kind,
+                caller,
+                id,
+                params,
+            })
+        })();
+        ready(target)
+    }
+}
+
 /// The query string's parameters; unknown ones are kept and ignored by handlers.
 #[derive(Debug, Clone, Default)]
 pub struct Params(Vec<(String, String)>);
@@ -176,6 +211,36 @@ impl Params {
     /// The `spaceId` parameter.
     pub fn space_id(&self) -> Option<&str> {
         self.get("spaceId")
+    }
+
+    /// The `since` of a change feed or stream: an integer from 0 (the default); `header`
+    /// (a stream's `Last-Event-ID`) replaces the parameter when present. Whether the space
+    /// has reached it is checked by the space.
+    pub fn since(&self, header: Option<&str>) -> Result<u64, ApiError> {
+        match header.or(self.get("since")) {
+            None => Ok(0),
+            Some(raw) => raw.parse::<u64>().map_err(|_| {
+                ApiError::InvalidParameter(format!(
+                    "since must be an integer from 0 to the space version, not '{raw}'"
+                ))
+            }),
+        }
+    }
+
+    /// The `limit` of a change feed: 1 to 1000, default 100.
+    pub fn feed_limit(&self) -> Result<usize, ApiError> {
+        match self.get("limit") {
+            None => Ok(100),
+            Some(raw) => raw
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=1000).contains(n))
+                .ok_or_else(|| {
+                    ApiError::InvalidParameter(format!(
+                        "limit must be an integer from 1 to 1000, not '{raw}'"
+                    ))
+                }),
+        }
     }
 
     /// The listing query of a collection of `kind`: `limit` (1–100, default 50),
@@ -229,20 +294,44 @@ impl Default for BodyTimeout {
     }
 }
 
-/// A request body that is a JSON object; an empty body counts as `{}`.
+/// Reads a whole request body of at most [`MAX_BODY_BYTES`] within `timeout`: 413 over the
+/// size, 408 when it does not arrive in time.
+pub async fn read_body(mut payload: Payload, timeout: BodyTimeout) -> Result<Bytes, ApiError> {
+    let read = async {
+        let mut body = BytesMut::new();
+        while let Some(chunk) = payload.next().await {
+            let chunk = chunk.map_err(|e| {
+                ApiError::InvalidJson(format!("the request body could not be read: {e}"))
+            })?;
+            if body.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(ApiError::PayloadTooLarge);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body.freeze())
+    };
+    actix_web::rt::time::timeout(timeout.0, read)
+        .await
+        .map_err(|_| ApiError::RequestTimeout)?
+}
+
+/// The body timeout the app was built with.
+pub fn body_timeout(req: &HttpRequest) -> BodyTimeout {
+    req.app_data::<Data<BodyTimeout>>()
+        .map_or_else(BodyTimeout::default, |t| *t.get_ref())
+}
+
+/// A request body that is a JSON object, its values unparsed; an empty body counts as
+/// `{}`. Duplicate keys: the last one wins.
 ///
 /// 408 (and the connection closed) when the body does not arrive within the
 /// [`BodyTimeout`], 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON
 /// content type (`application/json` or `*/*+json`, any parameters), 400 `invalid_json`
 /// for a body that is not a JSON object.
-///
-/// Parsing is bounded ([`bounded_value`]): no top-level value costs more than its bytes
-/// to read, however long its arrays, so an over-long body is refused at about the cost of
-/// receiving it.
-#[derive(Debug, Clone, Default)]
-pub struct JsonObject(pub Map<String, Json>);
+#[derive(Debug, Default)]
+pub struct JsonFields(pub BTreeMap<String, Box<RawValue>>);
 
-impl FromRequest for JsonObject {
+impl FromRequest for JsonFields {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
@@ -255,52 +344,127 @@ impl FromRequest for JsonObject {
         let is_json = matches!(req.mime_type(), Ok(Some(m))
             if m.type_() == mime::APPLICATION
                 && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON)));
-        let timeout = req
-            .app_data::<Data<BodyTimeout>>()
-            .map_or_else(BodyTimeout::default, |t| *t.get_ref());
-        let mut payload = payload.take();
+        let timeout = body_timeout(req);
+        let payload = payload.take();
         Box::pin(async move {
             if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
                 return Err(ApiError::PayloadTooLarge);
             }
-            let read = async {
-                let mut body = BytesMut::new();
-                while let Some(chunk) = payload.next().await {
-                    let chunk = chunk.map_err(|e| {
-                        ApiError::InvalidJson(format!("the request body could not be read: {e}"))
-                    })?;
-                    if body.len() + chunk.len() > MAX_BODY_BYTES {
-                        return Err(ApiError::PayloadTooLarge);
-                    }
-                    body.extend_from_slice(&chunk);
-                }
-                Ok(body)
-            };
-            let body = actix_web::rt::time::timeout(timeout.0, read)
-                .await
-                .map_err(|_| ApiError::RequestTimeout)??;
+            let body = read_body(payload, timeout).await?;
             if body.is_empty() {
-                return Ok(JsonObject::default());
+                return Ok(JsonFields::default());
             }
             if !is_json {
                 return Err(ApiError::UnsupportedMediaType);
             }
-            let fields: BTreeMap<String, &RawValue> = match serde_json::from_slice(&body) {
-                Ok(fields) => fields,
-                Err(e) if e.is_data() => {
-                    return Err(ApiError::InvalidJson(
-                        "the body must be a JSON object".into(),
-                    ))
-                }
-                Err(e) => return Err(ApiError::InvalidJson(format!("the body is not JSON: {e}"))),
-            };
-            fields
-                .into_iter()
-                .map(|(name, raw)| Ok((name, bounded_value(raw)?)))
-                .collect::<Result<_, ApiError>>()
-                .map(JsonObject)
+            parse_fields(&body).map(JsonFields)
         })
     }
+}
+
+/// A JSON object's fields, unparsed.
+pub fn parse_fields(body: &[u8]) -> Result<BTreeMap<String, Box<RawValue>>, ApiError> {
+    match serde_json::from_slice(body) {
+        Ok(fields) => Ok(fields),
+        Err(e) if e.is_data() => Err(ApiError::InvalidJson(
+            "the body must be a JSON object".into(),
+        )),
+        Err(e) => Err(ApiError::InvalidJson(format!("the body is not JSON: {e}"))),
+    }
+}
+
+/// A request body that is a JSON object (see [`JsonFields`]), parsed at a bounded cost
+/// ([`bounded_value`]): no value costs more than its bytes to read, however long its
+/// arrays, so an over-long body is refused at about the cost of receiving it.
+#[derive(Debug, Clone, Default)]
+pub struct JsonObject(pub Map<String, Json>);
+
+impl FromRequest for JsonObject {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let fields = JsonFields::from_request(req, payload);
+        Box::pin(async move { bounded_object(fields.await?.0).map(JsonObject) })
+    }
+}
+
+/// Parses every value of an object with [`bounded_value`].
+pub fn bounded_object(
+    fields: BTreeMap<String, Box<RawValue>>,
+) -> Result<Map<String, Json>, ApiError> {
+    fields
+        .into_iter()
+        .map(|(name, raw)| Ok((name, bounded_value(&raw)?)))
+        .collect()
+}
+
+/// The `If-Match` of a request: `*`, or the versions of its strong tags (a weak or
+/// malformed tag matches nothing).
+#[derive(Debug, Clone, Default)]
+pub struct Preconditions(pub Option<IfMatch>);
+
+impl FromRequest for Preconditions {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let tags: Vec<&str> = req
+            .headers()
+            .get_all(header::IF_MATCH)
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .collect();
+        let if_match = match tags.as_slice() {
+            [] => None,
+            _ if tags.contains(&"*") => Some(IfMatch::Any),
+            _ => Some(IfMatch::Versions(
+                tags.iter().filter_map(|t| tag_version(t, false)).collect(),
+            )),
+        };
+        ready(Ok(Preconditions(if_match)))
+    }
+}
+
+/// The version in an entity tag `"<n>"` (`W/"<n>"` too when `weak` is allowed).
+fn tag_version(tag: &str, weak: bool) -> Option<u64> {
+    let tag = match tag.strip_prefix("W/") {
+        Some(rest) if weak => rest,
+        Some(_) => return None,
+        None => tag,
+    };
+    tag.strip_prefix('"')?.strip_suffix('"')?.parse().ok()
+}
+
+/// Whether the `If-None-Match` of `req` matches the tag of `version` (`*` matches any;
+/// weak comparison, as RFC 9110 asks for this header).
+pub fn none_match(req: &HttpRequest, version: u64) -> bool {
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag_version(tag, true) == Some(version))
+}
+
+/// The idempotency key the request claimed (see `http::idempotency`), if any.
+#[derive(Debug, Clone, Default)]
+pub struct KeyClaim(pub Option<KeyUse>);
+
+impl FromRequest for KeyClaim {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Ok(KeyClaim(req.extensions().get::<KeyUse>().cloned())))
+    }
+}
+
+/// Tells the idempotency middleware that the handler stored the key's answer with its
+/// write, and what that answer is.
+pub fn kept_with_write(req: &HttpRequest, answer: KeptAnswer) {
+    req.extensions_mut().insert(answer);
 }
 
 /// A top-level value of a body, parsed at a cost bounded by its bytes. Every field takes

@@ -8,12 +8,16 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
 use super::error::ApiError;
-use super::extract::{collection_of, Admin, Caller, Collection, JsonObject, Params, RecordId};
+use super::extract::{
+    collection_of, kept_with_write, none_match, Admin, Caller, Collection, JsonObject, KeyClaim,
+    Params, Preconditions, RecordId, Target,
+};
 use super::render;
-use crate::actors::space::{GetRecord, ListRecords, Write};
+use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write};
+use crate::actors::users::RenderUser;
 use crate::actors::{Spaces, Users};
 use crate::model::validate::{parse_changes, parse_user_name};
-use crate::model::{Command, Kind, Mode, Op};
+use crate::model::{Command, Mode, Op};
 use crate::store::journal::Health;
 
 /// `GET /healthz` → 200 `{"status":"ok"}`, or 503 `{"status":"degraded","reason":...}`
@@ -45,16 +49,23 @@ pub async fn me(caller: Caller) -> HttpResponse {
 /// `POST /api/v1/admin/users` with `{"name": "..."}` → 201 with the new user and its token,
 /// shown only here. 400, 401, 403, 413, 415, 503 `storage_unavailable`.
 pub async fn create_user(
+    req: HttpRequest,
     _: Admin,
+    key: KeyClaim,
     body: JsonObject,
     users: Data<Users>,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let name = parse_user_name(body.0)?;
+    let keyed = key.0.is_some();
+    let render: RenderUser = render::user_answer;
     let (user, token) = users
-        .create_user(&name, &spaces)
+        .create_user(&name, &spaces, key.0.map(|k| (k, render)))
         .await
         .map_err(|e| ApiError::StorageUnavailable(e.to_string()))?;
+    if keyed {
+        kept_with_write(&req, render::user_answer(&user));
+    }
     log::info!("created user '{}' ({})", user.name, user.id);
     Ok(render::json(
         StatusCode::CREATED,
@@ -67,9 +78,10 @@ pub async fn create_user(
     ))
 }
 
-/// `GET /api/v1/{collection}` → 200 with one page. 400 (`invalid_parameter`,
-/// `invalid_cursor`), 401, 404, 503.
+/// `GET /api/v1/{collection}` → 200 with one page and the space's `ETag`; 304 when
+/// `If-None-Match` matches it. 400 (`invalid_parameter`, `invalid_cursor`), 401, 404, 503.
 pub async fn list(
+    req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
     params: Params,
@@ -78,15 +90,20 @@ pub async fn list(
     let query = params.list_query(kind)?;
     let space = caller.space(params.space_id(), None)?;
     let page = spaces.call(space, ListRecords { kind, query }).await??;
+    if none_match(&req, page.version) {
+        return Ok(render::not_modified(page.version));
+    }
     Ok(render::page(kind, space, &page))
 }
 
-/// `POST /api/v1/{collection}` → 201 with the new record and `Location`. 400, 401, 404,
-/// 409 `already_exists`, 413, 415, 422, 503.
+/// `POST /api/v1/{collection}` → 201 with the new record, `Location` and `ETag`. 400,
+/// 401, 404, 409 `already_exists`, 413, 415, 422, 503.
 pub async fn create(
+    req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
     params: Params,
+    key: KeyClaim,
     body: JsonObject,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
@@ -97,15 +114,19 @@ pub async fn create(
         .id
         .take()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string().into());
-    let op = Op::Create(changes);
-    let item = spaces
-        .call(space, Write(Command { kind, id, op }))
-        .await??;
-    Ok(render::created(kind, space, &item))
+    let command = Command {
+        kind,
+        id,
+        op: Op::Create(changes),
+        if_match: None,
+    };
+    write(&req, space, command, key, &spaces).await
 }
 
-/// `GET /api/v1/{collection}/{id}` → 200, deleted records included. 400, 401, 404, 503.
+/// `GET /api/v1/{collection}/{id}` → 200 with `ETag`, deleted records included; 304 when
+/// `If-None-Match` matches. 400, 401, 404, 503.
 pub async fn get(
+    req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
     RecordId(id): RecordId,
@@ -114,64 +135,120 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let space = caller.space(params.space_id(), None)?;
     let item = spaces.call(space, GetRecord { kind, id }).await??;
-    Ok(render::item(StatusCode::OK, kind, space, &item))
+    if none_match(&req, item.record.version) {
+        return Ok(render::not_modified(item.record.version));
+    }
+    Ok(render::item(kind, space, &item))
 }
 
-/// `PATCH /api/v1/{collection}/{id}` → 200. 400, 401, 404, 409 `record_deleted`, 413,
-/// 415, 422, 503.
+/// `PATCH /api/v1/{collection}/{id}` → 200 with `ETag`. 400, 401, 404, 409
+/// `record_deleted`, 412 `precondition_failed` (`If-Match`), 413, 415, 422, 503.
+#[allow(clippy::too_many_arguments)]
 pub async fn update(
+    req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
     RecordId(id): RecordId,
     params: Params,
+    Preconditions(if_match): Preconditions,
+    key: KeyClaim,
     body: JsonObject,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let mut changes = parse_changes(kind, Mode::Update, body.0)?;
     let body_space = changes.space_id.take();
     let space = caller.space(params.space_id(), body_space.as_deref())?;
-    write(kind, space, id, Op::Update(changes), &spaces).await
-}
-
-/// `DELETE /api/v1/{collection}/{id}` → 200 with the soft-deleted record. 400, 401, 404, 503.
-pub async fn delete(
-    Collection(kind): Collection,
-    caller: Caller,
-    RecordId(id): RecordId,
-    params: Params,
-    spaces: Data<Spaces>,
-) -> Result<HttpResponse, ApiError> {
-    let space = caller.space(params.space_id(), None)?;
-    write(kind, space, id, Op::SetDeleted(true), &spaces).await
-}
-
-/// `POST /api/v1/{collection}/{id}/restore` → 200 with the restored record. 400, 401, 404, 503.
-pub async fn restore(
-    Collection(kind): Collection,
-    caller: Caller,
-    RecordId(id): RecordId,
-    params: Params,
-    spaces: Data<Spaces>,
-) -> Result<HttpResponse, ApiError> {
-    let space = caller.space(params.space_id(), None)?;
-    write(kind, space, id, Op::SetDeleted(false), &spaces).await
-}
-
-/// Sends a write to the record `id` and renders it with 200.
-async fn write(
-    kind: Kind,
-    space: &str,
-    id: String,
-    op: Op,
-    spaces: &Spaces,
-) -> Result<HttpResponse, ApiError> {
     let command = Command {
         kind,
         id: id.into(),
-        op,
+        op: Op::Update(changes),
+        if_match,
     };
-    let item = spaces.call(space, Write(command)).await??;
-    Ok(render::item(StatusCode::OK, kind, space, &item))
+    write(&req, space, command, key, &spaces).await
+}
+
+/// `DELETE /api/v1/{collection}/{id}` → 200 with the soft-deleted record and `ETag`. 400,
+/// 401, 404, 412 `precondition_failed` (`If-Match`), 503.
+pub async fn delete(
+    req: HttpRequest,
+    target: Target,
+    preconditions: Preconditions,
+    key: KeyClaim,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    set_deleted(req, target, preconditions, key, spaces, true).await
+}
+
+/// `POST /api/v1/{collection}/{id}/restore` → 200 with the restored record and `ETag`.
+/// 400, 401, 404, 412 `precondition_failed` (`If-Match`), 503.
+pub async fn restore(
+    req: HttpRequest,
+    target: Target,
+    preconditions: Preconditions,
+    key: KeyClaim,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    set_deleted(req, target, preconditions, key, spaces, false).await
+}
+
+async fn set_deleted(
+    req: HttpRequest,
+    Target {
+        kind,
+        caller,
+        id,
+        params,
+    }: Target,
+    Preconditions(if_match): Preconditions,
+    key: KeyClaim,
+    spaces: Data<Spaces>,
+    deleted: bool,
+) -> Result<HttpResponse, ApiError> {
+    let space = caller.space(params.space_id(), None)?;
+    let command = Command {
+        kind,
+        id: id.into(),
+        op: Op::SetDeleted(deleted),
+        if_match,
+    };
+    write(&req, space, command, key, &spaces).await
+}
+
+/// Sends one command as a write and answers with the record; a claimed idempotency key
+/// goes into the write's journal entry with that same answer.
+async fn write(
+    req: &HttpRequest,
+    space: &str,
+    command: Command,
+    key: KeyClaim,
+    spaces: &Spaces,
+) -> Result<HttpResponse, ApiError> {
+    let render: Render = render::write_answer;
+    let keyed = key.0.is_some();
+    let write = Write {
+        commands: vec![command],
+        key: key.0.map(|k| (k, render)),
+    };
+    let outcome = spaces.call(space, write).await?.map_err(|(_, e)| e)?;
+    let answer = render(&outcome, space);
+    if keyed {
+        kept_with_write(req, answer.clone());
+    }
+    Ok(render::kept(&answer))
+}
+
+/// `GET /api/v1/changes?since=N&limit=L` → 200 with every record changed after version N
+/// (CONTRACT §12). 400 `invalid_parameter`, 401, 404, 503.
+pub async fn changes(
+    caller: Caller,
+    params: Params,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    let since = params.since(None)?;
+    let limit = params.feed_limit()?;
+    let space = caller.space(params.space_id(), None)?;
+    let page = spaces.call(space, ListChanges { since, limit }).await??;
+    Ok(render::feed(space, &page))
 }
 
 /// Any path no route matches → 404.

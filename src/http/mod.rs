@@ -5,10 +5,13 @@
 //! message to the space's actor through the [`Spaces`](crate::actors::Spaces) registry and
 //! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
 
+pub mod batch;
 pub mod error;
 pub mod extract;
 pub mod handlers;
+pub mod idempotency;
 pub mod render;
+pub mod stream;
 pub mod throttle;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,18 +27,37 @@ use actix_web::{HttpRequest, Route};
 pub use error::ApiError;
 pub use throttle::Throttle;
 
-/// Closed once shutdown begins; from then on every request gets 503 (see [`gate`]).
-#[derive(Debug, Default)]
-pub struct Gate(AtomicBool);
+/// Closed once shutdown begins; from then on every request gets 503 (see [`gate`]), and
+/// open change streams end.
+#[derive(Debug)]
+pub struct Gate {
+    closed: AtomicBool,
+    watch: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate {
+            closed: AtomicBool::new(false),
+            watch: tokio::sync::watch::Sender::new(false),
+        }
+    }
+}
 
 impl Gate {
-    /// Refuses every request from now on.
+    /// Refuses every request from now on, and ends the change streams.
     pub fn close(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.closed.store(true, Ordering::SeqCst);
+        self.watch.send_replace(true);
     }
 
     fn is_closed(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Changes when the gate closes.
+    fn watch(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.watch.subscribe()
     }
 }
 
@@ -104,6 +126,21 @@ pub fn configure(cfg: &mut ServiceConfig) {
     .service(
         web::resource("/api/v1/admin/users")
             .route(web::post().to(handlers::create_user))
+            .default_service(disallowed("POST")),
+    )
+    .service(
+        web::resource("/api/v1/changes")
+            .route(web::get().to(handlers::changes))
+            .default_service(disallowed("GET")),
+    )
+    .service(
+        web::resource("/api/v1/changes/stream")
+            .route(web::get().to(stream::stream))
+            .default_service(disallowed("GET")),
+    )
+    .service(
+        web::resource("/api/v1/batch")
+            .route(web::post().to(batch::batch))
             .default_service(disallowed("POST")),
     )
     .service(

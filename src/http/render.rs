@@ -8,7 +8,8 @@ use chrono::DateTime;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use crate::model::{Item, Kind, Page, Record, Value};
+use crate::model::{FeedPage, Item, Kind, Outcome, Page, Record, Touched, User, Value};
+use crate::store::codec::KeptAnswer;
 
 /// A record of `kind` in space `space`, as JSON.
 pub struct RecordJson<'a> {
@@ -101,10 +102,126 @@ pub fn json<T: Serialize>(status: StatusCode, body: &T) -> HttpResponse {
     }
 }
 
-/// `{"data": record, "spaceVersion": n}` with `status`.
-pub fn item(status: StatusCode, kind: Kind, space: &str, item: &Item) -> HttpResponse {
-    json(
+/// The strong tag of a version: `"<n>"`.
+pub fn etag(version: u64) -> String {
+    format!("\"{version}\"")
+}
+
+/// Serializes `body` as a JSON answer with `status`.
+fn answer<T: Serialize>(status: StatusCode, body: &T) -> KeptAnswer {
+    match serde_json::to_vec(body) {
+        Ok(body) => KeptAnswer {
+            status: status.as_u16(),
+            content_type: "application/json".into(),
+            location: None,
+            etag: None,
+            body,
+        },
+        Err(e) => {
+            log::error!("cannot render JSON: {e}");
+            KeptAnswer {
+                status: 500,
+                content_type: "application/problem+json".into(),
+                location: None,
+                etag: None,
+                body: Vec::new(),
+            }
+        }
+    }
+}
+
+/// The answer to a single write: `201` with `Location` for a create, else `200`, the
+/// record and `ETag`. Also how the answer kept for its idempotency key is made.
+pub fn write_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
+    let step = &outcome.steps[0];
+    let Touched { kind, record } = &step.touched[0];
+    let status = if step.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let mut kept = answer(
         status,
+        &One {
+            data: RecordJson {
+                kind: *kind,
+                space,
+                record,
+            },
+            space_version: outcome.version,
+        },
+    );
+    kept.etag = Some(etag(record.version).into());
+    if step.created {
+        kept.location = Some(format!("/api/v1/{}/{}", kind.collection(), record.id).into());
+    }
+    kept
+}
+
+/// The answer to a batch: `{"results": [{"status", "data"}, ...], "spaceVersion": v}`.
+pub fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
+    #[derive(Serialize)]
+    struct Result<'a> {
+        status: u16,
+        data: RecordJson<'a>,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Batch<'a> {
+        results: Vec<Result<'a>>,
+        space_version: u64,
+    }
+    let results = outcome
+        .steps
+        .iter()
+        .map(|step| Result {
+            status: if step.created { 201 } else { 200 },
+            data: RecordJson {
+                kind: step.touched[0].kind,
+                space,
+                record: &step.touched[0].record,
+            },
+        })
+        .collect();
+    answer(
+        StatusCode::OK,
+        &Batch {
+            results,
+            space_version: outcome.version,
+        },
+    )
+}
+
+/// The answer kept for a user creation: the user without its token (CONTRACT §11).
+pub fn user_answer(user: &User) -> KeptAnswer {
+    answer(
+        StatusCode::CREATED,
+        &serde_json::json!({"data": {
+            "userId": user.id,
+            "name": user.name,
+            "defaultSpaceId": user.default_space,
+        }}),
+    )
+}
+
+/// The response for a kept answer.
+pub fn kept(answer: &KeptAnswer) -> HttpResponse {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
+    let mut response = HttpResponse::build(status);
+    response.content_type(&*answer.content_type);
+    if let Some(location) = &answer.location {
+        response.insert_header((header::LOCATION, &**location));
+    }
+    if let Some(tag) = &answer.etag {
+        response.insert_header((header::ETAG, &**tag));
+    }
+    response.body(answer.body.clone())
+}
+
+/// `200 {"data": record, "spaceVersion": n}` with the record's `ETag`.
+pub fn item(kind: Kind, space: &str, item: &Item) -> HttpResponse {
+    let mut response = json(
+        StatusCode::OK,
         &One {
             data: RecordJson {
                 kind,
@@ -113,22 +230,27 @@ pub fn item(status: StatusCode, kind: Kind, space: &str, item: &Item) -> HttpRes
             },
             space_version: item.version,
         },
-    )
-}
-
-/// `201 Created` for a new record, with its `Location`.
-pub fn created(kind: Kind, space: &str, new: &Item) -> HttpResponse {
-    let mut response = item(StatusCode::CREATED, kind, space, new);
-    let location = format!("/api/v1/{}/{}", kind.collection(), new.record.id);
-    if let Ok(value) = header::HeaderValue::from_str(&location) {
-        response.headers_mut().insert(header::LOCATION, value);
-    }
+    );
+    set_etag(&mut response, item.record.version);
     response
 }
 
-/// `{"data": [...], "spaceVersion": n, "nextCursor": ...}`.
+/// `304 Not Modified` with the tag that matched.
+pub fn not_modified(version: u64) -> HttpResponse {
+    let mut response = HttpResponse::NotModified().finish();
+    set_etag(&mut response, version);
+    response
+}
+
+fn set_etag(response: &mut HttpResponse, version: u64) {
+    if let Ok(value) = header::HeaderValue::from_str(&etag(version)) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+}
+
+/// `{"data": [...], "spaceVersion": n, "nextCursor": ...}` with the space's `ETag`.
 pub fn page(kind: Kind, space: &str, page: &Page) -> HttpResponse {
-    json(
+    let mut response = json(
         StatusCode::OK,
         &Many {
             data: page
@@ -143,5 +265,67 @@ pub fn page(kind: Kind, space: &str, page: &Page) -> HttpResponse {
             space_version: page.version,
             next_cursor: page.next_cursor.as_deref(),
         },
+    );
+    set_etag(&mut response, page.version);
+    response
+}
+
+/// One change as the feed and the stream show it: `{"kind": ..., "record": {...}}`.
+#[derive(Serialize)]
+struct ChangeJson<'a> {
+    kind: &'static str,
+    record: RecordJson<'a>,
+}
+
+impl<'a> ChangeJson<'a> {
+    fn of(space: &'a str, change: &'a Touched) -> ChangeJson<'a> {
+        ChangeJson {
+            kind: change.kind.noun(),
+            record: RecordJson {
+                kind: change.kind,
+                space,
+                record: &change.record,
+            },
+        }
+    }
+}
+
+/// `{"data": [changes], "spaceVersion", "nextSince", "hasMore"}`.
+pub fn feed(space: &str, page: &FeedPage) -> HttpResponse {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Feed<'a> {
+        data: Vec<ChangeJson<'a>>,
+        space_version: u64,
+        next_since: u64,
+        has_more: bool,
+    }
+    json(
+        StatusCode::OK,
+        &Feed {
+            data: page
+                .changes
+                .iter()
+                .map(|c| ChangeJson::of(space, c))
+                .collect(),
+            space_version: page.version,
+            next_since: page.next_since,
+            has_more: page.has_more,
+        },
     )
+}
+
+/// Server-sent events for `changes`, one per record: `id`, `event: change`, `data`.
+pub fn events(space: &str, changes: &[Touched]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(changes.len() * 512);
+    for change in changes {
+        out.extend_from_slice(
+            format!("id: {}\nevent: change\ndata: ", change.record.version).as_bytes(),
+        );
+        if serde_json::to_writer(&mut out, &ChangeJson::of(space, change)).is_err() {
+            log::error!("cannot render a change of space {space}");
+        }
+        out.extend_from_slice(b"\n\n");
+    }
+    out
 }

@@ -61,6 +61,20 @@ pub enum SpaceError {
     },
     /// A paging cursor that is garbled or belongs to another query.
     InvalidCursor,
+    /// An `If-Match` that the record's current version does not satisfy.
+    PreconditionFailed {
+        /// The kind written.
+        kind: Kind,
+        /// The record's id.
+        id: String,
+    },
+    /// A change feed asked for changes after a version the space has not reached.
+    SinceAhead {
+        /// The version asked for.
+        since: u64,
+        /// The space's version.
+        version: u64,
+    },
 }
 
 impl fmt::Display for SpaceError {
@@ -83,6 +97,16 @@ impl fmt::Display for SpaceError {
             SpaceError::InvalidCursor => {
                 write!(f, "cursor is malformed or belongs to another query")
             }
+            SpaceError::PreconditionFailed { kind, id } => write!(
+                f,
+                "{} '{}' has changed: its ETag matches no tag of If-Match",
+                kind.noun(),
+                id
+            ),
+            SpaceError::SinceAhead { since, version } => write!(
+                f,
+                "since must be an integer from 0 to the space version {version}, not {since}"
+            ),
         }
     }
 }

@@ -15,8 +15,8 @@ pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
 pub use record::{Record, Value};
 pub use space::{
-    Command, Item, ListQuery, Op, Outcome, Page, Records, Space, SpaceSnapshot, SpaceView, Touched,
-    Undo,
+    Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Records, Space, SpaceSnapshot,
+    SpaceView, Step, Touched, Undo,
 };
 pub use user::{User, UsersSnapshot};
 pub use validate::{Changes, Mode};

@@ -301,6 +301,18 @@ pub struct Command {
     pub id: Box<str>,
     /// What it does.
     pub op: Op,
+    /// For an update, delete or restore: the record's current `versionUpdatedAt` must be
+    /// one of these (`If-Match`), else nothing changes.
+    pub if_match: Option<IfMatch>,
+}
+
+/// The versions an `If-Match` accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IfMatch {
+    /// `*`: any existing record.
+    Any,
+    /// A list of `versionUpdatedAt` values.
+    Versions(Vec<u64>),
 }
 
 /// What a [`Command`] does to the record it names.
@@ -323,34 +335,66 @@ pub struct Touched {
     pub record: Arc<Record>,
 }
 
-/// What a write did: the version it made and every record it touched, the named record
-/// first. Journal entries hold outcomes; replaying one re-applies it exactly. Part of the
-/// journal format (`store::codec`): a change of shape needs a new format version.
+/// What one command of a write did: every record it touched, the one it names first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// Whether it created the record it names.
+    pub created: bool,
+    /// Every record it touched, in their new state; the named one first.
+    pub touched: Vec<Touched>,
+}
+
+/// What a write did: the versions it made and every record it touched. A write of `n`
+/// commands (a batch; usually one) makes versions `base + 1 ..= base + n`, one per step.
+/// Journal entries hold outcomes; replaying one re-applies it exactly. Part of the journal
+/// format (`store::codec`): a change of shape needs a new format version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     /// The space version before the write.
     pub base: u64,
     /// The space version after the write.
     pub version: u64,
-    /// Every record the write touched; the one the command names comes first.
-    pub touched: Vec<Touched>,
+    /// One step per command, in order.
+    pub steps: Vec<Step>,
 }
 
 impl Outcome {
-    /// The record the command named, with the version the write made.
+    /// The record the last command named, with the version the write made.
     pub fn item(&self) -> Item {
+        let step = self.steps.last().expect("a write has a step");
         Item {
-            record: Arc::clone(&self.touched[0].record),
+            record: Arc::clone(&step.touched[0].record),
             version: self.version,
         }
     }
+
+    /// Every record the write touched, in the order it touched them.
+    pub fn touched(&self) -> impl Iterator<Item = &Touched> {
+        self.steps.iter().flat_map(|s| &s.touched)
+    }
 }
+
+/// One page of the change feed (CONTRACT §12).
+#[derive(Debug, Clone)]
+pub struct FeedPage {
+    /// Every record changed after `since`, in feed order, each in its current state.
+    pub changes: Vec<Touched>,
+    /// The current space version.
+    pub version: u64,
+    /// The `versionUpdatedAt` of the last change, or `since` when there is none.
+    pub next_since: u64,
+    /// Whether more changes follow.
+    pub has_more: bool,
+}
+
+/// A record's state before a write: its kind, id, and the record (`None`: it did not exist).
+type Former = (Kind, Box<str>, Option<Arc<Record>>);
 
 /// How to take an applied write back: the touched records' former states.
 #[derive(Debug, Clone)]
 pub struct Undo {
     base: u64,
-    before: Vec<(Kind, Box<str>, Option<Arc<Record>>)>,
+    before: Vec<Former>,
 }
 
 /// A space's state at one version, sharing records and map nodes with the space: what the
@@ -404,7 +448,12 @@ pub struct Space {
     /// The highest version reserved on disk, as read at start-up (see `skip_reserved`).
     reserved: u64,
     collections: [Collection; 5],
+    /// Every record by `versionUpdatedAt`, then kind, then id: the change feed's order.
+    feed: BTreeSet<FeedKey>,
 }
+
+/// A record's place in the change feed.
+type FeedKey = (u64, Kind, Box<str>);
 
 impl Space {
     /// A new, empty space at version 0.
@@ -414,6 +463,7 @@ impl Space {
             version: 0,
             reserved: 0,
             collections: Kind::ALL.map(Collection::new),
+            feed: BTreeSet::new(),
         }
     }
 
@@ -459,11 +509,38 @@ impl Space {
         })
     }
 
-    /// Applies `command` at time `now`: on success the space is at the outcome's version
-    /// and the undo takes it back; on failure nothing changed.
-    pub fn apply(&mut self, command: &Command, now: i64) -> Result<(Outcome, Undo), SpaceError> {
-        let outcome = self.plan(command, now)?;
-        let undo = self.commit(&outcome);
+    /// Applies `commands` in order at time `now`, each seeing the ones before it, as one
+    /// write (a batch; usually one command): on success the space is at the outcome's
+    /// version and the undo takes it back; when a command fails nothing changed, and the
+    /// error says which.
+    pub fn apply(
+        &mut self,
+        commands: &[Command],
+        now: i64,
+    ) -> Result<(Outcome, Undo), (usize, SpaceError)> {
+        let base = self.version;
+        let mut undo = Undo {
+            base,
+            before: Vec::new(),
+        };
+        let mut steps = Vec::with_capacity(commands.len());
+        for (index, command) in commands.iter().enumerate() {
+            match self.plan(command, now) {
+                Ok(step) => {
+                    self.commit(&step, &mut undo.before);
+                    steps.push(step);
+                }
+                Err(e) => {
+                    self.undo(undo);
+                    return Err((index, e));
+                }
+            }
+        }
+        let outcome = Outcome {
+            base,
+            version: self.version,
+            steps,
+        };
         Ok((outcome, undo))
     }
 
@@ -476,7 +553,7 @@ impl Space {
         }
         let follows = outcome.base == self.version
             || (outcome.base > self.version && outcome.base <= self.reserved);
-        if !follows || outcome.version <= outcome.base {
+        if !follows || outcome.version != outcome.base + outcome.steps.len() as u64 {
             return Err(format!(
                 "an entry of space '{}' makes versions {}..={} but the space is at version {}",
                 self.id,
@@ -485,17 +562,21 @@ impl Space {
                 self.version
             ));
         }
-        for touched in &outcome.touched {
+        for touched in outcome.touched() {
             check_record(touched.kind, &touched.record, outcome.version)?;
         }
-        self.commit(outcome);
+        self.version = outcome.base;
+        let mut before = Vec::new();
+        for step in &outcome.steps {
+            self.commit(step, &mut before);
+        }
         Ok(())
     }
 
     /// Takes back the newest write that has not been taken back yet.
     pub fn undo(&mut self, undo: Undo) {
         for (kind, id, before) in undo.before.into_iter().rev() {
-            self.collection_mut(kind).put(&id, before);
+            self.put(kind, &id, before);
         }
         self.version = undo.base;
     }
@@ -511,11 +592,61 @@ impl Space {
         }
     }
 
-    /// Decides the outcome of `command` without changing anything.
-    fn plan(&self, command: &Command, now: i64) -> Result<Outcome, SpaceError> {
-        let Command { kind, id, op } = command;
+    /// Every record changed after version `since`, in feed order: at least `limit` of
+    /// them, and more to finish the last version; O(limit + log n).
+    pub fn changes(&self, since: u64, limit: usize) -> Result<FeedPage, SpaceError> {
+        if since > self.version {
+            return Err(SpaceError::SinceAhead {
+                since,
+                version: self.version,
+            });
+        }
+        let from: FeedKey = (since + 1, Kind::Task, Box::default());
+        let mut keys = self.feed.range(from..).peekable();
+        let mut changes: Vec<Touched> = Vec::with_capacity(limit.min(1024));
+        while let Some((version, kind, id)) = keys.peek() {
+            let same_version = changes.last().is_some_and(|c| c.record.version == *version);
+            if changes.len() >= limit && !same_version {
+                break;
+            }
+            changes.push(Touched {
+                kind: *kind,
+                record: Arc::clone(&self.collection(*kind).records[id]),
+            });
+            keys.next();
+        }
+        Ok(FeedPage {
+            next_since: changes.last().map_or(since, |c| c.record.version),
+            has_more: keys.peek().is_some(),
+            changes,
+            version: self.version,
+        })
+    }
+
+    /// Decides what `command` does at the next version, without changing anything.
+    fn plan(&self, command: &Command, now: i64) -> Result<Step, SpaceError> {
+        let Command {
+            kind,
+            id,
+            op,
+            if_match,
+        } = command;
         let (kind, version) = (*kind, self.version + 1);
         let collection = self.collection(kind);
+        let existing = |id: &str| -> Result<&Arc<Record>, SpaceError> {
+            let current = collection.get(id)?;
+            let matches = match if_match {
+                None | Some(IfMatch::Any) => true,
+                Some(IfMatch::Versions(versions)) => versions.contains(&current.version),
+            };
+            if !matches {
+                return Err(SpaceError::PreconditionFailed {
+                    kind,
+                    id: id.to_string(),
+                });
+            }
+            Ok(current)
+        };
         let mut record = match op {
             Op::Create(changes) => {
                 if collection.records.contains_key(id) {
@@ -531,7 +662,7 @@ impl Space {
                 Record::new(kind, id.clone(), sort_order, now, version)
             }
             Op::Update(changes) => {
-                let current = collection.get(id)?;
+                let current = existing(id)?;
                 if current.is_deleted() {
                     return Err(SpaceError::RecordDeleted {
                         kind,
@@ -542,7 +673,7 @@ impl Space {
                 Record::clone(current)
             }
             Op::SetDeleted(deleted) => {
-                let mut record = Record::clone(collection.get(id)?);
+                let mut record = Record::clone(existing(id)?);
                 record.deleted_at = if *deleted {
                     record.deleted_at.or(Some(now))
                 } else {
@@ -573,28 +704,41 @@ impl Space {
                 record: Arc::new(record),
             });
         }
-        Ok(Outcome {
-            base: self.version,
-            version,
+        Ok(Step {
+            created: matches!(op, Op::Create(_)),
             touched,
         })
     }
 
-    /// Puts every touched record in place and moves to the outcome's version.
-    fn commit(&mut self, outcome: &Outcome) -> Undo {
-        let mut before = Vec::with_capacity(outcome.touched.len());
-        for Touched { kind, record } in &outcome.touched {
-            let old = self
-                .collection_mut(*kind)
-                .put(&record.id, Some(Arc::clone(record)));
+    /// Puts every record of `step` in place and moves to the next version, noting the
+    /// former states in `before`.
+    fn commit(&mut self, step: &Step, before: &mut Vec<Former>) {
+        for Touched { kind, record } in &step.touched {
+            let old = self.put(*kind, &record.id, Some(Arc::clone(record)));
             before.push((*kind, record.id.clone(), old));
         }
-        let undo = Undo {
-            base: self.version,
-            before,
-        };
-        self.version = outcome.version;
-        undo
+        self.version += 1;
+    }
+
+    /// Puts `record` in place of record `id` of `kind` (or removes it), keeping the feed in
+    /// step; returns the record it replaced.
+    fn put(&mut self, kind: Kind, id: &str, record: Option<Arc<Record>>) -> Option<Arc<Record>> {
+        if let Some(new) = &record {
+            self.feed.insert((new.version, kind, new.id.clone()));
+        }
+        let old = self.collection_mut(kind).put(id, record);
+        if let Some(old) = &old {
+            let key = (old.version, kind, old.id.clone());
+            if self
+                .collection(kind)
+                .records
+                .get(id)
+                .is_none_or(|r| r.version != old.version)
+            {
+                self.feed.remove(&key);
+            }
+        }
+        old
     }
 
     /// One page of the records of `kind` that match `query`, in listing order.
@@ -677,6 +821,15 @@ impl Space {
                 })?;
             }
         }
+        space.feed = space
+            .collections
+            .iter()
+            .flat_map(|c| {
+                c.records
+                    .values()
+                    .map(move |r| (r.version, c.kind, r.id.clone()))
+            })
+            .collect();
         Ok(space)
     }
 
@@ -869,10 +1022,12 @@ mod tests {
             kind,
             id: id.into(),
             op,
+            if_match: None,
         };
         space
-            .apply(&command, now)
+            .apply(&[command], now)
             .map(|(outcome, _)| outcome.item())
+            .map_err(|(_, e)| e)
     }
 
     fn changes(kind: Kind, mode: Mode, body: serde_json::Value) -> Changes {

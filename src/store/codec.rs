@@ -2,14 +2,14 @@
 //!
 //! # Snapshot files
 //!
-//! A snapshot file (`users.bin`, `spaces/<id>.bin`) is a 20-byte header and a bincode
+//! A snapshot file (`users.bin`, `keys.bin`, `spaces/<id>.bin`) is a 20-byte header and a bincode
 //! payload:
 //!
 //! | bytes | content |
 //! | --- | --- |
 //! | 0..4 | magic `TSKD` |
 //! | 4..6 | format version, little-endian |
-//! | 6 | file kind: 1 users, 2 space |
+//! | 6 | file kind: 1 users, 2 space, 3 idempotency keys |
 //! | 7 | reserved, 0 |
 //! | 8..16 | payload length, little-endian |
 //! | 16..20 | CRC-32 of the payload, little-endian |
@@ -39,7 +39,7 @@
 //! | version | what changed |
 //! | --- | --- |
 //! | 1 | snapshot files only: users, and spaces without a reservation |
-//! | 2 | space snapshots carry `reserved`; the journal |
+//! | 2 | space snapshots carry `reserved`; the journal; the idempotency keys file |
 
 use std::fmt;
 use std::sync::Arc;
@@ -69,6 +69,8 @@ pub enum FileKind {
     Users = 1,
     /// One space.
     Space = 2,
+    /// The idempotency keys.
+    Keys = 3,
 }
 
 /// Why bytes could not be encoded or decoded.
@@ -119,15 +121,51 @@ impl fmt::Display for CodecError {
     }
 }
 
-/// One journal entry: a write's outcome, a version reservation, or a new user.
+/// One use of an idempotency key (CONTRACT §11): whose, which, for which request, when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyUse {
+    /// Position in the order keys were first used, for compaction.
+    pub seq: u64,
+    /// The user id (or `admin`).
+    pub user: Box<str>,
+    /// The key.
+    pub key: Box<str>,
+    /// SHA-256 of the request's method, path with query, and body.
+    pub request: [u8; 32],
+    /// When it was first used, in milliseconds since the epoch.
+    pub at: i64,
+}
+
+/// An answer kept for an idempotency key, as the client got it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptAnswer {
+    /// The status code.
+    pub status: u16,
+    /// The `Content-Type`.
+    pub content_type: Box<str>,
+    /// The `Location` header, if any.
+    pub location: Option<Box<str>>,
+    /// The `ETag` header, if any.
+    pub etag: Option<Box<str>>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// A key's use and its answer.
+pub type Kept = Box<(KeyUse, KeptAnswer)>;
+
+/// One journal entry: a write's outcome, a version reservation, a new user, or an answer
+/// kept for an idempotency key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Entry {
-    /// A write to a space, as its outcome.
+    /// A write to a space, as its outcome, with the answer kept for its key if it had one.
     Write {
         /// The space written.
         space: Box<str>,
         /// What the write did.
-        outcome: Outcome,
+        outcome: Arc<Outcome>,
+        /// The idempotency key it came with, and its answer.
+        key: Option<Kept>,
     },
     /// The space may hand out versions up to `up_to` (`write` and `snapshot` durability).
     Reserve {
@@ -142,7 +180,20 @@ pub enum Entry {
         seq: u64,
         /// The user.
         user: User,
+        /// The idempotency key it came with, and its answer.
+        key: Option<Kept>,
     },
+    /// An answer kept for an idempotency key whose request wrote nothing (a 4xx).
+    Answer(Kept),
+}
+
+/// The idempotency keys file's contents: every key used in the last 24 hours.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KeysSnapshot {
+    /// Every key use numbered below this is in the file (or expired).
+    pub covers: u64,
+    /// The keys and their answers.
+    pub keys: Vec<(KeyUse, KeptAnswer)>,
 }
 
 /// The one bincode configuration, for writing and reading: little-endian, variable-length
@@ -255,6 +306,17 @@ pub fn encode_users(users: &UsersSnapshot) -> Result<Vec<u8>, CodecError> {
 /// Decodes the users file (the same payload in formats 1 and 2).
 pub fn decode_users(bytes: &[u8]) -> Result<UsersSnapshot, CodecError> {
     let (_, payload) = open_file(FileKind::Users, bytes)?;
+    deserialize(payload)
+}
+
+/// Encodes the idempotency keys file.
+pub fn encode_keys(keys: &KeysSnapshot) -> Result<Vec<u8>, CodecError> {
+    Ok(frame_file(FileKind::Keys, &serialize(keys)?))
+}
+
+/// Decodes the idempotency keys file (format 2 and later).
+pub fn decode_keys(bytes: &[u8]) -> Result<KeysSnapshot, CodecError> {
+    let (_, payload) = open_file(FileKind::Keys, bytes)?;
     deserialize(payload)
 }
 

@@ -108,21 +108,44 @@ pub enum Mark {
     },
 }
 
-impl Mark {
-    /// The mark of `entry`.
-    pub fn of(entry: &Entry) -> Mark {
-        match entry {
-            Entry::Write { space, outcome } => Mark::Write {
-                space: space.clone(),
-                base: outcome.base,
-                version: outcome.version,
-            },
-            Entry::Reserve { space, up_to } => Mark::Reserve {
-                space: space.clone(),
-                up_to: *up_to,
-            },
-            Entry::User { seq, .. } => Mark::User { seq: *seq },
-        }
+/// What an entry means for compaction: its main mark, and the idempotency key use it
+/// holds, which the keys file must cover too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marked {
+    mark: Option<Mark>,
+    key: Option<u64>,
+}
+
+impl Marked {
+    /// The marks of `entry`.
+    pub fn of(entry: &Entry) -> Marked {
+        let (mark, key) = match entry {
+            Entry::Write {
+                space,
+                outcome,
+                key,
+            } => (
+                Some(Mark::Write {
+                    space: space.clone(),
+                    base: outcome.base,
+                    version: outcome.version,
+                }),
+                key.as_ref().map(|k| k.0.seq),
+            ),
+            Entry::Reserve { space, up_to } => (
+                Some(Mark::Reserve {
+                    space: space.clone(),
+                    up_to: *up_to,
+                }),
+                None,
+            ),
+            Entry::User { seq, key, .. } => (
+                Some(Mark::User { seq: *seq }),
+                key.as_ref().map(|k| k.0.seq),
+            ),
+            Entry::Answer(kept) => (None, Some(kept.0.seq)),
+        };
+        Marked { mark, key }
     }
 }
 
@@ -132,20 +155,30 @@ impl Mark {
 pub struct Marks {
     spaces: HashMap<Box<str>, (u64, u64)>,
     users: u64,
+    keys: u64,
 }
 
 impl Marks {
-    /// Takes `mark` in.
-    pub fn note(&mut self, mark: &Mark) {
-        let (space, version, reserved) = match mark {
-            Mark::Write { space, version, .. } => (space, *version, 0),
-            Mark::Reserve { space, up_to } => (space, 0, *up_to),
-            Mark::User { seq } => {
+    /// Takes the marks of an entry in.
+    pub fn note(&mut self, marked: &Marked) {
+        if let Some(seq) = marked.key {
+            self.keys = self.keys.max(seq + 1);
+        }
+        let (space, version, reserved) = match &marked.mark {
+            Some(Mark::Write { space, version, .. }) => (space, *version, 0),
+            Some(Mark::Reserve { space, up_to }) => (space, 0, *up_to),
+            Some(Mark::User { seq }) => {
                 self.users = self.users.max(seq + 1);
                 return;
             }
+            None => return,
         };
         self.space(space, version, reserved);
+    }
+
+    /// Notes that the key uses numbered below `count` are covered.
+    pub fn keys(&mut self, count: u64) {
+        self.keys = self.keys.max(count);
     }
 
     /// Notes that `space` is at least at `version` with `reserved` reserved.
@@ -174,6 +207,7 @@ impl Marks {
     /// Whether these marks (a snapshot's coverage) cover every entry `segment` holds.
     fn covers(&self, segment: &Marks) -> bool {
         self.users >= segment.users
+            && self.keys >= segment.keys
             && segment.spaces.iter().all(|(space, (version, reserved))| {
                 self.spaces
                     .get(space)
@@ -219,12 +253,13 @@ impl Health {
 enum Request {
     Append {
         bytes: Vec<u8>,
-        mark: Mark,
+        mark: Marked,
         sync: bool,
         done: Done,
     },
     Covered(Box<str>, u64, u64),
     CoveredUsers(u64),
+    CoveredKeys(u64),
     Flush(Done),
     Close(Done),
 }
@@ -290,7 +325,7 @@ impl Journal {
         }
         let request = Request::Append {
             bytes,
-            mark: Mark::of(entry),
+            mark: Marked::of(entry),
             sync,
             done,
         };
@@ -310,6 +345,11 @@ impl Journal {
     /// Notes that the users file on disk holds the first `count` users.
     pub fn covered_users(&self, count: u64) {
         let _ = self.requests.send(Request::CoveredUsers(count));
+    }
+
+    /// Notes that the keys file on disk holds every key use numbered below `count`.
+    pub fn covered_keys(&self, count: u64) {
+        let _ = self.requests.send(Request::CoveredKeys(count));
     }
 
     /// `done` runs once everything queued before is written and synced.
@@ -348,7 +388,7 @@ struct Writer {
 
 /// One append of a batch, waiting for the batch's outcome.
 struct Waiting {
-    mark: Mark,
+    mark: Marked,
     done: Done,
 }
 
@@ -393,11 +433,11 @@ impl Writer {
                     sync: needs_sync,
                     done,
                 } => {
-                    if let Mark::Write {
+                    if let Some(Mark::Write {
                         space,
                         base,
                         version,
-                    } = &mark
+                    }) = &mark.mark
                     {
                         let last = chain.get(space).or_else(|| self.chain.get(space));
                         if last.is_some_and(|last| last != base) {
@@ -414,6 +454,7 @@ impl Writer {
                     self.covered.space(&space, version, reserved)
                 }
                 Request::CoveredUsers(count) => self.covered.users(count),
+                Request::CoveredKeys(count) => self.covered.keys(count),
                 Request::Flush(done) => {
                     sync = true;
                     flushes.push(done);
@@ -440,7 +481,7 @@ impl Writer {
             Err(_) => {
                 // The chain stays where the disk is: entries queued on top of these fail.
                 for w in &waiting {
-                    if let Mark::Write { space, base, .. } = &w.mark {
+                    if let Some(Mark::Write { space, base, .. }) = &w.mark.mark {
                         self.chain.entry(space.clone()).or_insert(*base);
                     }
                 }
@@ -631,7 +672,7 @@ pub fn read(
             let at = |problem| StoreError::at(&segment.path, offset as u64, problem);
             match codec::read_frame(&bytes, offset) {
                 Frame::Entry { entry, end } => {
-                    let mark = Mark::of(&entry);
+                    let mark = Marked::of(&entry);
                     visit(entry).map_err(|e| at(Problem::Inconsistent(e)))?;
                     segment.marks.note(&mark);
                     offset = end;
@@ -705,11 +746,12 @@ mod tests {
     fn write(space: &str, base: u64) -> Entry {
         Entry::Write {
             space: space.into(),
-            outcome: crate::model::Outcome {
+            outcome: Arc::new(crate::model::Outcome {
                 base,
                 version: base + 1,
-                touched: Vec::new(),
-            },
+                steps: Vec::new(),
+            }),
+            key: None,
         }
     }
 
@@ -811,7 +853,7 @@ mod tests {
         assert_eq!(done.load(Ordering::SeqCst), 400);
         let mut per_space: HashMap<Box<str>, Vec<u64>> = HashMap::new();
         for entry in entries(dir.path()) {
-            if let Entry::Write { space, outcome } = entry {
+            if let Entry::Write { space, outcome, .. } = entry {
                 per_space.entry(space).or_default().push(outcome.base);
             }
         }
@@ -852,6 +894,7 @@ mod tests {
             &Entry::User {
                 seq: 0,
                 user: crate::model::User::new("u", "t"),
+                key: None,
             },
         )
         .unwrap();

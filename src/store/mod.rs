@@ -25,11 +25,12 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::model::{Space, SpaceView, User, UsersSnapshot};
-use codec::{CodecError, Entry};
+use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
 use journal::{Marks, Segment, Tail};
 
 const LOCK_FILE: &str = "LOCK";
 const USERS_FILE: &str = "users.bin";
+const KEYS_FILE: &str = "keys.bin";
 const SPACES_DIR: &str = "spaces";
 const JOURNAL_DIR: &str = "journal";
 const SPACE_SUFFIX: &str = ".bin";
@@ -121,6 +122,9 @@ pub struct Recovered {
     pub users_saved: u64,
     /// Every space that has a snapshot or a journal entry.
     pub spaces: HashMap<Box<str>, Space>,
+    /// Every idempotency key use with its answer, from `keys.bin` and the journal (older
+    /// ones included; the keys table drops what has expired).
+    pub keys: Vec<(KeyUse, KeptAnswer)>,
     /// The journal's segments, with the marks of their entries.
     pub segments: Vec<Segment>,
     /// What the snapshots on disk cover.
@@ -214,14 +218,17 @@ impl Store {
                 ));
             }
         }
+        let saved_keys = self.load_keys()?;
         let mut covered = Marks::default();
         covered.users(users_saved);
+        covered.keys(saved_keys.covers);
+        let mut keys = saved_keys.keys;
         for space in spaces.values() {
             let view = space.view();
             covered.space(&view.id, view.version, space.reserved());
         }
         let segments = journal::read(&self.journal_dir(), Tail::Cut, |entry| {
-            replay(&mut spaces, &mut users, entry)
+            replay(&mut spaces, &mut users, &mut keys, entry)
         })?;
         for space in spaces.values_mut() {
             space.skip_reserved();
@@ -230,6 +237,7 @@ impl Store {
             users,
             users_saved,
             spaces,
+            keys,
             segments,
             covered,
         })
@@ -242,7 +250,9 @@ impl Store {
             None => Space::new(id),
         };
         journal::read(&self.journal_dir(), Tail::Stop, |entry| match entry {
-            Entry::Write { space: s, outcome } if *s == *id => space.replay(&outcome),
+            Entry::Write {
+                space: s, outcome, ..
+            } if *s == *id => space.replay(&outcome),
             Entry::Reserve { space: s, up_to } if *s == *id => {
                 space.reserve(up_to);
                 Ok(())
@@ -305,6 +315,26 @@ impl Store {
             .map_err(|e| StoreError::new(path, Problem::Inconsistent(e)))
     }
 
+    /// The idempotency keys file, or an empty one when it does not exist.
+    fn load_keys(&self) -> Result<KeysSnapshot, StoreError> {
+        let path = self.path(KEYS_FILE);
+        match fs::read(&path) {
+            Ok(bytes) => {
+                codec::decode_keys(&bytes).map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(KeysSnapshot::default()),
+            Err(e) => Err(StoreError::new(&path, Problem::Io(e))),
+        }
+    }
+
+    /// Replaces the idempotency keys file.
+    pub fn save_keys(&self, keys: &KeysSnapshot) -> Result<(), StoreError> {
+        let path = self.path(KEYS_FILE);
+        let bytes =
+            codec::encode_keys(keys).map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))?;
+        write_atomic(&path, &bytes)
+    }
+
     /// Replaces the users file.
     pub fn save_users(&self, users: &UsersSnapshot) -> Result<(), StoreError> {
         let path = self.users_path();
@@ -353,26 +383,39 @@ impl Store {
 fn replay(
     spaces: &mut HashMap<Box<str>, Space>,
     users: &mut Vec<User>,
+    keys: &mut Vec<(KeyUse, KeptAnswer)>,
     entry: Entry,
 ) -> Result<(), String> {
     match entry {
-        Entry::Write { space: id, outcome } => space_mut(spaces, id).replay(&outcome),
+        Entry::Write {
+            space: id,
+            outcome,
+            key,
+        } => {
+            space_mut(spaces, id).replay(&outcome)?;
+            keys.extend(key.map(|k| *k));
+            Ok(())
+        }
         Entry::Reserve { space: id, up_to } => {
             space_mut(spaces, id).reserve(up_to);
             Ok(())
         }
-        Entry::User { seq, user } => {
+        Entry::User { seq, user, key } => {
             let known = users.len() as u64;
-            if seq < known {
-                return Ok(()); // already in users.bin
-            }
             if seq > known {
                 return Err(format!(
                     "user '{}' is number {seq} in creation order, but only {known} came before",
                     user.name
                 ));
             }
-            users.push(user);
+            if seq == known {
+                users.push(user);
+            }
+            keys.extend(key.map(|k| *k));
+            Ok(())
+        }
+        Entry::Answer(kept) => {
+            keys.push(*kept);
             Ok(())
         }
     }
@@ -419,11 +462,13 @@ mod tests {
             kind: Kind::Task,
             id: id.into(),
             op: Op::Create(Default::default()),
+            if_match: None,
         };
-        let (outcome, _) = space.apply(&command, 7).unwrap();
+        let (outcome, _) = space.apply(&[command], 7).unwrap();
         Entry::Write {
             space: space.id().into(),
-            outcome,
+            outcome: std::sync::Arc::new(outcome),
+            key: None,
         }
     }
 
@@ -462,6 +507,7 @@ mod tests {
             &Entry::User {
                 seq: 1,
                 user: second.clone(),
+                key: None,
             },
         );
         drop(journal);

@@ -1,0 +1,215 @@
+//! `POST /api/v1/batch` (CONTRACT §12): up to 100 writes to one space as one write, all
+//! or nothing.
+//!
+//! Each operation names a write path of §4 and is validated like the request it stands
+//! for; together they become one list of commands that the space applies in order, each
+//! seeing the ones before it, under one version step per operation and one journal entry.
+
+use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value as Json};
+
+use super::error::ApiError;
+use super::extract::{
+    bounded_object, kept_with_write, parse_fields, Caller, JsonFields, KeyClaim, Params,
+};
+use super::render;
+use crate::actors::space::{Render, Write};
+use crate::actors::Spaces;
+use crate::model::validate::{is_id, parse_changes};
+use crate::model::{Command, FieldError, Kind, Mode, Op, ValidationError};
+
+/// The most operations a batch holds.
+pub const MAX_OPERATIONS: usize = 100;
+
+/// `POST /api/v1/batch?spaceId=S` with `{"operations": [{"method", "path", "body"}]}` →
+/// 200 `{"results": [...], "spaceVersion": v}`. 400 `validation_failed` for a malformed
+/// batch (naming `operations[i].field`); an operation's own error with `operationIndex`;
+/// 401, 404, 413, 415, 503.
+pub async fn batch(
+    req: HttpRequest,
+    caller: Caller,
+    params: Params,
+    key: KeyClaim,
+    body: JsonFields,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    let operations = parse_batch(body)?;
+    let space = caller.space(params.space_id(), None)?;
+    let mut commands = Vec::with_capacity(operations.len());
+    for (index, (kind, action, body)) in operations.into_iter().enumerate() {
+        let in_operation = |error: ApiError| ApiError::InOperation {
+            index,
+            error: Box::new(error),
+        };
+        commands.push(command(kind, action, body, space).map_err(in_operation)?);
+    }
+    let render: Render = render::batch_answer;
+    let keyed = key.0.is_some();
+    let write = Write {
+        commands,
+        key: key.0.map(|k| (k, render)),
+    };
+    let outcome = spaces
+        .call(space, write)
+        .await?
+        .map_err(|(index, e)| ApiError::InOperation {
+            index,
+            error: Box::new(e.into()),
+        })?;
+    let answer = render(&outcome, space);
+    if keyed {
+        kept_with_write(&req, answer.clone());
+    }
+    Ok(render::kept(&answer))
+}
+
+/// What an operation does to which record, before its body is validated.
+#[derive(Debug, Clone, PartialEq)]
+enum Action {
+    Create,
+    Update(Box<str>),
+    Delete(Box<str>),
+    Restore(Box<str>),
+}
+
+/// One operation: its kind, what it does, and its body.
+type Operation = (Kind, Action, Map<String, Json>);
+
+/// Checks the batch's shape, naming every bad `operations[i].field`.
+fn parse_batch(body: JsonFields) -> Result<Vec<Operation>, ApiError> {
+    let mut errors = Vec::new();
+    let mut bad = |field: String, message: &str| {
+        errors.push(FieldError {
+            field,
+            message: message.to_string(),
+        })
+    };
+    let mut raw_operations = None;
+    for (name, value) in body.0 {
+        match name.as_str() {
+            "operations" => raw_operations = Some(value),
+            _ => bad(name, "unknown field"),
+        }
+    }
+    let listed: Option<Vec<Box<RawValue>>> = raw_operations
+        .as_deref()
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let mut operations = Vec::new();
+    match listed {
+        None => bad(
+            "operations".into(),
+            "must be an array of 1 to 100 operations",
+        ),
+        Some(list) if list.is_empty() || list.len() > MAX_OPERATIONS => bad(
+            "operations".into(),
+            "must be an array of 1 to 100 operations",
+        ),
+        Some(list) => {
+            for (i, raw) in list.iter().enumerate() {
+                match operation(raw) {
+                    Ok(op) => operations.push(op),
+                    Err(fields) => {
+                        for (field, message) in fields {
+                            bad(format!("operations[{i}].{field}"), message);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(operations)
+    } else {
+        Err(ValidationError { errors }.into())
+    }
+}
+
+/// One operation object, or its bad fields.
+fn operation(raw: &RawValue) -> Result<Operation, Vec<(String, &'static str)>> {
+    let Ok(fields) = parse_fields(raw.get().as_bytes()) else {
+        return Err(vec![("method".into(), "an operation must be an object")]);
+    };
+    let mut errors = Vec::new();
+    let (mut method, mut path, mut body) = (None, None, Map::new());
+    for (name, value) in fields {
+        match name.as_str() {
+            "method" => method = serde_json::from_str::<String>(value.get()).ok(),
+            "path" => path = serde_json::from_str::<String>(value.get()).ok(),
+            "body" => match parse_fields(value.get().as_bytes()).and_then(bounded_object) {
+                Ok(parsed) => body = parsed,
+                Err(_) => errors.push((name, "must be a JSON object")),
+            },
+            _ => errors.push((name, "unknown field of an operation")),
+        }
+    }
+    let method = method.filter(|m| ["POST", "PATCH", "DELETE"].contains(&m.as_str()));
+    if method.is_none() {
+        errors.push(("method".into(), "must be POST, PATCH or DELETE"));
+    }
+    let route = match (&method, &path) {
+        (Some(method), Some(path)) => route(method, path),
+        _ => None,
+    };
+    if route.is_none() && (method.is_some() || path.is_none()) {
+        errors.push((
+            "path".into(),
+            "must be a write path of /api/v1 for the method, with no query",
+        ));
+    }
+    match route {
+        Some((kind, action)) if errors.is_empty() => Ok((kind, action, body)),
+        _ => Err(errors),
+    }
+}
+
+/// The kind and action a method and path stand for.
+fn route(method: &str, path: &str) -> Option<(Kind, Action)> {
+    let parts: Vec<&str> = path.strip_prefix("/api/v1/")?.split('/').collect();
+    let kind = Kind::from_collection(parts[0])?;
+    let id = || parts.get(1).filter(|id| is_id(id)).map(|id| Box::from(*id));
+    let action = match (method, parts.len()) {
+        ("POST", 1) => Action::Create,
+        ("PATCH", 2) => Action::Update(id()?),
+        ("DELETE", 2) => Action::Delete(id()?),
+        ("POST", 3) if parts[2] == "restore" => Action::Restore(id()?),
+        _ => return None,
+    };
+    Some((kind, action))
+}
+
+/// The command an operation stands for, its body validated as the request's would be.
+fn command(
+    kind: Kind,
+    action: Action,
+    body: Map<String, Json>,
+    space: &str,
+) -> Result<Command, ApiError> {
+    let mode = match action {
+        Action::Create => Mode::Create,
+        _ => Mode::Update,
+    };
+    let mut changes = parse_changes(kind, mode, body)?;
+    if changes.space_id.take().is_some_and(|named| named != space) {
+        return Err(ApiError::SpaceConflict);
+    }
+    let (id, op) = match action {
+        Action::Create => {
+            let id = changes
+                .id
+                .take()
+                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string().into());
+            (id, Op::Create(changes))
+        }
+        Action::Update(id) => (id, Op::Update(changes)),
+        Action::Delete(id) => (id, Op::SetDeleted(true)),
+        Action::Restore(id) => (id, Op::SetDeleted(false)),
+    };
+    Ok(Command {
+        kind,
+        id,
+        op,
+        if_match: None,
+    })
+}

@@ -1,0 +1,203 @@
+//! Idempotent retries (CONTRACT §11), as a middleware around every POST, PATCH and DELETE
+//! under `/api/v1` that carries `Idempotency-Key`.
+//!
+//! It checks the key, reads the body once to fingerprint the request (method, path with
+//! query, body) and puts it back for the handler, then claims the key in [`Keys`]: a
+//! replay answers the kept answer with `Idempotent-Replayed: true`, another request with
+//! the key gets 422, one while the first runs gets 409. The first request runs with the
+//! claim in its extensions; a write handler stores the claim with its write (one journal
+//! entry) and leaves its answer in the extensions. Any other answer below 500 is kept
+//! here, after a journal entry of its own; a 5xx frees the key.
+
+use std::pin::Pin;
+
+use actix_web::body::{to_bytes, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
+use actix_web::http::{header, Method};
+use actix_web::middleware::Next;
+use actix_web::web::{Bytes, Data};
+use actix_web::{HttpMessage, HttpResponse};
+use futures_util::Stream;
+use sha2::{Digest, Sha256};
+use tokio::sync::oneshot;
+
+use super::error::ApiError;
+use super::extract::{body_timeout, read_body};
+use super::render;
+use crate::actors::keys::Claim;
+use crate::actors::{Keys, Users};
+use crate::store::codec::{Entry, KeptAnswer, KeyUse};
+use crate::store::journal::Journal;
+
+/// The header.
+pub const HEADER: &str = "idempotency-key";
+/// The user keys of the admin token belong to.
+const ADMIN: &str = "admin";
+
+/// Whether `key` is a valid key: 1 to 255 printable ASCII characters.
+fn is_valid_key(key: &[u8]) -> bool {
+    (1..=255).contains(&key.len()) && key.iter().all(|b| (0x20..=0x7e).contains(b))
+}
+
+/// The middleware; see the module docs.
+pub async fn idempotency(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let writes = [Method::POST, Method::PATCH, Method::DELETE].contains(req.method())
+        && req.path().starts_with("/api/v1/");
+    let key = req.headers().get(HEADER).map(|v| v.as_bytes().to_vec());
+    let (true, Some(key)) = (writes, key) else {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
+    };
+    if !is_valid_key(&key) {
+        let refused = ApiError::InvalidParameter(
+            "Idempotency-Key must be 1 to 255 printable ASCII characters".into(),
+        );
+        return Ok(req.error_response(refused));
+    }
+    let key = String::from_utf8_lossy(&key).into_owned();
+    let (Some(user), Some(keys), Some(journal)) = (
+        owner(&req),
+        req.app_data::<Data<Keys>>().cloned(),
+        req.app_data::<Data<Journal>>().cloned(),
+    ) else {
+        // Not authenticated: the handler answers 401, which is not kept.
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
+    };
+    let timeout = body_timeout(req.request());
+    let body = match read_body(req.take_payload(), timeout).await {
+        Ok(body) => body,
+        Err(e) => return Ok(req.error_response(e)),
+    };
+    let mut fingerprint = Sha256::new();
+    for part in [
+        req.method().as_str(),
+        req.uri().path(),
+        "?",
+        req.query_string(),
+    ] {
+        fingerprint.update(part.as_bytes());
+    }
+    fingerprint.update([0]);
+    fingerprint.update(&body);
+    let now = chrono::Utc::now().timestamp_millis();
+    let used = match keys.claim(&user, &key, fingerprint.finalize().into(), now) {
+        Claim::Run(used) => used,
+        Claim::Replay(answer) => {
+            let mut response = render::kept(&answer);
+            response.headers_mut().insert(
+                header::HeaderName::from_static("idempotent-replayed"),
+                header::HeaderValue::from_static("true"),
+            );
+            return Ok(req.into_response(response));
+        }
+        Claim::Reused => return Ok(req.error_response(ApiError::IdempotencyKeyReused)),
+        Claim::InUse => return Ok(req.error_response(ApiError::IdempotencyKeyInUse)),
+    };
+    req.set_payload(replay(body));
+    req.extensions_mut().insert(used.clone());
+    let response = next.call(req).await?;
+    let status = response.status();
+    if status.is_server_error() {
+        keys.finish(used, None);
+        return Ok(response.map_into_boxed_body());
+    }
+    let stored = response.request().extensions_mut().remove::<KeptAnswer>();
+    let (request, response) = response.into_parts();
+    let headers = response.headers().clone();
+    let body = to_bytes(response.into_body()).await.unwrap_or_default();
+    let answer = match stored {
+        Some(answer) => answer,
+        None => {
+            let header = |name| {
+                headers
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .map(Box::from)
+            };
+            let answer = KeptAnswer {
+                status: status.as_u16(),
+                content_type: header(header::CONTENT_TYPE).unwrap_or_default(),
+                location: header(header::LOCATION),
+                etag: header(header::ETAG),
+                body: body.to_vec(),
+            };
+            if let Err(e) = keep(&journal, &used, &answer).await {
+                log::error!("answer of idempotency key not stored: {e}");
+            }
+            answer
+        }
+    };
+    keys.finish(used, Some(answer));
+    let mut rebuilt = HttpResponse::build(status);
+    for (name, value) in &headers {
+        rebuilt.insert_header((name.clone(), value.clone()));
+    }
+    Ok(ServiceResponse::new(request, rebuilt.body(body)))
+}
+
+/// Whose keys a request uses: its user's, or the admin's.
+fn owner(req: &ServiceRequest) -> Option<String> {
+    let users = req.app_data::<Data<Users>>()?;
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return None;
+    }
+    if users.is_admin(token) {
+        return Some(ADMIN.into());
+    }
+    users.authenticate(token).map(|u| u.id.clone())
+}
+
+/// Journals an answer that no write carried, and waits until it is stored.
+async fn keep(
+    journal: &Journal,
+    used: &KeyUse,
+    answer: &KeptAnswer,
+) -> Result<(), crate::store::journal::StorageError> {
+    let (done, stored) = oneshot::channel();
+    let entry = Entry::Answer(Box::new((used.clone(), answer.clone())));
+    journal.append(
+        &entry,
+        true,
+        Box::new(move |r| {
+            let _ = done.send(r);
+        }),
+    );
+    stored
+        .await
+        .unwrap_or(Err(crate::store::journal::StorageError::Closed))
+}
+
+/// A payload that yields `body` again, for the handler.
+fn replay(body: Bytes) -> Payload {
+    let stream: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> =
+        Box::pin(futures_util::stream::once(async move { Ok(body) }));
+    Payload::from(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_1_to_255_printable_ascii_characters() {
+        assert!(is_valid_key(b"a"));
+        assert!(is_valid_key(&[b'~'; 255]));
+        assert!(is_valid_key(b"order 42/retry"));
+        assert!(!is_valid_key(b""));
+        assert!(!is_valid_key(&[b'a'; 256]));
+        assert!(!is_valid_key(b"tab\there"));
+        assert!(!is_valid_key("é".as_bytes()));
+    }
+}
