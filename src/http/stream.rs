@@ -125,6 +125,8 @@ pub async fn stream(
                 },
                 _ = keep_alive.tick() => Bytes::from_static(b": keep-alive\n\n"),
                 _ = closed.changed() => return,
+                // The client went away: free the place now, not at the next keep-alive.
+                _ = events.closed() => return,
             };
             if events.send(chunk).await.is_err() {
                 return;

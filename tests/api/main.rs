@@ -12,4 +12,5 @@ mod limits;
 mod listing;
 mod persistence;
 mod records;
+mod sync;
 mod writes;
