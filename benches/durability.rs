@@ -1,7 +1,7 @@
 //! The durable write path, measured: journal appends with group commit at 1, 16 and 64
 //! concurrent writers (each waits for its entry before the next), the pause a snapshot
 //! costs the space actor at a million tasks, and recovery time of a million tasks from a
-//! snapshot and from the journal.
+//! snapshot and from the journal, and a change-feed page against a collection page.
 //!
 //! `cargo bench --bench durability`; `TASKD_BENCH_TASKS=N` changes the million.
 
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use taskd::model::validate::{parse_changes, Mode};
-use taskd::model::{Command, Kind, Op, Record, Space, UsersSnapshot};
+use taskd::model::{Command, Kind, ListQuery, Op, Record, Space, UsersSnapshot};
 use taskd::store::codec::Entry;
 use taskd::store::journal::{self, Durability, Journal, Marks, Tail};
 use taskd::store::Store;
@@ -117,6 +117,43 @@ fn main() {
         view_pause.as_secs_f64() * 1e3,
         copy_pause.as_secs_f64() * 1e3,
         copy_pause.as_secs_f64() / view_pause.as_secs_f64().max(1e-9)
+    );
+
+    // A feed page of 100 against a collection page of 100, in the same space.
+    let pages = 2_000;
+    let query = ListQuery {
+        limit: 100,
+        include_deleted: false,
+        filters: Vec::new(),
+        cursor: None,
+    };
+    // Cursors spread over the whole collection, as the feed's `since` values are.
+    let mut cursors = Vec::new();
+    let mut walk = query.clone();
+    while let Some(next) = space.list(Kind::Task, &walk).unwrap().next_cursor {
+        cursors.push(next.clone());
+        walk.cursor = Some(next);
+    }
+    let started = Instant::now();
+    for i in 0..pages as usize {
+        let page = ListQuery {
+            cursor: cursors.get(i * 7919 % cursors.len().max(1)).cloned(),
+            ..query.clone()
+        };
+        black_box(space.list(Kind::Task, &page).unwrap());
+    }
+    let list_page = started.elapsed() / pages;
+    let started = Instant::now();
+    for i in 0..pages {
+        let since = (i as u64 * 7919) % n as u64;
+        black_box(space.changes(since, 100).unwrap());
+    }
+    let feed_page = started.elapsed() / pages;
+    println!(
+        "page of 100 at {n} tasks: feed {:.1} us, collection {:.1} us ({:.2}x)",
+        feed_page.as_secs_f64() * 1e6,
+        list_page.as_secs_f64() * 1e6,
+        feed_page.as_secs_f64() / list_page.as_secs_f64()
     );
 
     let dir = tempfile::tempdir().unwrap();

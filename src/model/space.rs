@@ -449,7 +449,8 @@ pub struct Space {
     reserved: u64,
     collections: [Collection; 5],
     /// Every record by `versionUpdatedAt`, then kind, then id: the change feed's order.
-    feed: BTreeSet<FeedKey>,
+    /// The records sit beside their keys, so a feed page looks nothing up.
+    feed: BTreeMap<FeedKey, Arc<Record>>,
 }
 
 /// A record's place in the change feed.
@@ -463,7 +464,7 @@ impl Space {
             version: 0,
             reserved: 0,
             collections: Kind::ALL.map(Collection::new),
-            feed: BTreeSet::new(),
+            feed: BTreeMap::new(),
         }
     }
 
@@ -604,14 +605,14 @@ impl Space {
         let from: FeedKey = (since + 1, Kind::Task, Box::default());
         let mut keys = self.feed.range(from..).peekable();
         let mut changes: Vec<Touched> = Vec::with_capacity(limit.min(1024));
-        while let Some((version, kind, id)) = keys.peek() {
+        while let Some(((version, kind, _), record)) = keys.peek() {
             let same_version = changes.last().is_some_and(|c| c.record.version == *version);
             if changes.len() >= limit && !same_version {
                 break;
             }
             changes.push(Touched {
                 kind: *kind,
-                record: Arc::clone(&self.collection(*kind).records[id]),
+                record: Arc::clone(record),
             });
             keys.next();
         }
@@ -724,7 +725,8 @@ impl Space {
     /// step; returns the record it replaced.
     fn put(&mut self, kind: Kind, id: &str, record: Option<Arc<Record>>) -> Option<Arc<Record>> {
         if let Some(new) = &record {
-            self.feed.insert((new.version, kind, new.id.clone()));
+            self.feed
+                .insert((new.version, kind, new.id.clone()), Arc::clone(new));
         }
         let old = self.collection_mut(kind).put(id, record);
         if let Some(old) = &old {
@@ -827,7 +829,7 @@ impl Space {
             .flat_map(|c| {
                 c.records
                     .values()
-                    .map(move |r| (r.version, c.kind, r.id.clone()))
+                    .map(move |r| ((r.version, c.kind, r.id.clone()), Arc::clone(r)))
             })
             .collect();
         Ok(space)
