@@ -1472,4 +1472,106 @@ mod tests {
             .unwrap_err()
             .contains("twice"));
     }
+
+    fn command(kind: Kind, id: &str, op: Op) -> Command {
+        Command {
+            kind,
+            id: id.into(),
+            op,
+            if_match: None,
+        }
+    }
+
+    fn feed_ids(space: &Space, since: u64) -> Vec<(u64, String)> {
+        let page = space.changes(since, usize::MAX).unwrap();
+        page.changes
+            .iter()
+            .map(|c| (c.record.version, c.record.id.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_applies_in_order_or_not_at_all() {
+        let mut space = Space::new("s");
+        let list = changes(Kind::List, Mode::Create, json!({"listId": "l"}));
+        let task = changes(Kind::Task, Mode::Create, json!({"listId": "l"}));
+        let ok = [
+            command(Kind::List, "l", Op::Create(list.clone())),
+            command(Kind::Task, "t", Op::Create(task.clone())),
+            command(Kind::Task, "t", Op::SetDeleted(true)),
+        ];
+        let (outcome, _) = space.apply(&ok, 5).unwrap();
+        assert_eq!(
+            (outcome.base, outcome.version, outcome.steps.len()),
+            (0, 3, 3)
+        );
+        assert!(outcome.steps[1].created && !outcome.steps[2].created);
+        assert_eq!(feed_ids(&space, 0), [(1, "l".into()), (3, "t".into())]);
+
+        let before = space.view();
+        let failing = [
+            command(Kind::List, "m", Op::Create(list)),
+            command(Kind::Task, "u", Op::Create(task)),
+            command(Kind::Task, "t", Op::Update(Changes::default())),
+        ];
+        let (index, error) = space.apply(&failing, 6).unwrap_err();
+        assert_eq!(index, 2);
+        assert!(matches!(error, SpaceError::RecordDeleted { .. }));
+        assert_eq!(space.view(), before, "nothing of the batch is left");
+        assert_eq!(feed_ids(&space, 0), [(1, "l".into()), (3, "t".into())]);
+    }
+
+    #[test]
+    fn if_match_is_checked_after_existence_and_against_the_current_version() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::Task, json!({"todoId": "t"}));
+        let guarded = |versions: Vec<u64>| Command {
+            if_match: Some(IfMatch::Versions(versions)),
+            ..command(Kind::Task, "t", Op::Update(Changes::default()))
+        };
+        let stale = space.apply(&[guarded(vec![7])], 2).unwrap_err().1;
+        assert!(matches!(stale, SpaceError::PreconditionFailed { .. }));
+        assert_eq!(space.version(), 1);
+        space.apply(&[guarded(vec![7, 1])], 2).unwrap();
+        let missing = Command {
+            if_match: Some(IfMatch::Any),
+            ..command(Kind::Task, "nope", Op::SetDeleted(true))
+        };
+        let error = space.apply(&[missing], 3).unwrap_err().1;
+        assert!(matches!(error, SpaceError::NotFound { .. }));
+    }
+
+    #[test]
+    fn the_feed_pages_by_version_without_splitting_one() {
+        let mut space = Space::new("s");
+        create(
+            &mut space,
+            Kind::List,
+            json!({"listId": "a", "isDefault": true}),
+        );
+        create(&mut space, Kind::Context, json!({"contextId": "c"}));
+        create(
+            &mut space,
+            Kind::List,
+            json!({"listId": "b", "isDefault": true}),
+        );
+        let page = space.changes(0, 1).unwrap();
+        assert_eq!(
+            (page.changes.len(), page.next_since, page.has_more),
+            (1, 2, true)
+        );
+        let page = space.changes(2, 1).unwrap();
+        let ids: Vec<&str> = page.changes.iter().map(|c| &*c.record.id).collect();
+        assert_eq!(ids, ["a", "b"], "version 3 touched both lists");
+        assert!(!page.has_more);
+        assert!(matches!(
+            space.changes(4, 1),
+            Err(SpaceError::SinceAhead {
+                since: 4,
+                version: 3
+            })
+        ));
+        let rebuilt = Space::from_snapshot(space.snapshot()).unwrap();
+        assert_eq!(feed_ids(&rebuilt, 0), feed_ids(&space, 0));
+    }
 }
