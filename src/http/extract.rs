@@ -409,13 +409,7 @@ impl FromRequest for Preconditions {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let tags: Vec<&str> = req
-            .headers()
-            .get_all(header::IF_MATCH)
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(str::trim)
-            .collect();
+        let tags: Vec<&str> = tags(req, header::IF_MATCH).collect();
         let if_match = match tags.as_slice() {
             [] => None,
             _ if tags.contains(&"*") => Some(IfMatch::Any),
@@ -440,12 +434,17 @@ fn tag_version(tag: &str, weak: bool) -> Option<u64> {
 /// Whether the `If-None-Match` of `req` matches the tag of `version` (`*` matches any;
 /// weak comparison, as RFC 9110 asks for this header).
 pub fn none_match(req: &HttpRequest, version: u64) -> bool {
+    tags(req, header::IF_NONE_MATCH)
+        .any(|tag| tag == "*" || tag_version(tag, true) == Some(version))
+}
+
+/// The comma-separated entity tags of every `name` header of `req`.
+fn tags(req: &HttpRequest, name: header::HeaderName) -> impl Iterator<Item = &str> {
     req.headers()
-        .get_all(header::IF_NONE_MATCH)
+        .get_all(name)
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(str::trim)
-        .any(|tag| tag == "*" || tag_version(tag, true) == Some(version))
 }
 
 /// The idempotency key the request claimed (see `http::idempotency`), if any.

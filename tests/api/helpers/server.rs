@@ -215,6 +215,18 @@ impl TestApp {
         self.signal_and_wait("TERM")
     }
 
+    /// Sends SIGTERM and checks that the process exits 0 within `limit`.
+    pub fn stop_within(&mut self, limit: Duration) {
+        let started = Instant::now();
+        let status = self.stop();
+        assert!(status.success(), "shutdown failed: {status}");
+        assert!(
+            started.elapsed() < limit,
+            "shutdown took {:?}",
+            started.elapsed()
+        );
+    }
+
     /// Sends SIGKILL, as a crash would, and waits for the process to end.
     pub fn crash(&mut self) -> ExitStatus {
         self.signal_and_wait("KILL")
