@@ -57,9 +57,13 @@ pub struct Keys {
 }
 
 impl Keys {
-    /// The keys read at start-up (expired ones are dropped).
+    /// The keys read at start-up (expired ones are dropped). The first [`Keys::save`]
+    /// writes them all to `keys.bin`, so the journal segments they came from can go.
     pub fn new(kept: Vec<(KeyUse, KeptAnswer)>, now: i64) -> Keys {
-        let mut table = Table::default();
+        let mut table = Table {
+            changed: !kept.is_empty(),
+            ..Table::default()
+        };
         for (used, answer) in kept {
             table.next_seq = table.next_seq.max(used.seq + 1);
             if now - used.at < KEEP_MS {
