@@ -29,7 +29,8 @@ use crate::store::codec::{KeptAnswer, KeyUse};
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// The kind named by the `{collection}` path segment; 404 for an unknown collection.
+/// The kind whose collection the request's path names: the routes of each collection
+/// carry their kind as app data (see `http::configure`).
 #[derive(Debug, Clone, Copy)]
 pub struct Collection(pub Kind);
 
@@ -38,15 +39,12 @@ impl FromRequest for Collection {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(collection_of(req).map(Collection))
+        ready(
+            req.app_data::<Collection>()
+                .copied()
+                .ok_or_else(|| ApiError::NotFound(format!("no such path: {}", req.path()))),
+        )
     }
-}
-
-/// The kind of the `{collection}` segment of `req`'s path.
-pub fn collection_of(req: &HttpRequest) -> Result<Kind, ApiError> {
-    let segment = req.match_info().get("collection").unwrap_or_default();
-    Kind::from_collection(segment)
-        .ok_or_else(|| ApiError::NotFound(format!("no such path: {}", req.path())))
 }
 
 /// The `{id}` path segment, which must be id-shaped.

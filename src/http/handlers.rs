@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::error::ApiError;
 use super::extract::{
-    collection_of, kept_with_write, none_match, Admin, Caller, Collection, JsonObject, KeyClaim,
-    Params, Preconditions, RecordId, Target,
+    kept_with_write, none_match, Admin, Caller, Collection, JsonObject, KeyClaim, Params,
+    Preconditions, RecordId, Target,
 };
 use super::render;
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write};
@@ -256,13 +256,7 @@ pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     Err(ApiError::NotFound(format!("no such path: {}", req.path())))
 }
 
-/// A known path with a method it does not allow → 405 with `Allow`; 404 when the path names
-/// an unknown collection.
-pub fn method_not_allowed(req: &HttpRequest, allow: &'static str) -> ApiError {
-    if req.match_info().get("collection").is_some() {
-        if let Err(e) = collection_of(req) {
-            return e;
-        }
-    }
+/// A known path with a method it does not allow → 405 with `Allow`.
+pub fn method_not_allowed(allow: &'static str) -> ApiError {
     ApiError::MethodNotAllowed(allow)
 }

@@ -24,7 +24,8 @@ pub struct RecordJson<'a> {
 /// Writes milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 fn serialize_time<S: Serializer>(ms: i64, s: S) -> Result<S::Ok, S::Error> {
     match DateTime::from_timestamp_millis(ms) {
-        Some(t) => s.collect_str(&t.format("%Y-%m-%dT%H:%M:%S%.3fZ")),
+        // No format string to parse for every date-time.
+        Some(t) => s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
         None => s.serialize_none(),
     }
 }
