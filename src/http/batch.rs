@@ -12,7 +12,7 @@ use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
 use super::extract::{
-    bounded_object, kept_with_write, parse_fields, Caller, JsonFields, KeyClaim, Params,
+    bounded_object, kept_with_write, parse_fields, Caller, JsonBody, KeyClaim, Params,
 };
 use super::render;
 use crate::actors::space::{Render, Write};
@@ -32,10 +32,10 @@ pub async fn batch(
     caller: Caller,
     params: Params,
     key: KeyClaim,
-    body: JsonFields,
+    JsonBody(body): JsonBody,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
-    let operations = parse_batch(body)?;
+    let operations = parse_batch(&body)?;
     let space = caller.space(params.space_id(), None)?;
     let mut commands = Vec::with_capacity(operations.len());
     for (index, (kind, action, body)) in operations.into_iter().enumerate() {
@@ -77,8 +77,20 @@ enum Action {
 /// One operation: its kind, what it does, and its body.
 type Operation = (Kind, Action, Map<String, Json>);
 
-/// Checks the batch's shape, naming every bad `operations[i].field`.
-fn parse_batch(body: JsonFields) -> Result<Vec<Operation>, ApiError> {
+/// Checks the batch's shape, naming every bad `operations[i].field`. Valid JSON that is
+/// not an object is a malformed batch too (CONTRACT §12 over §7's `invalid_json`).
+fn parse_batch(body: &[u8]) -> Result<Vec<Operation>, ApiError> {
+    let fields = match parse_fields(body) {
+        Ok(fields) => fields,
+        Err(_) if serde_json::from_slice::<&RawValue>(body).is_ok() => {
+            let errors = vec![FieldError {
+                field: "operations".into(),
+                message: "the batch must be an object with an operations array".into(),
+            }];
+            return Err(ValidationError { errors }.into());
+        }
+        Err(e) => return Err(e),
+    };
     let mut errors = Vec::new();
     let mut bad = |field: String, message: &str| {
         errors.push(FieldError {
@@ -87,7 +99,7 @@ fn parse_batch(body: JsonFields) -> Result<Vec<Operation>, ApiError> {
         })
     };
     let mut raw_operations = None;
-    for (name, value) in body.0 {
+    for (name, value) in fields {
         match name.as_str() {
             "operations" => raw_operations = Some(value),
             _ => bad(name, "unknown field"),

@@ -319,17 +319,15 @@ pub fn body_timeout(req: &HttpRequest) -> BodyTimeout {
         .map_or_else(BodyTimeout::default, |t| *t.get_ref())
 }
 
-/// A request body that is a JSON object, its values unparsed; an empty body counts as
-/// `{}`. Duplicate keys: the last one wins.
+/// A request body sent as JSON; an empty body counts as `{}`.
 ///
 /// 408 (and the connection closed) when the body does not arrive within the
 /// [`BodyTimeout`], 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON
-/// content type (`application/json` or `*/*+json`, any parameters), 400 `invalid_json`
-/// for a body that is not a JSON object.
+/// content type (`application/json` or `*/*+json`, any parameters).
 #[derive(Debug, Default)]
-pub struct JsonFields(pub BTreeMap<String, Box<RawValue>>);
+pub struct JsonBody(pub Bytes);
 
-impl FromRequest for JsonFields {
+impl FromRequest for JsonBody {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
@@ -350,13 +348,29 @@ impl FromRequest for JsonFields {
             }
             let body = read_body(payload, timeout).await?;
             if body.is_empty() {
-                return Ok(JsonFields::default());
+                return Ok(JsonBody(Bytes::from_static(b"{}")));
             }
             if !is_json {
                 return Err(ApiError::UnsupportedMediaType);
             }
-            parse_fields(&body).map(JsonFields)
+            Ok(JsonBody(body))
         })
+    }
+}
+
+/// A request body that is a JSON object (see [`JsonBody`]), its values unparsed;
+/// duplicate keys: the last one wins. 400 `invalid_json` for a body that is not a JSON
+/// object.
+#[derive(Debug, Default)]
+pub struct JsonFields(pub BTreeMap<String, Box<RawValue>>);
+
+impl FromRequest for JsonFields {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let body = JsonBody::from_request(req, payload);
+        Box::pin(async move { parse_fields(&body.await?.0).map(JsonFields) })
     }
 }
 

@@ -761,6 +761,8 @@ async fn a_malformed_batch_is_400_naming_each_operation_field() {
         ],
     );
     for bad in [
+        json!([]),
+        json!("operations"),
         json!({}),
         json!({"operations": []}),
         json!({"operations": "x"}),
