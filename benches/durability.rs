@@ -5,10 +5,12 @@
 //!
 //! `cargo bench --bench durability`; `TASKD_BENCH_TASKS=N` changes the million.
 
+mod support;
+
 use std::hint::black_box;
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 use taskd::model::validate::{parse_changes, Mode};
@@ -16,6 +18,8 @@ use taskd::model::{Command, Kind, ListQuery, Op, Record, Space, UsersSnapshot};
 use taskd::store::codec::Entry;
 use taskd::store::journal::{self, Durability, Journal, Marks, Tail};
 use taskd::store::Store;
+
+use support::{gather, percentile_ms};
 
 /// The allocator the `taskd` binary uses.
 #[global_allocator]
@@ -36,10 +40,6 @@ fn command(i: usize) -> Command {
         op: Op::Create(changes),
         if_match: None,
     }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
 }
 
 /// `writers` threads append `per_writer` entries each, one at a time.
@@ -73,18 +73,14 @@ fn appends(durability: Durability, writers: usize, per_writer: usize) {
             })
         })
         .collect();
-    let mut latencies: Vec<Duration> = threads
-        .into_iter()
-        .flat_map(|t| t.join().unwrap())
-        .collect();
+    let latencies = gather(threads);
     let elapsed = started.elapsed();
-    latencies.sort();
     println!(
         "append {durability:?} writers={writers:>2}: {:>8.0} entries/s  p50 {:>7.3} ms  p99 {:>7.3} ms  max {:>7.3} ms",
         latencies.len() as f64 / elapsed.as_secs_f64(),
-        percentile(&latencies, 0.5).as_secs_f64() * 1e3,
-        percentile(&latencies, 0.99).as_secs_f64() * 1e3,
-        latencies.last().unwrap().as_secs_f64() * 1e3,
+        percentile_ms(&latencies, 0.5),
+        percentile_ms(&latencies, 0.99),
+        percentile_ms(&latencies, 1.0),
     );
 }
 

@@ -8,6 +8,8 @@
 //! per scenario) change the load; `TASKD_LOG` the log level (default info, as the binary).
 //! taskd logs a line per request to stderr: `cargo bench --bench http 2>/dev/null`.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -19,6 +21,8 @@ use clap::Parser;
 use serde_json::{json, Value};
 use taskd::config::Config;
 use taskd::startup::Application;
+
+use support::{gather, percentile_ms};
 
 /// The allocator the `taskd` binary uses.
 #[global_allocator]
@@ -105,18 +109,9 @@ fn drive(
             })
         })
         .collect();
-    let mut latencies: Vec<Duration> = threads
-        .into_iter()
-        .flat_map(|t| t.join().unwrap())
-        .collect();
+    let latencies = gather(threads);
     let elapsed = started.elapsed().as_secs_f64();
-    latencies.sort();
     (latencies.len() as f64 / elapsed, latencies)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 * p) as usize).min(sorted.len() - 1);
-    sorted[i].as_secs_f64() * 1e3
 }
 
 /// The reference: a bare actix-web handler over a `RwLock<BTreeMap>` of JSON records that
@@ -322,11 +317,11 @@ fn main() {
         let row = (
             scenario.name,
             ours,
-            percentile(&ours_lat, 0.5),
-            percentile(&ours_lat, 0.99),
-            percentile(&ours_lat, 1.0),
+            percentile_ms(&ours_lat, 0.5),
+            percentile_ms(&ours_lat, 0.99),
+            percentile_ms(&ours_lat, 1.0),
             theirs,
-            percentile(&their_lat, 0.99),
+            percentile_ms(&their_lat, 0.99),
         );
         println!(
             "{:<24} {:>10.0} {:>8.2} {:>8.2} {:>8.2} | {:>10.0} {:>8.2} | {:>6.2} {:>7.2}",
@@ -353,9 +348,9 @@ fn main() {
         "{:<24} {:>10.0} {:>8.2} {:>8.2} {:>8.2} | (no reference)",
         "GET /changes?limit=100",
         feed.0,
-        percentile(&feed.1, 0.5),
-        percentile(&feed.1, 0.99),
-        percentile(&feed.1, 1.0)
+        percentile_ms(&feed.1, 0.5),
+        percentile_ms(&feed.1, 0.99),
+        percentile_ms(&feed.1, 1.0)
     );
     let svg = chart(&rows);
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-http.svg");

@@ -13,7 +13,7 @@ use actix_web::{web, App, HttpServer};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::oneshot;
 
-use crate::actors::snapshot::SaveSpace;
+use crate::actors::snapshot::{answered, SaveSpace};
 use crate::actors::{Keys, SnapshotActor, Spaces, Users};
 use crate::config::Config;
 use crate::http::extract::BodyTimeout;
@@ -135,10 +135,8 @@ impl State {
                 last: false,
             });
             actix_web::rt::spawn(async move {
-                match save.await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => log::error!("snapshot after recovery failed: {e}"),
-                    Err(e) => log::error!("snapshot after recovery failed: {e}"),
+                if let Err(e) = answered(save.await) {
+                    log::error!("snapshot after recovery failed: {e}");
                 }
             });
         }

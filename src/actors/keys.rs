@@ -13,7 +13,7 @@ use std::sync::{Mutex, PoisonError};
 
 use actix::Addr;
 
-use super::snapshot::{SaveKeys, SnapshotActor};
+use super::snapshot::{answered, SaveKeys, SnapshotActor};
 use crate::store::codec::{KeptAnswer, KeyUse, KeysSnapshot};
 
 /// How long an answer is kept, in milliseconds.
@@ -155,12 +155,10 @@ impl Keys {
         let Some(snapshot) = self.snapshot(chrono::Utc::now().timestamp_millis()) else {
             return;
         };
-        let failed = match snapshots.send(SaveKeys(snapshot)).await {
-            Ok(Ok(())) => return,
-            Ok(Err(e)) => e.to_string(),
-            Err(e) => format!("snapshot actor unavailable: {e}"),
+        let Err(e) = answered(snapshots.send(SaveKeys(snapshot)).await) else {
+            return;
         };
-        log::error!("idempotency keys snapshot failed: {failed}");
+        log::error!("idempotency keys snapshot failed: {e}");
         self.table
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -147,17 +147,11 @@ impl Spaces {
         let outcomes = join_all(running.iter().map(|addr| addr.send(Flush))).await;
         outcomes
             .into_iter()
-            .filter(|outcome| match outcome {
-                Ok(Ok(())) => false,
-                Ok(Err(e)) => {
-                    log::error!("final snapshot failed: {e}");
-                    true
-                }
-                Err(e) => {
-                    log::error!("final snapshot failed: space actor unavailable: {e}");
-                    true
-                }
+            .filter_map(|outcome| match outcome {
+                Ok(saved) => saved.err().map(|e| e.to_string()),
+                Err(e) => Some(format!("space actor unavailable: {e}")),
             })
+            .inspect(|e| log::error!("final snapshot failed: {e}"))
             .count()
     }
 }

@@ -6,12 +6,41 @@
 //! they were sent and the newest snapshot always lands last. Each file it writes is
 //! reported to the journal, which then deletes the segments the snapshots cover.
 
-use actix::{Actor, Handler, Message, SyncContext};
+use std::fmt;
+
+use actix::{Actor, Handler, MailboxError, Message, SyncContext};
 
 use crate::model::{Space, SpaceView, UsersSnapshot};
 use crate::store::codec::KeysSnapshot;
 use crate::store::journal::Journal;
 use crate::store::{Store, StoreError};
+
+/// Why a request to the snapshot actor failed.
+#[derive(Debug)]
+pub enum SnapshotFailure {
+    /// The file could not be written or read.
+    Store(StoreError),
+    /// The snapshot actor did not answer.
+    Unavailable(MailboxError),
+}
+
+impl fmt::Display for SnapshotFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SnapshotFailure::Store(e) => write!(f, "{e}"),
+            SnapshotFailure::Unavailable(e) => write!(f, "snapshot actor unavailable: {e}"),
+        }
+    }
+}
+
+/// The answer of the snapshot actor to a request, as one result.
+pub fn answered<T>(
+    answer: Result<Result<T, StoreError>, MailboxError>,
+) -> Result<T, SnapshotFailure> {
+    answer
+        .map_err(SnapshotFailure::Unavailable)?
+        .map_err(SnapshotFailure::Store)
+}
 
 /// Owns the data directory for snapshot writing.
 pub struct SnapshotActor {

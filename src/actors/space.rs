@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::snapshot::{Reload, SaveSpace, SnapshotActor};
+use super::snapshot::{answered, Reload, SaveSpace, SnapshotActor, SnapshotFailure};
 use super::Failure;
 use crate::model::{
     Command, FeedPage, Item, Kind, ListQuery, Outcome, Page, Space, SpaceError, Touched, Undo,
@@ -277,12 +277,9 @@ impl SpaceActor {
     fn saved(
         &mut self,
         outcome: Result<Result<(), StoreError>, MailboxError>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SnapshotFailure> {
         self.saving = false;
-        let outcome = match outcome {
-            Ok(saved) => saved.map_err(|e| e.to_string()),
-            Err(e) => Err(format!("snapshot actor unavailable: {e}")),
-        };
+        let outcome = answered(outcome);
         if let Err(e) = &outcome {
             log::error!("snapshot of space {} failed: {e}", self.space.id());
             self.dirty = true;
@@ -306,8 +303,8 @@ impl SpaceActor {
         ctx.wait(
             reload
                 .into_actor(self)
-                .map(|reloaded, act, ctx| match reloaded {
-                    Ok(Ok(space)) => {
+                .map(|reloaded, act, ctx| match answered(reloaded) {
+                    Ok(space) => {
                         log::warn!(
                             "space {} reloaded from disk at version {}",
                             space.id(),
@@ -325,10 +322,6 @@ impl SpaceActor {
                             act.stored = act.space.version();
                             act.reserved = act.space.version();
                         }
-                    }
-                    Ok(Err(e)) => {
-                        log::error!("space {} cannot be reloaded: {e}; it stops", act.space.id());
-                        ctx.stop();
                     }
                     Err(e) => {
                         log::error!("space {} cannot be reloaded: {e}; it stops", act.space.id());
@@ -565,11 +558,11 @@ impl Handler<Reserved> for SpaceActor {
 /// Write the final snapshot if the space changed, and reply once it is on disk. Sent at
 /// shutdown, once no request is in flight.
 #[derive(Message)]
-#[rtype(result = "Result<(), String>")]
+#[rtype(result = "Result<(), SnapshotFailure>")]
 pub struct Flush;
 
 impl Handler<Flush> for SpaceActor {
-    type Result = ResponseActFuture<Self, Result<(), String>>;
+    type Result = ResponseActFuture<Self, Result<(), SnapshotFailure>>;
 
     fn handle(&mut self, _: Flush, _: &mut Context<Self>) -> Self::Result {
         self.saving = false; // a periodic save still running is superseded by this one

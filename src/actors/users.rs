@@ -13,7 +13,7 @@ use actix::Addr;
 use tokio::sync::{oneshot, Mutex};
 
 use super::registry::Spaces;
-use super::snapshot::{SaveUsers, SnapshotActor};
+use super::snapshot::{answered, SaveUsers, SnapshotActor};
 use crate::model::user::{hash_token, new_token, TokenHash};
 use crate::model::{User, UsersSnapshot};
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
@@ -125,10 +125,9 @@ impl Users {
             }
         };
         let count = users.users.len();
-        match snapshots.send(SaveUsers { users, saved }).await {
-            Ok(Ok(())) => self.saved.store(count, Ordering::SeqCst),
-            Ok(Err(e)) => log::error!("users snapshot failed: {e}"),
-            Err(e) => log::error!("users snapshot failed: snapshot actor unavailable: {e}"),
+        match answered(snapshots.send(SaveUsers { users, saved }).await) {
+            Ok(()) => self.saved.store(count, Ordering::SeqCst),
+            Err(e) => log::error!("users snapshot failed: {e}"),
         }
     }
 }

@@ -70,7 +70,17 @@ impl Default for Throttle {
 impl Throttle {
     /// How long `ip` must wait, if it is blocked now.
     pub fn blocked(&self, ip: IpAddr) -> Option<Duration> {
-        let (who, now) = (client(ip), self.now_ms());
+        self.blocked_at(ip, self.now_ms())
+    }
+
+    /// Counts a failed authentication from `ip`.
+    pub fn failed(&self, ip: IpAddr) {
+        self.failed_at(ip, self.now_ms())
+    }
+
+    /// [`Throttle::blocked`] at `now` milliseconds after the throttle was made.
+    fn blocked_at(&self, ip: IpAddr, now: u64) -> Option<Duration> {
+        let who = client(ip);
         let mut slot = self.slot(who);
         if slot.who != Some(who) || !slot.blocked {
             return None;
@@ -84,9 +94,9 @@ impl Throttle {
         Some(Duration::from_millis(window - since))
     }
 
-    /// Counts a failed authentication from `ip`.
-    pub fn failed(&self, ip: IpAddr) {
-        let (who, now) = (client(ip), self.now_ms());
+    /// [`Throttle::failed`] at `now` milliseconds after the throttle was made.
+    fn failed_at(&self, ip: IpAddr, now: u64) {
+        let who = client(ip);
         let mut slot = self.slot(who);
         if slot.who != Some(who) {
             *slot = Slot {
@@ -143,6 +153,26 @@ mod tests {
         let wait = throttle.blocked(a).expect("the 101st failure blocks");
         assert!(wait > Duration::from_secs(9) && wait <= WINDOW, "{wait:?}");
         assert_eq!(throttle.blocked(b), None);
+    }
+
+    #[test]
+    fn a_block_lasts_until_a_whole_window_passes_without_a_failure() {
+        let throttle = Throttle::default();
+        let ip: IpAddr = "10.0.0.3".parse().unwrap();
+        for i in 0..=u64::from(MAX_FAILURES) {
+            throttle.failed_at(ip, i * 50); // 101 failures within 5 s
+        }
+        let last = u64::from(MAX_FAILURES) * 50;
+        assert_eq!(
+            throttle.blocked_at(ip, last + 4_000),
+            Some(Duration::from_millis(6_000))
+        );
+        // Blocked requests are not failures: they do not make the block longer.
+        assert!(throttle.blocked_at(ip, last + 9_999).is_some());
+        assert_eq!(throttle.blocked_at(ip, last + 10_000), None);
+        // The old failures have left the window: one more does not block again.
+        throttle.failed_at(ip, last + 10_500);
+        assert_eq!(throttle.blocked_at(ip, last + 10_600), None);
     }
 
     #[test]
