@@ -11,10 +11,8 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use clap::Parser;
@@ -22,7 +20,7 @@ use serde_json::{json, Value};
 use taskd::config::Config;
 use taskd::startup::Application;
 
-use support::{gather, percentile_ms};
+use support::{connect, drive, exchange, percentile_ms, request};
 
 /// The allocator the `taskd` binary uses.
 #[global_allocator]
@@ -35,83 +33,6 @@ const PREFILL: usize = 10_000;
 struct Scenario {
     name: &'static str,
     request: fn(usize) -> (String, String, Option<String>),
-}
-
-fn request(method: &str, path: &str, body: Option<&str>) -> Vec<u8> {
-    let mut text =
-        format!("{method} {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {TOKEN}\r\n");
-    if let Some(body) = body {
-        text.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        ));
-    }
-    text.push_str("\r\n");
-    text.push_str(body.unwrap_or(""));
-    text.into_bytes()
-}
-
-/// Sends one request on a keep-alive connection and reads the whole response; its status.
-fn exchange(reader: &mut BufReader<TcpStream>, bytes: &[u8]) -> u16 {
-    reader.get_mut().write_all(bytes).expect("send");
-    let mut line = String::new();
-    reader.read_line(&mut line).expect("status line");
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let mut length = 0;
-    loop {
-        line.clear();
-        reader.read_line(&mut line).expect("header");
-        if line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).expect("body");
-    status
-}
-
-/// Drives `addr` with `connections` keep-alive connections for `seconds`; returns
-/// requests per second and the sorted latencies.
-fn drive(
-    addr: SocketAddr,
-    connections: usize,
-    seconds: f64,
-    make: impl Fn(usize) -> Vec<u8> + Send + Sync + Copy + 'static,
-) -> (f64, Vec<Duration>) {
-    let started = Instant::now();
-    let until = started + Duration::from_secs_f64(seconds);
-    let threads: Vec<_> = (0..connections)
-        .map(|c| {
-            std::thread::spawn(move || {
-                let stream = TcpStream::connect(addr).expect("connect");
-                stream.set_nodelay(true).unwrap();
-                let mut reader = BufReader::new(stream);
-                let mut latencies = Vec::new();
-                let mut i = c;
-                while Instant::now() < until {
-                    let bytes = make(i);
-                    let sent = Instant::now();
-                    let status = exchange(&mut reader, &bytes);
-                    assert!((200..300).contains(&status), "status {status}");
-                    latencies.push(sent.elapsed());
-                    i += connections;
-                }
-                latencies
-            })
-        })
-        .collect();
-    let latencies = gather(threads);
-    let elapsed = started.elapsed().as_secs_f64();
-    (latencies.len() as f64 / elapsed, latencies)
 }
 
 /// The reference: a bare actix-web handler over a `RwLock<BTreeMap>` of JSON records that
@@ -235,18 +156,17 @@ fn main() {
         .ok()
         .and_then(|l| l.parse().ok())
         .unwrap_or(log::LevelFilter::Info);
-    taskd::logging::init(level).unwrap();
+    taskd::logging::init(level, taskd::logging::LogFormat::Text).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let taskd = start_taskd(dir.path());
     let reference = start_reference();
     // Both get the same 10,000 tasks first.
     for addr in [taskd, reference] {
-        let stream = TcpStream::connect(addr).unwrap();
-        let mut reader = BufReader::new(stream);
+        let mut reader = connect(addr);
         for i in 0..PREFILL {
-            let status = exchange(
+            let (status, _) = exchange(
                 &mut reader,
-                &request("POST", "/api/v1/tasks", Some(&task_body(i))),
+                &request(TOKEN, "POST", "/api/v1/tasks", Some(&task_body(i))),
             );
             assert_eq!(status, 201);
         }
@@ -309,7 +229,7 @@ fn main() {
         let offset = posted;
         let bytes = move |i: usize| {
             let (method, path, body) = make(i + offset);
-            request(&method, &path, body.as_deref())
+            request(TOKEN, &method, &path, body.as_deref())
         };
         let (ours, ours_lat) = drive(taskd, connections, seconds, bytes);
         let (theirs, their_lat) = drive(reference, connections, seconds, bytes);
@@ -339,6 +259,7 @@ fn main() {
     }
     let feed = drive(taskd, connections, seconds, |i| {
         request(
+            TOKEN,
             "GET",
             &format!("/api/v1/changes?since={}&limit=100", i % PREFILL),
             None,

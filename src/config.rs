@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use log::LevelFilter;
 
+use crate::logging::LogFormat;
 use crate::store::journal::Durability;
 
 /// How the server runs. Flags win over their environment variables.
@@ -49,6 +50,10 @@ pub struct Config {
     /// Log level: off, error, warn, info, debug or trace.
     #[arg(long, env = "TASKD_LOG", default_value = "info")]
     pub log_level: LevelFilter,
+
+    /// Log line layout: text, or json (one object a line: ts, level, target, msg).
+    #[arg(long, env = "TASKD_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
 
     /// Token of the `default` user created on first start (`TASKD_DEFAULT_TOKEN`).
     #[arg(skip)]

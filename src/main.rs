@@ -19,7 +19,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = logging::init(config.log_level) {
+    if let Err(e) = logging::init(config.log_level, config.log_format) {
         eprintln!("taskd: cannot set up logging: {e}");
         return ExitCode::FAILURE;
     }
@@ -27,11 +27,13 @@ fn main() -> ExitCode {
         let app = Application::build(&config)?;
         app.run().await
     });
-    match outcome {
+    let code = match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             log::error!("{e}");
             ExitCode::FAILURE
         }
-    }
+    };
+    logging::flush();
+    code
 }

@@ -99,9 +99,8 @@ impl Handler<SaveUsers> for SnapshotActor {
 
     fn handle(&mut self, msg: SaveUsers, _: &mut SyncContext<Self>) -> Self::Result {
         let added = msg.users.users.get(msg.saved..).unwrap_or_default();
-        for space in added.iter().flat_map(|u| &u.spaces) {
-            self.store.ensure_space_file(space)?;
-        }
+        self.store
+            .ensure_space_files(added.iter().flat_map(|u| &u.spaces).map(String::as_str))?;
         self.store.save_users(&msg.users)?;
         self.journal.covered_users(msg.users.users.len() as u64);
         Ok(())

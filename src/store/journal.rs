@@ -487,6 +487,9 @@ impl Writer {
                 }
             }
         }
+        // Covered segments go before the answers, so a writer that saw its entry stored
+        // also sees the segments that marks sent before it made redundant deleted.
+        self.delete_covered(false);
         for w in waiting {
             (w.done)(outcome.clone());
         }
@@ -498,7 +501,6 @@ impl Writer {
                 self.health.set(Some(e.to_string()));
             }
         }
-        self.delete_covered(false);
         close
     }
 

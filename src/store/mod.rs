@@ -351,12 +351,37 @@ impl Store {
         write_atomic(&path, &bytes)
     }
 
-    /// Writes an empty file for space `id` unless it has one.
-    pub fn ensure_space_file(&self, id: &str) -> Result<(), StoreError> {
-        if self.space_path(id).exists() {
+    /// Writes an empty file for each space of `ids` that has none. The files are written
+    /// first and synced after, with one sync of the directory at the end: a sync then finds
+    /// little left to flush, so 100,000 new users cost seconds, not minutes.
+    pub fn ensure_space_files<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), StoreError> {
+        let missing: Vec<(&str, PathBuf)> = ids
+            .into_iter()
+            .map(|id| (id, self.space_path(id)))
+            .filter(|(_, path)| !path.exists())
+            .collect();
+        let mut temps = Vec::with_capacity(missing.len());
+        for (id, path) in &missing {
+            let bytes = codec::encode_space(&Space::new(id).view())
+                .map_err(|e| StoreError::new(path, Problem::Corrupt(e)))?;
+            temps.push(write_temp(path, &bytes)?);
+        }
+        for (temp, (_, path)) in temps.iter().zip(&missing) {
+            let synced = File::open(temp).and_then(|f| f.sync_all());
+            synced
+                .and_then(|()| fs::rename(temp, path))
+                .map_err(|e| StoreError::new(path, Problem::Io(e)))?;
+        }
+        if missing.is_empty() {
             return Ok(());
         }
-        self.save_space(&Space::new(id).view())
+        let dir = self.path(SPACES_DIR);
+        File::open(&dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| StoreError::new(&dir, Problem::Io(e)))
     }
 
     /// Writes a token file (`name` in the data directory), readable by the owner only.
@@ -429,18 +454,10 @@ fn space_mut(spaces: &mut HashMap<Box<str>, Space>, id: Box<str>) -> &mut Space 
 /// Replaces `path` with `bytes` (mode 0600): temp file, fsync, rename, fsync directory.
 /// On failure the old file is untouched and the temp file is removed.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let temp = write_temp(path, bytes)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let temp = dir.join(format!(".{name}.tmp"));
     let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
+        File::open(&temp)?.sync_all()?;
         fs::rename(&temp, path)?;
         File::open(dir)?.sync_all()
     })();
@@ -448,6 +465,27 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         let _ = fs::remove_file(&temp);
         StoreError::new(path, Problem::Io(e))
     })
+}
+
+/// Writes `bytes` to the temporary file beside `path` (owner-only, not synced); its path.
+fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, StoreError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let temp = dir.join(format!(".{name}.tmp"));
+    let written = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temp)
+        .and_then(|mut file| file.write_all(bytes));
+    match written {
+        Ok(()) => Ok(temp),
+        Err(e) => {
+            let _ = fs::remove_file(&temp);
+            Err(StoreError::new(path, Problem::Io(e)))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,292 @@
+//! taskd at scale, as its own process (the release binary), the way a self-hoster runs it.
+//!
+//! `cargo bench --bench scale` fills one space with a million tasks (batches of 100 over
+//! HTTP, the body of `benches/http.rs`) next to a 1,000-task space, then reports: RSS per
+//! task, a page of 100 in the big space against the small one, POST latency into the big
+//! space while it is snapshotted every second against the small one, SIGTERM time, restart
+//! time to the first page and RSS per task after the restart; then, on a fresh data
+//! directory, 100,000 users (one space each): RSS per idle space and restart time.
+//! `TASKD_SCALE_TASKS` and `TASKD_SCALE_SPACES` change the sizes, `TASKD_BENCH_SECONDS`
+//! (default 5) the length of each measured load.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use support::{connect, drive, exchange, percentile_ms, request};
+
+const TOKEN: &str = "bench-token-0123456789abcdef0123456789";
+const ADMIN: &str = "bench-admin-token-0123456789abcdef012345";
+const SMALL: usize = 1_000;
+const CONNECTIONS: usize = 32;
+
+/// A running taskd process.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts the binary on `dir`; returns it once it answers `GET /healthz`, with the time
+    /// that took.
+    fn start(dir: &Path) -> (Server, Duration) {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_taskd"))
+            .args(["--bind", &addr.to_string(), "--data-dir"])
+            .arg(dir)
+            .args(["--log-level", "warn"])
+            .env("TASKD_DEFAULT_TOKEN", TOKEN)
+            .env("TASKD_ADMIN_TOKEN", ADMIN)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("taskd starts");
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("taskd: {line}");
+            }
+        });
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(child.try_wait().unwrap().is_none(), "taskd exited");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        (Server { child, addr }, started.elapsed())
+    }
+
+    /// Resident memory of the process, in bytes.
+    fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS");
+        kb * 1024
+    }
+
+    /// Sends SIGTERM and waits for the exit; the time that took.
+    fn stop(mut self) -> Duration {
+        let started = Instant::now();
+        let term = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(term.success());
+        assert!(self.child.wait().unwrap().success(), "taskd exit status");
+        started.elapsed()
+    }
+
+    /// One request; its status and JSON body.
+    fn call(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let body = body.map(|b| b.to_string());
+        let (status, bytes) = exchange(
+            &mut connect(self.addr),
+            &request(token, method, path, body.as_deref()),
+        );
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+}
+
+fn task(i: usize) -> Value {
+    json!({"todoId": format!("t{i}"), "name": format!("Task {i}"), "status": "open", "tagIds": ["a", "b"]})
+}
+
+/// Creates tasks `t0..t{count}` in `token`'s default space, 100 a batch over
+/// [`CONNECTIONS`] connections.
+fn fill(addr: SocketAddr, token: &'static str, count: usize) {
+    let batches = count.div_ceil(100);
+    let threads: Vec<_> = (0..CONNECTIONS)
+        .map(|c| {
+            std::thread::spawn(move || {
+                let mut reader = connect(addr);
+                for b in (c..batches).step_by(CONNECTIONS) {
+                    let operations: Vec<Value> = (b * 100..((b + 1) * 100).min(count))
+                        .map(
+                            |i| json!({"method": "POST", "path": "/api/v1/tasks", "body": task(i)}),
+                        )
+                        .collect();
+                    let body = json!({ "operations": operations }).to_string();
+                    let bytes = request(token, "POST", "/api/v1/batch", Some(&body));
+                    let (status, _) = exchange(&mut reader, &bytes);
+                    assert_eq!(status, 200, "batch {b}");
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+}
+
+/// Waits until a page of 100 in `token`'s space answers 200.
+fn first_page(addr: SocketAddr, token: &str) {
+    let bytes = request(token, "GET", "/api/v1/tasks?limit=100", None);
+    while exchange(&mut connect(addr), &bytes).0 != 200 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+fn main() {
+    let tasks = env_or("TASKD_SCALE_TASKS", 1_000_000);
+    let spaces = env_or("TASKD_SCALE_SPACES", 100_000);
+    let seconds = env_or("TASKD_BENCH_SECONDS", 5) as f64;
+    if tasks > 0 {
+        big_space(tasks, seconds);
+    }
+    if spaces > 0 {
+        many_spaces(spaces);
+    }
+}
+
+/// One space of `tasks` tasks next to one of [`SMALL`].
+fn big_space(tasks: usize, seconds: f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, _) = Server::start(dir.path());
+    let bare = server.rss();
+    let (status, small) = server.call(
+        ADMIN,
+        "POST",
+        "/api/v1/admin/users",
+        Some(json!({"name": "small"})),
+    );
+    assert_eq!(status, 201);
+    let small: &'static str = small["data"]["token"].as_str().unwrap().to_string().leak();
+    fill(server.addr, small, SMALL);
+    let empty = server.rss();
+    let started = Instant::now();
+    fill(server.addr, TOKEN, tasks);
+    let filled = started.elapsed();
+    std::thread::sleep(Duration::from_secs(3)); // the snapshot after the last write
+    let full = server.rss();
+    println!(
+        "{tasks} tasks in one space: filled in {:.1} s ({:.0} tasks/s); RSS {:.0} MiB -> {:.0} MiB, {:.0} bytes per task",
+        filled.as_secs_f64(),
+        tasks as f64 / filled.as_secs_f64(),
+        mib(empty),
+        mib(full),
+        (full - empty) as f64 / tasks as f64
+    );
+
+    let page = |token: &'static str| {
+        drive(server.addr, CONNECTIONS, seconds, move |_| {
+            request(token, "GET", "/api/v1/tasks?limit=100", None)
+        })
+    };
+    let (small_pages, small_lat) = page(small);
+    let (big_pages, big_lat) = page(TOKEN);
+    println!(
+        "page of 100: {SMALL} tasks {small_pages:.0} r/s p99 {:.2} ms; {tasks} tasks {big_pages:.0} r/s p99 {:.2} ms; ratio {:.2}",
+        percentile_ms(&small_lat, 0.99),
+        percentile_ms(&big_lat, 0.99),
+        big_pages / small_pages
+    );
+
+    // Writes: every one dirties its space, so the big one is snapshotted each second.
+    let post = |token: &'static str, from: usize| {
+        drive(server.addr, CONNECTIONS, seconds, move |i| {
+            let body = task(from + i).to_string();
+            request(token, "POST", "/api/v1/tasks", Some(&body))
+        })
+    };
+    let (small_rate, small_lat) = post(small, 10_000_000);
+    let (big_rate, big_lat) = post(TOKEN, 10_000_000);
+    println!(
+        "POST: {SMALL}-task space {small_rate:.0} r/s p50 {:.2} p99 {:.2} max {:.2} ms; {tasks}-task space (snapshotted meanwhile) {big_rate:.0} r/s p50 {:.2} p99 {:.2} max {:.2} ms; p99 ratio {:.2}",
+        percentile_ms(&small_lat, 0.5),
+        percentile_ms(&small_lat, 0.99),
+        percentile_ms(&small_lat, 1.0),
+        percentile_ms(&big_lat, 0.5),
+        percentile_ms(&big_lat, 0.99),
+        percentile_ms(&big_lat, 1.0),
+        percentile_ms(&big_lat, 0.99) / percentile_ms(&small_lat, 0.99)
+    );
+
+    let stopped = server.stop();
+    let started = Instant::now();
+    let (server, listening) = Server::start(dir.path());
+    first_page(server.addr, TOKEN);
+    let restarted = started.elapsed();
+    let rss = server.rss();
+    println!(
+        "SIGTERM {:.2} s; restart: listening after {:.2} s, first page after {:.2} s; RSS after restart {:.0} MiB ({:.0} bytes per task above an empty server's {:.0} MiB)",
+        stopped.as_secs_f64(),
+        listening.as_secs_f64(),
+        restarted.as_secs_f64(),
+        mib(rss),
+        (rss - bare) as f64 / tasks as f64,
+        mib(bare)
+    );
+    server.stop();
+}
+
+/// `spaces` users, each with its own (idle) space.
+fn many_spaces(spaces: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, _) = Server::start(dir.path());
+    let before = server.rss();
+    let started = Instant::now();
+    let addr = server.addr;
+    let threads: Vec<_> = (0..CONNECTIONS)
+        .map(|c| {
+            std::thread::spawn(move || {
+                let mut reader = connect(addr);
+                for u in (c..spaces).step_by(CONNECTIONS) {
+                    let body = json!({ "name": format!("user{u}") }).to_string();
+                    let bytes = request(ADMIN, "POST", "/api/v1/admin/users", Some(&body));
+                    assert_eq!(exchange(&mut reader, &bytes).0, 201);
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+    let created = started.elapsed();
+    std::thread::sleep(Duration::from_secs(3));
+    let after = server.rss();
+    println!(
+        "{spaces} users created in {:.1} s ({:.0}/s); RSS {:.0} MiB -> {:.0} MiB, {:.0} bytes per idle space",
+        created.as_secs_f64(),
+        spaces as f64 / created.as_secs_f64(),
+        mib(before),
+        mib(after),
+        (after - before) as f64 / spaces as f64
+    );
+    let stopped = server.stop();
+    let started = Instant::now();
+    let (server, listening) = Server::start(dir.path());
+    first_page(server.addr, TOKEN);
+    let restarted = started.elapsed();
+    let rss = server.rss();
+    println!(
+        "SIGTERM {:.2} s; restart with {spaces} spaces: listening after {:.2} s, first page after {:.2} s; RSS {:.0} MiB ({:.0} bytes per space above an empty server)",
+        stopped.as_secs_f64(),
+        listening.as_secs_f64(),
+        restarted.as_secs_f64(),
+        mib(rss),
+        (rss - before) as f64 / spaces as f64
+    );
+    server.stop();
+}
