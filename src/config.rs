@@ -47,6 +47,10 @@ pub struct Config {
     #[arg(long, env = "TASKD_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
     pub workers: Option<u16>,
 
+    /// Serve `GET /metrics` on this address instead of the API's.
+    #[arg(long, env = "TASKD_METRICS_BIND")]
+    pub metrics_bind: Option<String>,
+
     /// Log level: off, error, warn, info, debug or trace.
     #[arg(long, env = "TASKD_LOG", default_value = "info")]
     pub log_level: LevelFilter,

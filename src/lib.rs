@@ -14,6 +14,7 @@ pub mod actors;
 pub mod config;
 pub mod http;
 pub mod logging;
+pub mod metrics;
 pub mod model;
 pub mod startup;
 pub mod store;

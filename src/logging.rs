@@ -98,12 +98,13 @@ pub fn init(level: LevelFilter, format: LogFormat) -> Result<(), log::SetLoggerE
         .apply()
 }
 
-/// Writes every line queued so far to stderr, waiting at most a second.
+/// Writes every line queued so far to stderr, waiting at most 5 s (a stderr nobody reads
+/// must not keep the process from exiting).
 pub fn flush() {
     let Some(sink) = SINK.get() else { return };
     let (done, wait) = sync_channel(1);
     if sink.queue.send(Message::Flush(done)).is_ok() {
-        let _ = wait.recv_timeout(Duration::from_secs(1));
+        let _ = wait.recv_timeout(Duration::from_secs(5));
     }
 }
 

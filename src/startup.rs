@@ -73,6 +73,8 @@ impl From<StoreError> for StartError {
 pub struct Application {
     server: Server,
     addr: SocketAddr,
+    /// The server of `--metrics-bind`, if given.
+    metrics: Option<Server>,
     state: State,
     arbiters: Vec<Arbiter>,
     signals: Signals,
@@ -234,13 +236,19 @@ impl Application {
         });
 
         let app_state = state.clone();
+        let metrics_here = config.metrics_bind.is_none();
         let server = HttpServer::new(move || {
             App::new()
                 .wrap(from_fn(crate::http::idempotency::idempotency))
                 .wrap(from_fn(crate::http::throttle))
                 .wrap(from_fn(crate::http::gate))
-                .wrap(from_fn(crate::http::log_request))
-                .configure(|cfg| app_state.configure(cfg))
+                .wrap(from_fn(crate::http::observe))
+                .configure(|cfg| {
+                    if metrics_here {
+                        crate::http::configure_metrics(cfg);
+                    }
+                    app_state.configure(cfg)
+                })
         })
         .workers(workers)
         .max_connections(connections_per_worker(workers))
@@ -255,6 +263,11 @@ impl Application {
                 std::io::ErrorKind::AddrNotAvailable.into(),
             )
         })?;
+        let metrics = config
+            .metrics_bind
+            .as_deref()
+            .map(metrics_server)
+            .transpose()?;
         let server = server.run();
         log::info!(
             "taskd listening on http://{addr} with {workers} worker(s), durability {:?}",
@@ -263,6 +276,7 @@ impl Application {
         Ok(Application {
             server,
             addr,
+            metrics,
             state,
             arbiters,
             signals,
@@ -288,7 +302,15 @@ impl Application {
             state.close_gate();
             handle.stop(true).await;
         });
+        let metrics = self.metrics.map(|server| {
+            let handle = server.handle();
+            actix_web::rt::spawn(server);
+            handle
+        });
         self.server.await.map_err(StartError::Serve)?;
+        if let Some(metrics) = metrics {
+            metrics.stop(false).await;
+        }
 
         let state = &self.state;
         let failed = if self.durability.journals_writes() {
@@ -321,6 +343,19 @@ impl Application {
         log::info!("journal synced; taskd stopped");
         Ok(())
     }
+}
+
+/// The server of `--metrics-bind ADDR`: `GET /metrics` alone, on one worker.
+fn metrics_server(bind: &str) -> Result<Server, StartError> {
+    let server = HttpServer::new(|| App::new().configure(crate::http::configure_metrics))
+        .workers(1)
+        .disable_signals()
+        .bind(bind)
+        .map_err(|e| StartError::Bind(bind.to_string(), e))?;
+    for addr in server.addrs() {
+        log::info!("metrics on http://{addr}/metrics");
+    }
+    Ok(server.run())
 }
 
 /// Raises the open-file limit to the hard limit, and returns how many connections each

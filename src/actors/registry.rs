@@ -26,6 +26,7 @@ use tokio::sync::oneshot;
 use super::snapshot::SnapshotActor;
 use super::space::{Bounded, Flush, Operation, SpaceActor};
 use super::Failure;
+use crate::metrics::METRICS;
 use crate::model::Space;
 use crate::store::journal::Journal;
 
@@ -57,10 +58,12 @@ impl Spaces {
         snapshots: Addr<SnapshotActor>,
         snapshot_interval: Duration,
     ) -> Spaces {
-        let slots = spaces
+        let slots: HashMap<Box<str>, Slot> = spaces
             .into_iter()
+            .inspect(|space| METRICS.count_space(&space.view(), 1))
             .map(|space| (space.id().into(), Slot::Idle(Box::new(space))))
             .collect();
+        METRICS.spaces_loaded.set(slots.len() as i64);
         Spaces {
             slots: RwLock::new(slots),
             arbiters,
@@ -73,10 +76,9 @@ impl Spaces {
 
     /// Adds a new, empty space (of a new user).
     pub fn add(&self, id: &str) {
-        self.slots
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.into(), Slot::Idle(Box::new(Space::new(id))));
+        let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
+        slots.insert(id.into(), Slot::Idle(Box::new(Space::new(id))));
+        METRICS.spaces_loaded.set(slots.len() as i64);
     }
 
     /// Sends `op` to the actor of space `space_id` (which must exist) and waits for the
@@ -85,7 +87,10 @@ impl Spaces {
         let (reply, answer) = oneshot::channel();
         self.with_actor(space_id, |addr| addr.try_send(Bounded { op, reply }))
             .map_err(|e| match e {
-                SendError::Full(_) => Failure::Busy,
+                SendError::Full(_) => {
+                    METRICS.mailbox_rejections.inc();
+                    Failure::Busy
+                }
                 SendError::Closed(_) => Failure::Stopped,
             })?;
         answer.await.map_err(|_| Failure::Stopped)?

@@ -7,9 +7,11 @@
 //! reported to the journal, which then deletes the segments the snapshots cover.
 
 use std::fmt;
+use std::time::Instant;
 
 use actix::{Actor, Handler, MailboxError, Message, SyncContext};
 
+use crate::metrics::METRICS;
 use crate::model::{Space, SpaceView, UsersSnapshot};
 use crate::store::codec::KeysSnapshot;
 use crate::store::journal::Journal;
@@ -75,7 +77,11 @@ impl Handler<SaveSpace> for SnapshotActor {
 
     fn handle(&mut self, msg: SaveSpace, _: &mut SyncContext<Self>) -> Self::Result {
         let SaveSpace { view, last } = msg;
+        let started = Instant::now();
         self.store.save_space(&view)?;
+        METRICS
+            .snapshot_seconds
+            .observe(started.elapsed().as_secs_f64());
         let reserved = if last { u64::MAX } else { view.reserved };
         self.journal.covered(&view.id, view.version, reserved);
         Ok(())

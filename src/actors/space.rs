@@ -27,6 +27,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::snapshot::{answered, Reload, SaveSpace, SnapshotActor, SnapshotFailure};
 use super::Failure;
+use crate::metrics::METRICS;
 use crate::model::{
     Command, FeedPage, Item, Kind, ListQuery, Outcome, Page, Space, SpaceError, Touched, Undo,
 };
@@ -168,6 +169,7 @@ impl SpaceActor {
     fn take_back(&mut self, keep: u64, error: StorageError) {
         while self.pending.back().is_some_and(|p| p.version > keep) {
             let pending = self.pending.pop_back().expect("checked");
+            METRICS.count_outcome(&pending.outcome, -1);
             self.space.undo(pending.undo);
         }
         while self.held.back().is_some_and(|h| h.version > keep) {
@@ -186,6 +188,7 @@ impl SpaceActor {
             Ok(applied) => applied,
             Err(e) => return (Err(e), self.space.version()),
         };
+        METRICS.count_outcome(&outcome, 1);
         let outcome = Arc::new(outcome);
         let (version, epoch) = (outcome.version, self.epoch);
         self.pending.push_back(Pending {
@@ -310,6 +313,8 @@ impl SpaceActor {
                             space.id(),
                             space.version()
                         );
+                        METRICS.count_space(&act.space.view(), -1);
+                        METRICS.count_space(&space.view(), 1);
                         act.space = space;
                         if !act.journal.durability().journals_writes() {
                             // Writes since the last snapshot are gone, as in a crash; the space

@@ -14,16 +14,19 @@ pub mod render;
 pub mod stream;
 pub mod throttle;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::web::{self, Data, ServiceConfig};
-use actix_web::Route;
+use actix_web::{HttpResponse, Route};
 
+use crate::metrics::{RequestLabels, RouteLabels, METRICS};
 use crate::model::Kind;
 
 pub use error::ApiError;
@@ -175,21 +178,88 @@ pub fn configure(cfg: &mut ServiceConfig) {
     cfg.default_service(web::to(handlers::not_found));
 }
 
-/// Middleware logging one line per request at info: method, path, status, microseconds.
-pub async fn log_request(
+/// The request-id header: the client's, if it sent a sane one, else a new one.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// Middleware around every request: gives it an id (echoed in `X-Request-Id`), counts and
+/// times it by route pattern in the metrics, and logs one line at info: method, path,
+/// status, microseconds and the id.
+pub async fn observe(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
+    let id = request_id(req.headers().get(REQUEST_ID));
     let method = req.method().clone();
     let path = req.path().to_string();
-    let response = next.call(req).await?;
+    let mut response = next.call(req).await?;
+    let elapsed = started.elapsed();
+    let status = response.status();
+    let route = response
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".into());
+    METRICS
+        .request_seconds
+        .get_or_create(&RouteLabels {
+            route: route.clone(),
+        })
+        .observe(elapsed.as_secs_f64());
+    METRICS
+        .requests
+        .get_or_create(&RequestLabels {
+            method: method.to_string(),
+            route,
+            status: status.as_u16(),
+        })
+        .inc();
+    if status == StatusCode::UNAUTHORIZED {
+        METRICS.auth_failures.inc();
+    }
     log::info!(
-        "{method} {path} {} {}us",
-        response.status().as_u16(),
-        started.elapsed().as_micros()
+        "{method} {path} {} {}us id={id}",
+        status.as_u16(),
+        elapsed.as_micros()
     );
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(REQUEST_ID), value);
+    }
     Ok(response)
+}
+
+/// The client's request id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`; else
+/// a new one: a random prefix for this process and a counter.
+fn request_id(sent: Option<&HeaderValue>) -> String {
+    static PREFIX: LazyLock<u64> = LazyLock::new(rand::random);
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let sane = |id: &&str| {
+        (1..=128).contains(&id.len())
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(&b))
+    };
+    match sent.and_then(|v| v.to_str().ok()).filter(sane) {
+        Some(id) => id.to_string(),
+        None => format!("{:016x}-{}", *PREFIX, NEXT.fetch_add(1, Ordering::Relaxed)),
+    }
+}
+
+/// `GET /metrics`: every metric in the OpenMetrics text format Prometheus scrapes; no auth.
+pub async fn metrics() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
+        .body(METRICS.render())
+}
+
+/// Registers `GET /metrics` (on the API's address, or on `--metrics-bind`'s).
+pub fn configure_metrics(cfg: &mut ServiceConfig) {
+    cfg.service(
+        web::resource("/metrics")
+            .route(web::get().to(metrics))
+            .default_service(disallowed("GET")),
+    );
 }
 
 #[cfg(test)]

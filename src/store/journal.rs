@@ -21,10 +21,11 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::codec::{self, Entry, Frame};
 use super::{Problem, StoreError};
+use crate::metrics::METRICS;
 
 /// A segment is closed and a new one started once it holds this many bytes.
 pub const SEGMENT_BYTES: u64 = 64 << 20;
@@ -468,7 +469,15 @@ impl Writer {
         let outcome = if bytes.is_empty() && flushes.is_empty() && close.is_none() {
             Ok(()) // only coverage notes, or entries refused above
         } else {
-            self.store(&bytes, sync)
+            let started = Instant::now();
+            let stored = self.store(&bytes, sync);
+            METRICS
+                .journal_sync_seconds
+                .observe(started.elapsed().as_secs_f64());
+            if !waiting.is_empty() {
+                METRICS.journal_batch_entries.observe(waiting.len() as f64);
+            }
+            stored
         };
         match &outcome {
             Ok(()) => {

@@ -54,7 +54,7 @@ fn help_lists_every_flag() {
 }
 
 #[actix_web::test]
-async fn each_request_is_logged_with_method_path_status_and_microseconds() {
+async fn each_request_is_logged_with_method_path_status_microseconds_and_request_id() {
     let app = spawn_app();
     app.get("/api/v1/lists").await.expect(200);
     app.get("/api/v1/lists/nope").await.expect(404);
@@ -64,8 +64,15 @@ async fn each_request_is_logged_with_method_path_status_and_microseconds() {
             .lines()
             .find(|line| line.contains(expected))
             .unwrap_or_else(|| panic!("no log line with {expected:?}:\n{log}"));
-        let last = line.split_whitespace().last().unwrap_or_default();
-        let micros = last.strip_suffix("us").unwrap_or_else(|| panic!("{line}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [.., took, id] = words[..] else {
+            panic!("{line}")
+        };
+        assert!(
+            id.starts_with("id=") && id.len() > 3,
+            "no request id in {line:?}"
+        );
+        let micros = took.strip_suffix("us").unwrap_or_else(|| panic!("{line}"));
         assert!(
             !micros.is_empty() && micros.bytes().all(|b| b.is_ascii_digit()),
             "no duration in microseconds in {line:?}"

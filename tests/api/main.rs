@@ -6,6 +6,7 @@ mod helpers;
 mod auth;
 mod concurrency;
 mod durability;
+mod ecosystem;
 mod errors;
 mod health_and_routing;
 mod limits;

@@ -1,0 +1,165 @@
+//! Prometheus metrics: one registry for the process, fed from the layer where each thing
+//! happens (HTTP middleware, space actors, journal writer, snapshot actor) and rendered in
+//! the text exposition format by `GET /metrics`.
+
+use std::sync::LazyLock;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+use crate::model::{Kind, Outcome, SpaceView};
+
+/// Labels of one HTTP request: its method, route pattern (never the raw path) and status.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The matched route pattern, e.g. `/api/v1/tasks/{id}`, or `unmatched`.
+    pub route: String,
+    /// The response status code.
+    pub status: u16,
+}
+
+/// The route pattern of a request.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    /// As in [`RequestLabels::route`].
+    pub route: String,
+}
+
+/// A record kind.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KindLabels {
+    /// `task`, `list`, ...
+    pub kind: &'static str,
+}
+
+/// Every metric taskd exports.
+pub struct Metrics {
+    registry: Registry,
+    /// `taskd_http_requests_total{method,route,status}`.
+    pub requests: Family<RequestLabels, Counter>,
+    /// `taskd_http_request_duration_seconds{route}`.
+    pub request_seconds: Family<RouteLabels, Histogram>,
+    /// `taskd_spaces_loaded`: spaces held in memory.
+    pub spaces_loaded: Gauge,
+    /// `taskd_records{kind}`: records held, soft-deleted ones included.
+    pub records: Family<KindLabels, Gauge>,
+    /// `taskd_journal_sync_seconds`: one write (and sync, when asked) of a journal batch.
+    pub journal_sync_seconds: Histogram,
+    /// `taskd_journal_batch_entries`: entries written together (group commit).
+    pub journal_batch_entries: Histogram,
+    /// `taskd_snapshot_seconds`: encoding and writing one space snapshot.
+    pub snapshot_seconds: Histogram,
+    /// `taskd_mailbox_rejections_total`: requests refused because a space's mailbox was full.
+    pub mailbox_rejections: Counter,
+    /// `taskd_auth_failures_total`: requests answered 401.
+    pub auth_failures: Counter,
+}
+
+/// The process's metrics.
+pub static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+
+/// Histogram buckets for durations from 50 µs to about 26 s.
+fn seconds() -> Histogram {
+    Histogram::new(exponential_buckets(0.000_05, 2.0, 20))
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let mut metrics = Metrics {
+            registry: Registry::with_prefix("taskd"),
+            requests: Family::default(),
+            request_seconds: Family::new_with_constructor(seconds),
+            spaces_loaded: Gauge::default(),
+            records: Family::default(),
+            journal_sync_seconds: seconds(),
+            journal_batch_entries: Histogram::new(exponential_buckets(1.0, 2.0, 12)),
+            snapshot_seconds: seconds(),
+            mailbox_rejections: Counter::default(),
+            auth_failures: Counter::default(),
+        };
+        let r = &mut metrics.registry;
+        r.register(
+            "http_requests",
+            "HTTP requests answered, by method, route pattern and status",
+            metrics.requests.clone(),
+        );
+        r.register(
+            "http_request_duration_seconds",
+            "Time from request to response, by route pattern",
+            metrics.request_seconds.clone(),
+        );
+        r.register(
+            "spaces_loaded",
+            "Spaces held in memory",
+            metrics.spaces_loaded.clone(),
+        );
+        r.register(
+            "records",
+            "Records held, soft-deleted ones included, by kind",
+            metrics.records.clone(),
+        );
+        r.register(
+            "journal_sync_seconds",
+            "Time to write (and sync) one journal batch",
+            metrics.journal_sync_seconds.clone(),
+        );
+        r.register(
+            "journal_batch_entries",
+            "Entries written to the journal together",
+            metrics.journal_batch_entries.clone(),
+        );
+        r.register(
+            "snapshot_seconds",
+            "Time to encode and write one space snapshot",
+            metrics.snapshot_seconds.clone(),
+        );
+        r.register(
+            "mailbox_rejections",
+            "Requests refused because a space's mailbox was full",
+            metrics.mailbox_rejections.clone(),
+        );
+        r.register(
+            "auth_failures",
+            "Requests answered 401 unauthorized",
+            metrics.auth_failures.clone(),
+        );
+        metrics
+    }
+
+    /// Counts the records of a space loaded (`sign` 1) or dropped (`sign` -1).
+    pub fn count_space(&self, view: &SpaceView, sign: i64) {
+        for kind in Kind::ALL {
+            let held = view.collections[kind.index()].len() as i64;
+            self.records_of(kind).inc_by(sign * held);
+        }
+    }
+
+    /// Counts the records a write created (`sign` 1), or took back (`sign` -1).
+    pub fn count_outcome(&self, outcome: &Outcome, sign: i64) {
+        for step in outcome.steps.iter().filter(|s| s.created) {
+            if let Some(named) = step.touched.first() {
+                self.records_of(named.kind).inc_by(sign);
+            }
+        }
+    }
+
+    fn records_of(&self, kind: Kind) -> impl std::ops::Deref<Target = Gauge> + '_ {
+        self.records
+            .get_or_create(&KindLabels { kind: kind.noun() })
+    }
+
+    /// Every metric in the Prometheus text exposition format.
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
+}

@@ -1,0 +1,165 @@
+//! Fitting the ecosystem: Prometheus metrics, request ids, the OpenAPI document and the
+//! docs page.
+
+use actix_web::http::Method;
+use serde_json::json;
+
+use openmetrics_parser::openmetrics::parse_openmetrics;
+use openmetrics_parser::{MetricsExposition, OpenMetricsType, OpenMetricsValue};
+
+use crate::helpers::{spawn_app, spawn_app_with, Options};
+
+type Exposition = MetricsExposition<OpenMetricsType, OpenMetricsValue>;
+
+/// `GET /metrics` at `base`, parsed with an OpenMetrics parser.
+async fn scrape(base: &str) -> Exposition {
+    let mut response = awc::Client::default()
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .expect("scrape");
+    assert_eq!(response.status().as_u16(), 200);
+    let text = String::from_utf8(response.body().await.unwrap().to_vec()).unwrap();
+    parse_openmetrics(&text).unwrap_or_else(|e| panic!("metrics do not parse: {e:?}\n{text}"))
+}
+
+/// The sum of the samples of `family` whose labels include every pair of `labels` (a
+/// histogram's sample counts its observations); 0 if none.
+fn value(scrape: &Exposition, family: &str, labels: &[(&str, &str)]) -> f64 {
+    let Some(family) = scrape.families.get(family) else {
+        return 0.0;
+    };
+    family
+        .iter_samples()
+        .filter(|s| {
+            let set = s.get_labelset().expect("labels");
+            labels
+                .iter()
+                .all(|(k, v)| set.get_label_value(k) == Some(*v))
+        })
+        .map(|s| match &s.value {
+            OpenMetricsValue::Counter(c) => c.value.as_f64(),
+            OpenMetricsValue::Gauge(n) | OpenMetricsValue::Unknown(n) => n.as_f64(),
+            OpenMetricsValue::Histogram(h) => h.count.unwrap_or(0) as f64,
+            _ => 0.0,
+        })
+        .fold(0.0, |sum, v| sum + v)
+}
+
+#[actix_web::test]
+async fn metrics_parse_and_move_with_traffic() {
+    let app = spawn_app();
+    let before = scrape(&app.address).await;
+    let created = [
+        ("method", "POST"),
+        ("route", "/api/v1/tasks"),
+        ("status", "201"),
+    ];
+    let tasks = [("kind", "task")];
+    for i in 0..3 {
+        app.default_user()
+            .post("/api/v1/tasks", json!({ "name": format!("t{i}") }))
+            .await
+            .expect(201);
+    }
+    app.call(Method::GET, "/api/v1/tasks/x", "wrong-token", None)
+        .await
+        .expect(401);
+    let after = scrape(&app.address).await;
+
+    let requests = "taskd_http_requests";
+    assert_eq!(
+        value(&after, requests, &created) - value(&before, requests, &created),
+        3.0
+    );
+    assert_eq!(
+        value(&after, "taskd_records", &tasks) - value(&before, "taskd_records", &tasks),
+        3.0
+    );
+    assert_eq!(
+        value(&after, "taskd_auth_failures", &[]) - value(&before, "taskd_auth_failures", &[]),
+        1.0
+    );
+    // The route label is the pattern, never the raw path.
+    let got = [("route", "/api/v1/tasks/{id}"), ("status", "401")];
+    assert_eq!(value(&after, requests, &got), 1.0);
+    assert_eq!(
+        value(&after, requests, &[("route", "/api/v1/tasks/x")]),
+        0.0
+    );
+    assert!(value(&after, "taskd_http_request_duration_seconds", &[]) >= 4.0);
+    assert!(value(&after, "taskd_journal_sync_seconds", &[]) >= 3.0);
+    assert!(value(&after, "taskd_journal_batch_entries", &[]) >= 1.0);
+    assert_eq!(value(&after, "taskd_spaces_loaded", &[]), 1.0);
+    for name in ["taskd_snapshot_seconds", "taskd_mailbox_rejections"] {
+        assert!(after.families.contains_key(name), "{name} missing");
+    }
+}
+
+#[actix_web::test]
+async fn metrics_bind_serves_them_on_another_address_only() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let app = spawn_app_with(Options {
+        args: vec!["--metrics-bind".into(), format!("127.0.0.1:{port}")],
+        ..Options::default()
+    });
+    let other = format!("http://127.0.0.1:{port}");
+    let scraped = scrape(&other).await;
+    assert!(value(&scraped, "taskd_spaces_loaded", &[]) >= 1.0);
+    let here = app.send(app.request(Method::GET, "/metrics"), None).await;
+    assert_eq!(here.status, 404);
+}
+
+#[actix_web::test]
+async fn every_response_has_a_request_id_and_the_log_line_carries_it() {
+    let app = spawn_app();
+    let mine = app
+        .send(
+            app.authorized(Method::GET, "/api/v1/me")
+                .insert_header(("X-Request-Id", "client-id-42")),
+            None,
+        )
+        .await;
+    assert_eq!(mine.header("x-request-id"), Some("client-id-42"));
+    let fresh = app.send(app.request(Method::GET, "/healthz"), None).await;
+    let fresh_id = fresh.header("x-request-id").expect("an id").to_string();
+    let other = app.send(app.request(Method::GET, "/nowhere"), None).await;
+    assert_ne!(other.header("x-request-id"), Some(fresh_id.as_str()));
+    // Not sane: too long, or with a space; a new one is made.
+    for sent in ["x".repeat(129), "two words".to_string()] {
+        let reply = app
+            .send(
+                app.request(Method::GET, "/healthz")
+                    .insert_header(("X-Request-Id", sent.as_str())),
+                None,
+            )
+            .await;
+        let id = reply.header("x-request-id").expect("an id");
+        assert_ne!(id, sent);
+        assert!(!id.is_empty());
+    }
+    let logged = |log: &str| log.contains("id=client-id-42") && log.contains(&fresh_id);
+    assert!(logged(&app.wait_for_log(logged)));
+}
+
+#[actix_web::test]
+async fn json_log_lines_are_json_objects() {
+    let app = spawn_app_with(Options {
+        args: vec!["--log-format".into(), "json".into()],
+        ..Options::default()
+    });
+    app.send(app.request(Method::GET, "/healthz"), None).await;
+    let log = app.wait_for_log(|log| log.contains("GET /healthz 200"));
+    let line = log
+        .lines()
+        .find(|l| l.contains("GET /healthz 200"))
+        .expect("the access line");
+    let parsed: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+    assert_eq!(parsed["level"], "INFO");
+    assert!(parsed["ts"].as_str().is_some_and(|t| t.ends_with('Z')));
+    assert!(parsed["msg"].as_str().unwrap().contains("id="));
+}
