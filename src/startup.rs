@@ -239,7 +239,6 @@ impl Application {
         let metrics_here = config.metrics_bind.is_none();
         let server = HttpServer::new(move || {
             App::new()
-                .wrap(from_fn(crate::http::idempotency::idempotency))
                 .wrap(from_fn(crate::http::throttle))
                 .wrap(from_fn(crate::http::gate))
                 .wrap(from_fn(crate::http::observe))

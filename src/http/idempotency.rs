@@ -1,5 +1,5 @@
-//! Idempotent retries (CONTRACT §11), as a middleware around every POST, PATCH and DELETE
-//! under `/api/v1` that carries `Idempotency-Key`.
+//! Idempotent retries (CONTRACT §11), as a middleware around every write route (POST,
+//! PATCH and DELETE under `/api/v1`), acting on requests that carry `Idempotency-Key`.
 //!
 //! It checks the key, reads the body once to fingerprint the request (method, path with
 //! query, body) and puts it back for the handler, then claims the key in [`Keys`]: a
@@ -14,7 +14,7 @@ use std::pin::Pin;
 use actix_web::body::{to_bytes, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
-use actix_web::http::{header, Method};
+use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpMessage, HttpResponse};
@@ -45,10 +45,19 @@ pub async fn idempotency(
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let writes = [Method::POST, Method::PATCH, Method::DELETE].contains(req.method())
-        && req.path().starts_with("/api/v1/");
-    let key = req.headers().get(HEADER).map(|v| v.as_bytes().to_vec());
-    let (true, Some(key)) = (writes, key) else {
+    let Some(key) = req.headers().get(HEADER).map(|v| v.as_bytes().to_vec()) else {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
+    };
+    let (Some(user), Some(keys), Some(journal)) = (
+        owner(&req),
+        req.app_data::<Data<Keys>>().cloned(),
+        req.app_data::<Data<Journal>>().cloned(),
+    ) else {
+        // Not authenticated: the handler answers 401 (before any check of the key), which
+        // is not kept.
         return next
             .call(req)
             .await
@@ -61,17 +70,6 @@ pub async fn idempotency(
         return Ok(req.error_response(refused));
     }
     let key = String::from_utf8_lossy(&key).into_owned();
-    let (Some(user), Some(keys), Some(journal)) = (
-        owner(&req),
-        req.app_data::<Data<Keys>>().cloned(),
-        req.app_data::<Data<Journal>>().cloned(),
-    ) else {
-        // Not authenticated: the handler answers 401, which is not kept.
-        return next
-            .call(req)
-            .await
-            .map(ServiceResponse::map_into_boxed_body);
-    };
     let timeout = body_timeout(req.request());
     let body = match read_body(req.take_payload(), timeout).await {
         Ok(body) => body,

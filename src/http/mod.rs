@@ -10,6 +10,7 @@ pub mod error;
 pub mod extract;
 pub mod handlers;
 pub mod idempotency;
+pub mod openapi;
 pub mod render;
 pub mod stream;
 pub mod throttle;
@@ -22,7 +23,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
-use actix_web::middleware::Next;
+use actix_web::middleware::{from_fn, Next};
 use actix_web::web::{self, Data, ServiceConfig};
 use actix_web::{HttpResponse, Route};
 
@@ -108,6 +109,12 @@ pub async fn throttle(
     Ok(response.map_into_left_body())
 }
 
+/// A write route behind the idempotency-key middleware (see [`idempotency`]); only the
+/// write routes have it, so a method a path lacks is a 405 whatever its key.
+fn keyed(route: Route) -> Route {
+    route.wrap(from_fn(idempotency::idempotency))
+}
+
 /// A route answering 405 for methods a path lacks.
 fn disallowed(allow: &'static str) -> Route {
     web::to(move || async move {
@@ -121,6 +128,15 @@ fn disallowed(allow: &'static str) -> Route {
 /// request; they were a quarter of a GET's instructions).
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(
+        utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}")
+            .url("/api/v1/openapi.json", openapi::DOCUMENT.clone()),
+    )
+    .service(web::resource("/docs").route(web::get().to(|| async {
+        HttpResponse::PermanentRedirect()
+            .insert_header((actix_web::http::header::LOCATION, "/docs/"))
+            .finish()
+    })))
+    .service(
         web::resource("/healthz")
             .route(web::get().to(handlers::healthz))
             .default_service(disallowed("GET")),
@@ -132,7 +148,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
     )
     .service(
         web::resource("/api/v1/admin/users")
-            .route(web::post().to(handlers::create_user))
+            .route(keyed(web::post().to(handlers::create_user)))
             .default_service(disallowed("POST")),
     )
     .service(
@@ -147,7 +163,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
     )
     .service(
         web::resource("/api/v1/batch")
-            .route(web::post().to(batch::batch))
+            .route(keyed(web::post().to(batch::batch)))
             .default_service(disallowed("POST")),
     );
     for kind in Kind::ALL {
@@ -157,19 +173,19 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(
                     web::resource("")
                         .route(web::get().to(handlers::list))
-                        .route(web::post().to(handlers::create))
+                        .route(keyed(web::post().to(handlers::create)))
                         .default_service(disallowed("GET, POST")),
                 )
                 .service(
                     web::resource("/{id}")
                         .route(web::get().to(handlers::get))
-                        .route(web::patch().to(handlers::update))
-                        .route(web::delete().to(handlers::delete))
+                        .route(keyed(web::patch().to(handlers::update)))
+                        .route(keyed(web::delete().to(handlers::delete)))
                         .default_service(disallowed("GET, PATCH, DELETE")),
                 )
                 .service(
                     web::resource("/{id}/restore")
-                        .route(web::post().to(handlers::restore))
+                        .route(keyed(web::post().to(handlers::restore)))
                         .default_service(disallowed("POST")),
                 )
                 .default_service(web::to(handlers::not_found)),

@@ -163,3 +163,121 @@ async fn json_log_lines_are_json_objects() {
     assert!(parsed["ts"].as_str().is_some_and(|t| t.ends_with('Z')));
     assert!(parsed["msg"].as_str().unwrap().contains("id="));
 }
+
+#[actix_web::test]
+async fn the_openapi_document_is_served_without_auth_and_describes_every_route() {
+    let app = spawn_app();
+    let reply = app
+        .send(app.request(Method::GET, "/api/v1/openapi.json"), None)
+        .await
+        .expect(200)
+        .body
+        .clone();
+    assert_eq!(reply["openapi"], "3.1.0");
+    let paths = reply["paths"].as_object().expect("paths");
+    for collection in ["tasks", "lists", "schedules", "categories", "contexts"] {
+        let base = format!("/api/v1/{collection}");
+        assert!(paths[&base]["get"].is_object() && paths[&base]["post"].is_object());
+        let item = &paths[&format!("{base}/{{id}}")];
+        for method in ["get", "patch", "delete"] {
+            assert!(item[method].is_object(), "{method} {base}/{{id}}");
+        }
+        assert!(paths[&format!("{base}/{{id}}/restore")]["post"].is_object());
+    }
+    for path in [
+        "/healthz",
+        "/metrics",
+        "/api/v1/me",
+        "/api/v1/admin/users",
+        "/api/v1/changes",
+        "/api/v1/changes/stream",
+        "/api/v1/batch",
+    ] {
+        assert!(paths.contains_key(path), "{path} missing");
+    }
+    // Headers, statuses with problem+json, security and field rules.
+    let update = &paths["/api/v1/tasks/{id}"]["patch"];
+    let headers: Vec<&str> = update["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["in"] == "header")
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(headers, ["If-Match", "Idempotency-Key"]);
+    for status in [
+        "400", "401", "404", "409", "412", "413", "415", "422", "429", "503",
+    ] {
+        assert!(update["responses"][status].is_object(), "PATCH {status}");
+    }
+    assert!(update["responses"]["200"]["headers"]["ETag"].is_object());
+    let components = &reply["components"];
+    assert_eq!(components["securitySchemes"]["bearer"]["scheme"], "bearer");
+    assert!(components["responses"]["Problem503"]["headers"]["Retry-After"].is_object());
+    assert!(
+        components["responses"]["Problem400"]["content"]["application/problem+json"].is_object()
+    );
+    let task = &components["schemas"]["Task"]["properties"];
+    assert_eq!(task["name"]["maxLength"], 1000);
+    assert_eq!(task["name"]["type"], json!(["string", "null"]));
+    assert_eq!(task["dateDue"]["format"], "date-time");
+    assert_eq!(task["durationMs"]["maximum"], 9007199254740991i64);
+    assert_eq!(task["tagIds"]["maxItems"], 100);
+    assert_eq!(
+        task["TodoPredecessorsAllAny"]["enum"],
+        json!(["ALL", "ANY"])
+    );
+    let create = &components["schemas"]["TaskCreate"];
+    assert_eq!(create["additionalProperties"], false);
+    assert!(create["properties"]["todoId"]["pattern"].is_string());
+    assert!(components["schemas"]["TaskUpdate"]["properties"]["todoId"].is_null());
+}
+
+#[actix_web::test]
+async fn the_docs_page_renders_the_operations_in_a_headless_browser() {
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        eprintln!("SKIPPED: no chromium installed (apt-get install chromium) to render /docs");
+        return;
+    };
+    let app = spawn_app();
+    let moved = app.send(app.request(Method::GET, "/docs"), None).await;
+    assert_eq!(moved.status, 308);
+    assert_eq!(moved.header("location"), Some("/docs/"));
+    let url = format!("{}/docs/", app.address);
+    let dom = actix_web::rt::task::spawn_blocking(move || {
+        std::process::Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--virtual-time-budget=15000",
+                "--dump-dom",
+                &url,
+            ])
+            .output()
+            .expect("run chromium")
+    })
+    .await
+    .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    for operation in [
+        "/api/v1/tasks/{id}/restore",
+        "/api/v1/changes/stream",
+        "/api/v1/batch",
+    ] {
+        assert!(
+            dom.contains(operation),
+            "{operation} not rendered by Swagger UI:\n{}",
+            &dom[..dom.len().min(2000)]
+        );
+    }
+}

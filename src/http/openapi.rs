@@ -1,0 +1,839 @@
+//! The OpenAPI 3.1 document of the API, built with `utoipa` from the same tables the server
+//! validates with: each kind's record, create and update schemas come from its field table
+//! in [`crate::model::kind`], and the five collections get their paths from one loop over
+//! [`Kind::ALL`], so the document cannot drift from the code. Served at
+//! `GET /api/v1/openapi.json` (no auth) and rendered by Swagger UI at `/docs`.
+
+use std::sync::LazyLock;
+
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::{
+    HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, PathItemBuilder,
+};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{
+    AdditionalProperties, ArrayBuilder, KnownFormat, Object, ObjectBuilder, SchemaFormat,
+    SchemaType, Type,
+};
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{
+    ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, PathsBuilder, Ref, RefOr, Required,
+    Schema,
+};
+
+use crate::model::kind::{FieldType, MAX_IDS};
+use crate::model::Kind;
+
+/// The pattern of a record id (CONTRACT §3).
+const ID_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+/// The largest integer every JSON parser reads exactly.
+const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// The document, built once.
+pub static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(document);
+
+fn string() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String)
+}
+
+fn nullable(ty: Type) -> SchemaType {
+    SchemaType::from_iter([ty, Type::Null])
+}
+
+fn id_string() -> ObjectBuilder {
+    string().pattern(Some(ID_PATTERN))
+}
+
+fn date_time() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(nullable(Type::String))
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+}
+
+fn ids() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(id_string())
+        .max_items(Some(MAX_IDS))
+}
+
+fn reference(name: &str) -> RefOr<Schema> {
+    RefOr::Ref(Ref::from_schema_name(name))
+}
+
+/// The JSON schema of a field's value.
+fn field_schema(ty: FieldType) -> RefOr<Schema> {
+    let schema: Schema = match ty {
+        FieldType::Text(max) => ObjectBuilder::new()
+            .schema_type(nullable(Type::String))
+            .max_length(Some(max))
+            .into(),
+        FieldType::Flag | FieldType::ExclusiveFlag => {
+            ObjectBuilder::new().schema_type(Type::Boolean).into()
+        }
+        FieldType::NonNegative => ObjectBuilder::new()
+            .schema_type(nullable(Type::Number))
+            .minimum(Some(0))
+            .into(),
+        FieldType::Count => ObjectBuilder::new()
+            .schema_type(nullable(Type::Integer))
+            .minimum(Some(0))
+            .maximum(Some(MAX_SAFE_INTEGER))
+            .into(),
+        FieldType::DateTime => date_time().into(),
+        FieldType::Choice(choices) => string().enum_values(Some(choices.iter().copied())).into(),
+        FieldType::Id | FieldType::Ref(_) => ObjectBuilder::new()
+            .schema_type(nullable(Type::String))
+            .pattern(Some(ID_PATTERN))
+            .into(),
+        FieldType::Refs(_) | FieldType::Ids => ids().into(),
+    };
+    schema.into()
+}
+
+/// Schema names of a kind: `Task`, `TaskCreate`, `TaskUpdate`.
+fn schema_name(kind: Kind, suffix: &str) -> String {
+    let noun = kind.noun();
+    format!("{}{}{suffix}", noun[..1].to_uppercase(), &noun[1..])
+}
+
+/// A record as every response shows it: every field present.
+fn record_schema(kind: Kind) -> Object {
+    let mut record = ObjectBuilder::new()
+        .property("id", id_string())
+        .property(kind.id_field(), id_string())
+        .property("spaceId", string())
+        .property("sortOrder", ObjectBuilder::new().schema_type(Type::Number));
+    for field in kind.fields() {
+        record = record.property(field.name, field_schema(field.ty));
+    }
+    record = record
+        .property("createdAt", date_time().schema_type(Type::String))
+        .property("updatedAt", date_time().schema_type(Type::String))
+        .property("deletedAt", date_time())
+        .property("isDeleted", ObjectBuilder::new().schema_type(Type::Boolean))
+        .property(
+            "versionUpdatedAt",
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(1)),
+        );
+    let required = ["id", kind.id_field(), "spaceId", "sortOrder"]
+        .into_iter()
+        .chain(kind.fields().iter().map(|f| f.name))
+        .chain([
+            "createdAt",
+            "updatedAt",
+            "deletedAt",
+            "isDeleted",
+            "versionUpdatedAt",
+        ]);
+    required
+        .fold(record, |r, name| r.required(name))
+        .description(Some(format!("A {} (CONTRACT §3).", kind.noun())))
+        .build()
+}
+
+/// A create (with the own id) or update body: every updatable field optional, nothing else.
+fn body_schema(kind: Kind, create: bool) -> Object {
+    let mut body = ObjectBuilder::new()
+        .property("spaceId", string())
+        .property("sortOrder", ObjectBuilder::new().schema_type(Type::Number))
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    if create {
+        body = body.property(kind.id_field(), id_string());
+    }
+    for field in kind.fields() {
+        body = body.property(field.name, field_schema(field.ty));
+    }
+    body.build()
+}
+
+/// `{"data": <record>, "spaceVersion": n}` and friends.
+fn envelope(data: impl Into<RefOr<Schema>>, more: &[(&str, Schema)]) -> Schema {
+    let mut object = ObjectBuilder::new().property("data", data).required("data");
+    for (name, schema) in more {
+        object = object.property(*name, schema.clone()).required(*name);
+    }
+    object.into()
+}
+
+fn version_schema() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .into()
+}
+
+/// A JSON response with `schema` and the given headers.
+fn json_response(
+    description: &str,
+    schema: impl Into<RefOr<Schema>>,
+    headers: &[&str],
+) -> Response {
+    headers
+        .iter()
+        .fold(
+            ResponseBuilder::new().description(description).content(
+                "application/json",
+                ContentBuilder::new().schema(Some(schema)).build(),
+            ),
+            |r, name| r.header(*name, header(name)),
+        )
+        .build()
+}
+
+fn header(name: &str) -> utoipa::openapi::header::Header {
+    let description = match name {
+        "ETag" => "The record's `versionUpdatedAt` (a collection's: the space version), quoted.",
+        "Location" => "The new record's path.",
+        "Retry-After" => "Seconds to wait before trying again.",
+        _ => "",
+    };
+    HeaderBuilder::new()
+        .schema(string())
+        .description(Some(description))
+        .build()
+}
+
+/// The problem+json responses of CONTRACT §7, by status.
+fn problem(status: u16) -> RefOr<Response> {
+    RefOr::Ref(Ref::from_response_name(format!("Problem{status}")))
+}
+
+fn problem_response(status: u16) -> Response {
+    let text = match status {
+        400 => {
+            "invalid_json, validation_failed, invalid_parameter, invalid_cursor or space_conflict"
+        }
+        401 => "unauthorized: no or unknown token",
+        403 => "forbidden: a user token on an admin route",
+        404 => "not_found: no such record, space or route",
+        408 => "request_timeout: the body did not arrive in time",
+        409 => "already_exists, record_deleted or idempotency_key_in_use",
+        412 => "precondition_failed: `If-Match` did not match",
+        413 => "payload_too_large: body over 1 MiB",
+        415 => "unsupported_media_type: a body without a JSON content type",
+        422 => "invalid_reference or idempotency_key_reused",
+        429 => "too_many_requests: too many failed authentications",
+        500 => "internal: a bug; the cause is in the log",
+        _ => "unavailable (overloaded or shutting down) or storage_unavailable",
+    };
+    let response = ResponseBuilder::new().description(text).content(
+        "application/problem+json",
+        ContentBuilder::new()
+            .schema(Some(reference("Problem")))
+            .build(),
+    );
+    match status {
+        429 | 503 => response.header("Retry-After", header("Retry-After")),
+        _ => response,
+    }
+    .build()
+}
+
+/// Statuses every `/api/v1` operation may answer with.
+const COMMON: &[u16] = &[400, 401, 404, 429, 500, 503];
+/// More statuses of an operation with a body.
+const WITH_BODY: &[u16] = &[408, 413, 415];
+/// Statuses of writes: records, references, preconditions and idempotency keys.
+const WRITES: &[u16] = &[409, 412, 422];
+const STATUSES: &[u16] = &[
+    400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 500, 503,
+];
+
+fn query(name: &str, schema: impl Into<RefOr<Schema>>, description: &str) -> ParameterBuilder {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Query)
+        .required(Required::False)
+        .schema(Some(schema))
+        .description(Some(description))
+}
+
+fn header_parameter(name: &str, description: &str) -> ParameterBuilder {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .schema(Some(string()))
+        .description(Some(description))
+}
+
+fn space_parameter() -> ParameterBuilder {
+    query(
+        "spaceId",
+        string(),
+        "The space; else the body's `spaceId`, else the caller's default space.",
+    )
+}
+
+fn integer(min: i64, max: i64) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(min))
+        .maximum(Some(max))
+}
+
+/// An operation with the bearer requirement (unless `public`), the given success responses
+/// and the problem responses of `errors`.
+fn operation(
+    id: &str,
+    tag: &str,
+    summary: &str,
+    errors: &[&[u16]],
+    public: bool,
+) -> OperationBuilder {
+    let mut op = OperationBuilder::new()
+        .operation_id(Some(id))
+        .tag(tag)
+        .summary(Some(summary));
+    if !public {
+        op = op.security(SecurityRequirement::new("bearer", Vec::<String>::new()));
+    }
+    let mut statuses: Vec<u16> = errors.iter().flat_map(|e| e.iter().copied()).collect();
+    statuses.sort_unstable();
+    statuses.dedup();
+    statuses.into_iter().fold(op, |op, status| {
+        op.response(status.to_string(), problem(status))
+    })
+}
+
+fn json_body(schema: impl Into<RefOr<Schema>>) -> RequestBodyBuilder {
+    RequestBodyBuilder::new().content(
+        "application/json",
+        ContentBuilder::new().schema(Some(schema)).build(),
+    )
+}
+
+fn if_match() -> ParameterBuilder {
+    header_parameter(
+        "If-Match",
+        "`*` or a list of ETags; when none is the record's → 412 precondition_failed.",
+    )
+}
+
+fn if_none_match() -> ParameterBuilder {
+    header_parameter(
+        "If-None-Match",
+        "An ETag (or `*`); when it matches → 304 Not Modified, empty body.",
+    )
+}
+
+fn idempotency_key() -> ParameterBuilder {
+    header_parameter(
+        "Idempotency-Key",
+        "1 to 255 printable ASCII characters: a retry with the same key and body gets the first answer again (24 h).",
+    )
+    // HTTP trims a header value, so the key neither starts nor ends with a space.
+    .schema(Some(string().pattern(Some("^[!-~]([ -~]{0,253}[!-~])?$"))))
+}
+
+fn not_modified() -> Response {
+    ResponseBuilder::new()
+        .description("Not Modified: `If-None-Match` matched")
+        .header("ETag", header("ETag"))
+        .build()
+}
+
+/// The five routes of one collection.
+fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
+    let base = format!("/api/v1/{}", kind.collection());
+    let tag = kind.collection();
+    let record = reference(&schema_name(kind, ""));
+    let item = || {
+        json_response(
+            "The record",
+            envelope(record.clone(), &[("spaceVersion", version_schema())]),
+            &["ETag"],
+        )
+    };
+    let id = || {
+        ParameterBuilder::new()
+            .name("id")
+            .parameter_in(ParameterIn::Path)
+            .required(Required::True)
+            .schema(Some(id_string()))
+    };
+    let noun = kind.noun();
+
+    let mut list = operation(
+        &format!("list_{tag}"),
+        tag,
+        &format!("A page of {tag}"),
+        &[COMMON],
+        false,
+    )
+    .parameter(space_parameter())
+    .parameter(query("limit", integer(1, 100), "Page size, default 50."))
+    .parameter(query(
+        "cursor",
+        string(),
+        "`nextCursor` of the previous page.",
+    ))
+    .parameter(query(
+        "includeDeleted",
+        ObjectBuilder::new().schema_type(Type::Boolean),
+        "Include soft-deleted records.",
+    ))
+    .parameter(if_none_match())
+    .response(
+        "200",
+        json_response(
+            "A page, ordered by sortOrder then id",
+            envelope(
+                ArrayBuilder::new().items(record.clone()),
+                &[
+                    ("spaceVersion", version_schema()),
+                    (
+                        "nextCursor",
+                        ObjectBuilder::new()
+                            .schema_type(nullable(Type::String))
+                            .into(),
+                    ),
+                ],
+            ),
+            &["ETag"],
+        ),
+    )
+    .response("304", not_modified());
+    for field in kind.fields().iter().filter(|f| f.filter) {
+        list = list.parameter(query(field.name, string(), "Exact match."));
+    }
+    let create = operation(
+        &format!("create_{noun}"),
+        tag,
+        &format!("Create a {noun}"),
+        &[COMMON, WITH_BODY, WRITES],
+        false,
+    )
+    .parameter(space_parameter())
+    .parameter(idempotency_key())
+    .request_body(Some(
+        json_body(reference(&schema_name(kind, "Create"))).build(),
+    ))
+    .response(
+        "201",
+        json_response(
+            "Created",
+            envelope(record.clone(), &[("spaceVersion", version_schema())]),
+            &["ETag", "Location"],
+        ),
+    );
+    let get = operation(
+        &format!("get_{noun}"),
+        tag,
+        &format!("One {noun}, deleted or not"),
+        &[COMMON],
+        false,
+    )
+    .parameter(id())
+    .parameter(space_parameter())
+    .parameter(if_none_match())
+    .response("200", item())
+    .response("304", not_modified());
+    let update = operation(
+        &format!("update_{noun}"),
+        tag,
+        &format!("Change fields of a {noun}"),
+        &[COMMON, WITH_BODY, WRITES],
+        false,
+    )
+    .parameter(id())
+    .parameter(space_parameter())
+    .parameter(if_match())
+    .parameter(idempotency_key())
+    .request_body(Some(
+        json_body(reference(&schema_name(kind, "Update"))).build(),
+    ))
+    .response("200", item());
+    let deleted = |op_id: String, summary: String| {
+        operation(&op_id, tag, &summary, &[COMMON, WITH_BODY, WRITES], false)
+            .parameter(id())
+            .parameter(space_parameter())
+            .parameter(if_match())
+            .parameter(idempotency_key())
+            .response("200", item())
+    };
+    paths
+        .path(
+            base.clone(),
+            PathItemBuilder::new()
+                .operation(HttpMethod::Get, list.build())
+                .operation(HttpMethod::Post, create.build())
+                .build(),
+        )
+        .path(
+            format!("{base}/{{id}}"),
+            PathItemBuilder::new()
+                .operation(HttpMethod::Get, get.build())
+                .operation(HttpMethod::Patch, update.build())
+                .operation(
+                    HttpMethod::Delete,
+                    deleted(format!("delete_{noun}"), format!("Soft-delete a {noun}")).build(),
+                )
+                .build(),
+        )
+        .path(
+            format!("{base}/{{id}}/restore"),
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Post,
+                    deleted(
+                        format!("restore_{noun}"),
+                        format!("Restore a soft-deleted {noun}"),
+                    )
+                    .build(),
+                )
+                .build(),
+        )
+}
+
+/// The routes that are not a collection's.
+fn other_paths(paths: PathsBuilder) -> PathsBuilder {
+    let user = || {
+        ObjectBuilder::new()
+            .property("userId", string())
+            .property("name", string())
+            .property("defaultSpaceId", string())
+            .required("userId")
+            .required("name")
+            .required("defaultSpaceId")
+    };
+    let me = user()
+        .property("spaceIds", ArrayBuilder::new().items(string()))
+        .required("spaceIds");
+    let created_user = user().property("token", string()).required("token");
+    let health = || {
+        ObjectBuilder::new()
+            .property("status", string().enum_values(Some(["ok", "degraded"])))
+            .property("reason", string())
+            .required("status")
+    };
+    let change = ObjectBuilder::new()
+        .property(
+            "kind",
+            string().enum_values(Some(Kind::ALL.map(Kind::noun))),
+        )
+        .property("record", ObjectBuilder::new())
+        .required("kind")
+        .required("record");
+    let batch_body = ObjectBuilder::new()
+        .property(
+            "operations",
+            ArrayBuilder::new()
+                .min_items(Some(1))
+                .max_items(Some(100))
+                .items(
+                    ObjectBuilder::new()
+                        .property(
+                            "method",
+                            string().enum_values(Some(["POST", "PATCH", "DELETE"])),
+                        )
+                        .property("path", string())
+                        .property("body", ObjectBuilder::new())
+                        .required("method")
+                        .required("path"),
+                ),
+        )
+        .required("operations");
+    let batch_answer = ObjectBuilder::new()
+        .property(
+            "results",
+            ArrayBuilder::new().items(
+                ObjectBuilder::new()
+                    .property("status", ObjectBuilder::new().schema_type(Type::Integer))
+                    .property("data", ObjectBuilder::new())
+                    .required("status")
+                    .required("data"),
+            ),
+        )
+        .property("spaceVersion", version_schema())
+        .required("results")
+        .required("spaceVersion");
+    let since = || {
+        query(
+            "since",
+            integer(0, MAX_SAFE_INTEGER),
+            "Changes after this space version (default 0).",
+        )
+    };
+    let text = |description: &str, media: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(media, ContentBuilder::new().schema(Some(string())).build())
+            .build()
+    };
+    paths
+        .path(
+            "/healthz",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Get,
+                    OperationBuilder::new()
+                        .operation_id(Some("healthz"))
+                        .tag("service")
+                        .summary(Some("Liveness and storage health (no auth)"))
+                        .response("200", json_response("ok", health(), &[]))
+                        .response(
+                            "503",
+                            ResponseBuilder::new()
+                                .description("degraded (JSON), or shutting down (problem+json)")
+                                .content(
+                                    "application/json",
+                                    ContentBuilder::new().schema(Some(health())).build(),
+                                )
+                                .content(
+                                    "application/problem+json",
+                                    ContentBuilder::new()
+                                        .schema(Some(reference("Problem")))
+                                        .build(),
+                                )
+                                .header("Retry-After", header("Retry-After"))
+                                .build(),
+                        )
+                        .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/metrics",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Get,
+                    OperationBuilder::new()
+                        .operation_id(Some("metrics"))
+                        .tag("service")
+                        .summary(Some(
+                            "Prometheus metrics (no auth; moved by --metrics-bind)",
+                        ))
+                        .response(
+                            "200",
+                            text("OpenMetrics text", "application/openmetrics-text"),
+                        )
+                        .response("503", problem(503))
+                        .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/api/v1/openapi.json",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Get,
+                    operation(
+                        "openapi",
+                        "service",
+                        "This document (no auth)",
+                        &[&[429, 503]],
+                        true,
+                    )
+                    .response(
+                        "200",
+                        json_response("The OpenAPI document", ObjectBuilder::new(), &[]),
+                    )
+                    .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/api/v1/me",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Get,
+                    operation("me", "users", "The caller and its spaces", &[COMMON], false)
+                        .response("200", json_response("The caller", envelope(me, &[]), &[]))
+                        .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/api/v1/admin/users",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Post,
+                    operation(
+                        "create_user",
+                        "users",
+                        "Create a user and its default space (admin token)",
+                        &[COMMON, WITH_BODY, WRITES, &[403]],
+                        false,
+                    )
+                    .parameter(idempotency_key())
+                    .request_body(Some(
+                        json_body(
+                            ObjectBuilder::new()
+                                .property(
+                                    "name",
+                                    string().min_length(Some(1)).max_length(Some(1000)),
+                                )
+                                .required("name")
+                                .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+                        )
+                        .required(Some(Required::True))
+                        .build(),
+                    ))
+                    .response(
+                        "201",
+                        json_response(
+                            "The user; its token is shown only here",
+                            envelope(created_user, &[]),
+                            &[],
+                        ),
+                    )
+                    .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/api/v1/changes",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Get,
+                    operation(
+                        "changes",
+                        "sync",
+                        "Every record changed after a version (the change feed)",
+                        &[COMMON],
+                        false,
+                    )
+                    .parameter(space_parameter())
+                    .parameter(since())
+                    .parameter(query(
+                        "limit",
+                        integer(1, 1000),
+                        "Records per page, default 100.",
+                    ))
+                    .response(
+                        "200",
+                        json_response(
+                            "A page of changes",
+                            envelope(
+                                ArrayBuilder::new().items(change),
+                                &[
+                                    ("spaceVersion", version_schema()),
+                                    ("nextSince", version_schema()),
+                                    (
+                                        "hasMore",
+                                        ObjectBuilder::new().schema_type(Type::Boolean).into(),
+                                    ),
+                                ],
+                            ),
+                            &[],
+                        ),
+                    )
+                    .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/api/v1/changes/stream",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Get,
+                    operation(
+                        "changes_stream",
+                        "sync",
+                        "The change feed, then each write as it commits (server-sent events)",
+                        &[COMMON],
+                        false,
+                    )
+                    .parameter(space_parameter())
+                    .parameter(since())
+                    .parameter(header_parameter("Last-Event-ID", "Replaces `since`."))
+                    .response("200", text("An event stream", "text/event-stream"))
+                    .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/api/v1/batch",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Post,
+                    operation(
+                        "batch",
+                        "sync",
+                        "Up to 100 writes to one space, all or nothing",
+                        &[COMMON, WITH_BODY, WRITES],
+                        false,
+                    )
+                    .parameter(space_parameter())
+                    .parameter(idempotency_key())
+                    .request_body(Some(
+                        json_body(batch_body).required(Some(Required::True)).build(),
+                    ))
+                    .response(
+                        "200",
+                        json_response("Every operation's result", batch_answer, &[]),
+                    )
+                    .build(),
+                )
+                .build(),
+        )
+}
+
+fn problem_schema() -> Object {
+    ObjectBuilder::new()
+        .property("type", string())
+        .property("title", string())
+        .property("status", ObjectBuilder::new().schema_type(Type::Integer))
+        .property("code", string())
+        .property("detail", string())
+        .property(
+            "errors",
+            ArrayBuilder::new().items(
+                ObjectBuilder::new()
+                    .property("field", string())
+                    .property("message", string())
+                    .required("field")
+                    .required("message"),
+            ),
+        )
+        .property(
+            "operationIndex",
+            ObjectBuilder::new().schema_type(Type::Integer),
+        )
+        .required("type")
+        .required("title")
+        .required("status")
+        .required("code")
+        .description(Some(
+            "RFC 9457 problem details with taskd's `code` (CONTRACT §7).",
+        ))
+        .build()
+}
+
+fn document() -> OpenApi {
+    let mut components = ComponentsBuilder::new()
+        .schema("Problem", problem_schema())
+        .security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    for status in STATUSES {
+        components = components.response(format!("Problem{status}"), problem_response(*status));
+    }
+    let mut paths = other_paths(PathsBuilder::new());
+    for kind in Kind::ALL {
+        components = components
+            .schema(schema_name(kind, ""), record_schema(kind))
+            .schema(schema_name(kind, "Create"), body_schema(kind, true))
+            .schema(schema_name(kind, "Update"), body_schema(kind, false));
+        paths = collection_paths(paths, kind);
+    }
+    OpenApiBuilder::new()
+        .info(
+            InfoBuilder::new()
+                .title("taskd")
+                .version(env!("CARGO_PKG_VERSION"))
+                .description(Some(
+                    "Task Management Service Interface v1: tasks, lists, schedules, categories and contexts in spaces with a version counter.",
+                ))
+                .build(),
+        )
+        .paths(paths.build())
+        .components(Some(components.build()))
+        .build()
+}
