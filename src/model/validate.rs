@@ -387,6 +387,18 @@ mod tests {
     }
 
     #[test]
+    fn a_backup_needs_an_absolute_target_and_nothing_else() {
+        assert_eq!(
+            parse_backup_target(body(json!({"to": "/srv/b"}))).unwrap(),
+            PathBuf::from("/srv/b")
+        );
+        let fields = |v| fields_of(parse_backup_target(body(v)).unwrap_err());
+        assert_eq!(fields(json!({})), ["to"]);
+        assert_eq!(fields(json!({"to": "relative"})), ["to"]);
+        assert_eq!(fields(json!({"to": "/b", "x": 1})), ["x"]);
+    }
+
+    #[test]
     fn ids_must_be_id_shaped() {
         assert!(is_id("abc_DEF-123"));
         assert!(is_id(&"a".repeat(64)));
