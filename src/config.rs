@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use log::LevelFilter;
 
 use crate::logging::LogFormat;
@@ -23,8 +23,8 @@ pub struct Config {
     #[arg(long, env = "TASKD_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
 
-    /// Data directory (created if missing).
-    #[arg(long, env = "TASKD_DATA_DIR", default_value = "data")]
+    /// Data directory (created if missing); also the one the subcommands work on.
+    #[arg(long, env = "TASKD_DATA_DIR", default_value = "data", global = true)]
     pub data_dir: PathBuf,
 
     /// How often changed spaces are written to disk, in milliseconds.
@@ -66,6 +66,47 @@ pub struct Config {
     /// The admin token (`TASKD_ADMIN_TOKEN`).
     #[arg(skip)]
     pub admin_token: Option<String>,
+
+    /// A tool to run instead of the server.
+    #[command(subcommand)]
+    pub tool: Option<Tool>,
+}
+
+/// The subcommands: tools run on a data directory (`--data-dir`) instead of serving.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Tool {
+    /// Copy the data directory into a new one, consistently, while a server may be running
+    /// on it (it takes no lock and changes nothing there).
+    Backup {
+        /// The directory to copy into; it must not exist, or be empty.
+        #[arg(long)]
+        to: PathBuf,
+    },
+    /// Write records as NDJSON, one `{"kind","spaceId","record"}` a line, as the API renders
+    /// them, deleted ones included; works while a server is running.
+    Export {
+        /// Only this user's spaces (a user name or id) [default: every space].
+        #[arg(long)]
+        user: Option<String>,
+        /// Write to this file [default: stdout].
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
+    /// Load an export into an existing space, all or nothing; the server must be stopped.
+    /// Records keep their ids and fields; timestamps and versions are the import's.
+    Import {
+        /// The space to load into (the lines' spaceId is ignored).
+        #[arg(long)]
+        space: String,
+        /// The NDJSON file an export wrote.
+        file: PathBuf,
+    },
+    /// GET a health URL and exit 0 on 200, else 1 (for container health checks).
+    Healthcheck {
+        /// The URL to check.
+        #[arg(long, default_value = "http://127.0.0.1:8080/healthz")]
+        url: String,
+    },
 }
 
 /// The shortest and longest token accepted from the environment.

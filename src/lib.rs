@@ -8,7 +8,9 @@
 //! - [`http`]: routes, extractors, rendering and the one mapping of errors to problem+json.
 //! - [`actors`]: one actor per space, the directory of users and spaces, the snapshot actor.
 //! - [`model`]: record kinds, validation and the pure `Space` with its indexes and version.
-//! - [`store`]: the snapshot file format and atomic file writes, used by the actors only.
+//! - [`store`]: the snapshot file format and atomic file writes, used by the actors only
+//!   (and by the backup copy).
+//! - [`tools`]: the subcommands `backup`, `export`, `import` and `healthcheck`.
 
 pub mod actors;
 pub mod config;
@@ -18,3 +20,4 @@ pub mod metrics;
 pub mod model;
 pub mod startup;
 pub mod store;
+pub mod tools;

@@ -92,6 +92,7 @@ pub struct State {
     body_timeout: web::Data<BodyTimeout>,
     keys: web::Data<Keys>,
     streams: web::Data<Streams>,
+    store: web::Data<Store>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
 }
@@ -157,6 +158,7 @@ impl State {
             body_timeout: web::Data::new(BodyTimeout(body_timeout)),
             keys: web::Data::new(Keys::new(keys, chrono::Utc::now().timestamp_millis())),
             streams: web::Data::new(Streams::default()),
+            store: web::Data::new(store.clone()),
             journal,
             snapshots,
         }
@@ -171,6 +173,7 @@ impl State {
             .app_data(self.body_timeout.clone())
             .app_data(self.keys.clone())
             .app_data(self.streams.clone())
+            .app_data(self.store.clone())
             .app_data(web::Data::new(self.journal.clone()))
             .app_data(web::Data::from(Arc::clone(self.journal.health())))
             .configure(crate::http::configure);

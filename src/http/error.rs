@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::actors::Failure;
 use crate::model::{SpaceError, ValidationError};
+use crate::store::backup::BackupError;
 
 /// Seconds a client is asked to wait before retrying a 503.
 const RETRY_AFTER_SECS: &str = "1";
@@ -258,6 +259,15 @@ impl From<Failure> for ApiError {
             Failure::Stopped => ApiError::Unavailable("the space is not available"),
             Failure::Storage(e) => ApiError::StorageUnavailable(e.to_string()),
             Failure::Panicked => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<BackupError> for ApiError {
+    fn from(e: BackupError) -> ApiError {
+        match e {
+            BackupError::NotEmpty(_) => ApiError::AlreadyExists(e.to_string()),
+            other => ApiError::Internal(format!("backup failed: {other}")),
         }
     }
 }

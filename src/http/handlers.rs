@@ -3,7 +3,7 @@
 //! collections; the kind comes from the path.
 
 use actix_web::http::StatusCode;
-use actix_web::web::Data;
+use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
@@ -16,9 +16,11 @@ use super::render;
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write};
 use crate::actors::users::RenderUser;
 use crate::actors::{Spaces, Users};
-use crate::model::validate::{parse_changes, parse_user_name};
+use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
 use crate::model::{Command, Mode, Op};
+use crate::store::backup;
 use crate::store::journal::Health;
+use crate::store::Store;
 
 /// `GET /healthz` → 200 `{"status":"ok"}`, or 503 `{"status":"degraded","reason":...}`
 /// while the journal cannot write; no auth.
@@ -74,6 +76,33 @@ pub async fn create_user(
             "name": user.name,
             "defaultSpaceId": user.default_space,
             "token": token,
+        }}),
+    ))
+}
+
+/// `POST /api/v1/admin/backup` with `{"to": "/absolute/dir"}` → 200 with what the copy holds
+/// (`to`, `spaces`, `users`, `bytes`): a consistent copy of the data directory, taken on a
+/// blocking thread while the server goes on serving. 400, 401, 403, 409 `already_exists`
+/// (the directory is not empty), 413, 415, 500 (the copy failed; the cause is logged).
+pub async fn backup(
+    _: Admin,
+    body: JsonObject,
+    store: Data<Store>,
+) -> Result<HttpResponse, ApiError> {
+    let to = parse_backup_target(body.0)?;
+    let from = store.dir().to_path_buf();
+    let target = to.clone();
+    let (summary, _) = web::block(move || backup::backup(&from, &target))
+        .await
+        .map_err(|e| ApiError::Internal(format!("backup thread: {e}")))??;
+    log::info!("backed up to {}: {summary:?}", to.display());
+    Ok(render::json(
+        StatusCode::OK,
+        &json!({"data": {
+            "to": to,
+            "spaces": summary.spaces,
+            "users": summary.users,
+            "bytes": summary.bytes,
         }}),
     ))
 }

@@ -152,6 +152,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .default_service(disallowed("POST")),
     )
     .service(
+        web::resource("/api/v1/admin/backup")
+            .route(web::post().to(handlers::backup))
+            .default_service(disallowed("POST")),
+    )
+    .service(
         web::resource("/api/v1/changes")
             .route(web::get().to(handlers::changes))
             .default_service(disallowed("GET")),

@@ -4,6 +4,8 @@
 //! sees well-formed values. Checks that need the space's records (references, existence)
 //! happen in [`Space`](super::space::Space).
 
+use std::path::{Path, PathBuf};
+
 use chrono::{DateTime, Datelike, Utc};
 use serde_json::{Map, Value as Json};
 
@@ -15,7 +17,7 @@ use super::record::Value;
 pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 
 /// Fields every record has that no request may set.
-const READ_ONLY: &[&str] = &[
+pub const READ_ONLY: &[&str] = &[
     "id",
     "createdAt",
     "updatedAt",
@@ -106,32 +108,60 @@ pub fn parse_changes(
 
 /// Validates the body of a user creation: exactly `{"name": "<1 to 1000 characters>"}`.
 pub fn parse_user_name(body: Map<String, Json>) -> Result<String, ValidationError> {
-    let mut name = None;
+    only_field(
+        body,
+        "name",
+        |s| (1..=1_000).contains(&s.chars().count()),
+        "must be a string of 1 to 1000 characters",
+        "user",
+    )
+}
+
+/// Validates the body of an admin backup: exactly `{"to": "<absolute path>"}`.
+pub fn parse_backup_target(body: Map<String, Json>) -> Result<PathBuf, ValidationError> {
+    only_field(
+        body,
+        "to",
+        |s| Path::new(s).is_absolute(),
+        "must be an absolute path",
+        "backup request",
+    )
+    .map(PathBuf::from)
+}
+
+/// The one string field `field` of a body that must hold exactly that field, with a value
+/// `valid` accepts (`rule` says what it must be); `noun` names the body in messages.
+fn only_field(
+    body: Map<String, Json>,
+    field: &str,
+    valid: fn(&str) -> bool,
+    rule: &str,
+    noun: &str,
+) -> Result<String, ValidationError> {
+    let mut value = None;
     let mut errors = Vec::new();
-    for (field, json) in body {
+    for (name, json) in body {
         match json {
-            Json::String(s) if field == "name" && (1..=1_000).contains(&s.chars().count()) => {
-                name = Some(s)
-            }
+            Json::String(s) if name == field && valid(&s) => value = Some(s),
             _ => {
-                let message = if field == "name" {
-                    "must be a string of 1 to 1000 characters"
+                let message = if name == field {
+                    rule.to_string()
                 } else {
-                    "is not a field of a user"
+                    format!("is not a field of a {noun}")
                 };
                 errors.push(FieldError {
-                    field,
-                    message: message.into(),
+                    field: name,
+                    message,
                 });
             }
         }
     }
-    match name {
-        Some(name) if errors.is_empty() => Ok(name),
+    match value {
+        Some(value) if errors.is_empty() => Ok(value),
         _ => {
-            if name.is_none() && !errors.iter().any(|e| e.field == "name") {
+            if value.is_none() && !errors.iter().any(|e| e.field == field) {
                 errors.push(FieldError {
-                    field: "name".into(),
+                    field: field.into(),
                     message: "is required".into(),
                 });
             }
@@ -354,6 +384,18 @@ mod tests {
         assert_eq!(fields(json!({})), ["name"]);
         assert_eq!(fields(json!({"name": ""})), ["name"]);
         assert_eq!(fields(json!({"name": 5, "admin": true})), ["admin", "name"]);
+    }
+
+    #[test]
+    fn a_backup_needs_an_absolute_target_and_nothing_else() {
+        assert_eq!(
+            parse_backup_target(body(json!({"to": "/srv/b"}))).unwrap(),
+            PathBuf::from("/srv/b")
+        );
+        let fields = |v| fields_of(parse_backup_target(body(v)).unwrap_err());
+        assert_eq!(fields(json!({})), ["to"]);
+        assert_eq!(fields(json!({"to": "relative"})), ["to"]);
+        assert_eq!(fields(json!({"to": "/b", "x": 1})), ["x"]);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! rewrites what it refused; the one change recovery makes is cutting off a torn journal
 //! tail. Only start-up and the actors call this module.
 
+pub mod backup;
 pub mod codec;
 pub mod journal;
 
@@ -171,6 +172,11 @@ impl Store {
             Err(TryLockError::WouldBlock) => Err(StoreError::new(&path, Problem::Locked)),
             Err(TryLockError::Error(e)) => Err(StoreError::new(&path, Problem::Io(e))),
         }
+    }
+
+    /// The data directory itself.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The path of `name` inside the data directory.

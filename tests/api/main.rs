@@ -4,6 +4,7 @@
 mod helpers;
 
 mod auth;
+mod backup;
 mod concurrency;
 mod durability;
 mod ecosystem;

@@ -14,7 +14,7 @@ use crate::helpers::{id_of, spawn_app, spawn_app_with, wait_until, As, Options, 
 
 /// Everything a user can see in its default space: the version and every record of every
 /// kind, deleted ones included.
-async fn everything(user: As<'_>) -> Value {
+pub(crate) async fn everything(user: As<'_>) -> Value {
     let mut state = serde_json::Map::new();
     let version = user.get("/api/v1/tasks").await.version();
     state.insert("version".into(), json!(version));
@@ -29,7 +29,7 @@ async fn everything(user: As<'_>) -> Value {
 }
 
 /// Fills the default space with records of every kind, some deleted, with references.
-async fn fill(user: As<'_>) {
+pub(crate) async fn fill(user: As<'_>) {
     for (collection, id_field) in KINDS {
         for n in 0..4 {
             let record = user

@@ -1,0 +1,300 @@
+//! A consistent copy of a data directory that a server may be writing at the same time.
+//!
+//! The copy never takes the source's `LOCK` and never writes to the source. It relies on
+//! what the running server guarantees: files are replaced by rename (a reader sees the old
+//! or the new file whole), snapshots only move forward, and a journal segment is deleted
+//! only once the snapshots on disk cover it. At any moment, then, every answered write is in
+//! a snapshot file or in a segment that exists.
+//!
+//! The copy is taken in three passes, oldest state first:
+//! 1. the journal segments that exist now: every write answered before the backup began is
+//!    in one of them or already in a snapshot;
+//! 2. `users.bin`, `keys.bin`, the token files, then every space file (users first, so a
+//!    user the copy holds has its space file in the copy too);
+//! 3. the journal segments again: new ones, and the newest ones grown since pass 1.
+//!
+//! A segment deleted between passes stays as pass 1 copied it. The copy is then verified by
+//! the normal recovery ([`Store::recover`]); a change the server made meanwhile that leaves
+//! the copy inconsistent (a segment gone between a space file and its next entries, a cut
+//! frame in a segment that is no longer the newest) fails recovery, and the copy is wiped
+//! and taken again, up to [`ATTEMPTS`] times. A torn last frame of the newest copied segment
+//! is what an append in progress looks like; recovery cuts it off in the copy.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use super::{
+    Problem, Recovered, Store, StoreError, JOURNAL_DIR, KEYS_FILE, SPACES_DIR, SPACE_SUFFIX,
+    USERS_FILE,
+};
+
+/// How many times a copy is taken before giving up on a source that keeps changing under it.
+pub const ATTEMPTS: usize = 5;
+/// Token files at the top of a data directory end with this.
+const TOKEN_SUFFIX: &str = ".token";
+/// Journal segments end with this.
+const SEGMENT_SUFFIX: &str = ".log";
+
+/// What a finished backup holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// Spaces in the copy (with a snapshot or journal entries).
+    pub spaces: usize,
+    /// Users in the copy.
+    pub users: usize,
+    /// Bytes copied.
+    pub bytes: u64,
+}
+
+/// Why a backup failed.
+#[derive(Debug)]
+pub enum BackupError {
+    /// The source is not a directory.
+    NoSource(PathBuf),
+    /// The source holds no users: it is not a taskd data directory.
+    NotADataDir(PathBuf),
+    /// The destination exists and is not an empty directory.
+    NotEmpty(PathBuf),
+    /// A file could not be read or written.
+    Io(PathBuf, io::Error),
+    /// Every attempt left a copy that recovery refused, this the last reason.
+    Unsettled(StoreError),
+}
+
+impl fmt::Display for BackupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BackupError::NoSource(dir) => write!(f, "{}: not a directory", dir.display()),
+            BackupError::NotADataDir(dir) => {
+                write!(
+                    f,
+                    "{}: holds no users; not a taskd data directory",
+                    dir.display()
+                )
+            }
+            BackupError::NotEmpty(dir) => write!(
+                f,
+                "{}: exists and is not an empty directory; choose a new one",
+                dir.display()
+            ),
+            BackupError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+            BackupError::Unsettled(e) => write!(
+                f,
+                "the copy was not consistent after {ATTEMPTS} attempts (last: {e})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BackupError {}
+
+/// Copies the data directory `from` into `to` (which must not exist, or be empty), checks
+/// the copy by recovering it, and returns what it holds together with the recovered state.
+/// Safe while a server runs on `from`; `from` is never written.
+pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupError> {
+    if !from.is_dir() {
+        return Err(BackupError::NoSource(from.to_path_buf()));
+    }
+    prepare(to)?;
+    let mut last = None;
+    for attempt in 1..=ATTEMPTS {
+        let bytes = copy(from, to)?;
+        let store = Store::open(to).map_err(|e| BackupError::Io(to.to_path_buf(), io_of(e)))?;
+        match store.recover() {
+            Ok(recovered) => {
+                if recovered.users.is_empty() {
+                    wipe(to)?;
+                    return Err(BackupError::NotADataDir(from.to_path_buf()));
+                }
+                sync_tree(to)?;
+                let summary = Summary {
+                    spaces: recovered.spaces.len(),
+                    users: recovered.users.len(),
+                    bytes,
+                };
+                return Ok((summary, recovered));
+            }
+            Err(e) => {
+                log::info!("backup attempt {attempt} of {ATTEMPTS} was not consistent: {e}");
+                wipe(to)?;
+                last = Some(e);
+            }
+        }
+    }
+    Err(BackupError::Unsettled(last.expect("at least one attempt")))
+}
+
+/// The I/O error inside a store error (the only kind `Store::open` returns).
+fn io_of(e: StoreError) -> io::Error {
+    match e.problem {
+        Problem::Io(e) => e,
+        other => io::Error::other(other.to_string()),
+    }
+}
+
+/// Creates `to`, or checks that it is an empty directory.
+fn prepare(to: &Path) -> Result<(), BackupError> {
+    match fs::read_dir(to) {
+        Ok(mut entries) => match entries.next() {
+            None => Ok(()),
+            Some(_) => Err(BackupError::NotEmpty(to.to_path_buf())),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(to).map_err(|e| BackupError::Io(to.to_path_buf(), e))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+            Err(BackupError::NotEmpty(to.to_path_buf()))
+        }
+        Err(e) => Err(BackupError::Io(to.to_path_buf(), e)),
+    }
+}
+
+/// Removes everything inside `to`, keeping the directory itself.
+fn wipe(to: &Path) -> Result<(), BackupError> {
+    let io = |e| BackupError::Io(to.to_path_buf(), e);
+    for entry in fs::read_dir(to).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let removed = if path.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        removed.map_err(|e| BackupError::Io(path, e))?;
+    }
+    Ok(())
+}
+
+/// One copy in the three passes the module describes; the bytes copied.
+fn copy(from: &Path, to: &Path) -> Result<u64, BackupError> {
+    for sub in [SPACES_DIR, JOURNAL_DIR] {
+        let dir = to.join(sub);
+        fs::create_dir_all(&dir).map_err(|e| BackupError::Io(dir, e))?;
+    }
+    let mut bytes = copy_journal(from, to)?;
+    let mut top = vec![USERS_FILE.to_string(), KEYS_FILE.to_string()];
+    top.extend(names(from, |n| n.ends_with(TOKEN_SUFFIX))?);
+    for name in top {
+        bytes += copy_file(&from.join(&name), &to.join(&name))?;
+    }
+    for name in names(&from.join(SPACES_DIR), |n| n.ends_with(SPACE_SUFFIX))? {
+        bytes += copy_file(
+            &from.join(SPACES_DIR).join(&name),
+            &to.join(SPACES_DIR).join(&name),
+        )?;
+    }
+    bytes += copy_journal(from, to)?;
+    Ok(bytes)
+}
+
+/// Copies every journal segment of `from` that exists now over its copy in `to`.
+fn copy_journal(from: &Path, to: &Path) -> Result<u64, BackupError> {
+    let mut bytes = 0;
+    for name in names(&from.join(JOURNAL_DIR), |n| n.ends_with(SEGMENT_SUFFIX))? {
+        bytes += copy_file(
+            &from.join(JOURNAL_DIR).join(&name),
+            &to.join(JOURNAL_DIR).join(&name),
+        )?;
+    }
+    Ok(bytes)
+}
+
+/// The names in `dir` that `wanted` accepts, temporary files (`.name.tmp`) left out; none
+/// when `dir` does not exist.
+fn names(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Vec<String>, BackupError> {
+    let io = |e| BackupError::Io(dir.to_path_buf(), e);
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(e)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let name = entry.map_err(io)?.file_name();
+        if let Some(name) = name.to_str() {
+            if !name.starts_with('.') && wanted(name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Copies one file (owner-only), not synced; a source that is gone (deleted since it was
+/// listed, or never written) is skipped: recovery finds out whether the copy needed it.
+fn copy_file(from: &Path, to: &Path) -> Result<u64, BackupError> {
+    // One read: a file replaced by rename meanwhile is read whole, old or new.
+    let bytes = match fs::read(from) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(BackupError::Io(from.to_path_buf(), e)),
+    };
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(to)
+        .and_then(|mut file| file.write_all(&bytes))
+        .map_err(|e| BackupError::Io(to.to_path_buf(), e))?;
+    Ok(bytes.len() as u64)
+}
+
+/// Syncs every file and folder of a finished copy, so it survives a crash once answered.
+fn sync_tree(dir: &Path) -> Result<(), BackupError> {
+    let io = |e| BackupError::Io(dir.to_path_buf(), e);
+    for entry in fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            sync_tree(&path)?;
+        } else {
+            File::open(&path)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| BackupError::Io(path, e))?;
+        }
+    }
+    File::open(dir).and_then(|d| d.sync_all()).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{User, UsersSnapshot};
+
+    #[test]
+    fn a_destination_that_holds_files_is_refused_and_left_alone() {
+        let source = tempfile::tempdir().unwrap();
+        let to = tempfile::tempdir().unwrap();
+        fs::write(to.path().join("keep"), b"x").unwrap();
+        let Err(err) = backup(source.path(), to.path()) else {
+            panic!("a full destination was accepted");
+        };
+        assert!(matches!(err, BackupError::NotEmpty(_)), "{err}");
+        assert_eq!(fs::read(to.path().join("keep")).unwrap(), b"x");
+    }
+
+    #[test]
+    fn a_copy_recovers_to_the_same_users_and_spaces_without_the_lock() {
+        let source = tempfile::tempdir().unwrap();
+        let store = Store::open(source.path()).unwrap();
+        let _held = store.lock().unwrap();
+        let user = User::new("a", "t");
+        store
+            .save_space(&crate::model::Space::new(&user.default_space).view())
+            .unwrap();
+        store
+            .save_users(&UsersSnapshot {
+                users: vec![user.clone()],
+            })
+            .unwrap();
+        let to = source.path().join("copy");
+        let (summary, recovered) = backup(source.path(), &to).unwrap();
+        assert_eq!((summary.users, summary.spaces), (1, 1));
+        assert!(summary.bytes > 0);
+        assert_eq!(recovered.users, [user]);
+        assert!(!to.join("LOCK").exists());
+    }
+}

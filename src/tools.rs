@@ -1,0 +1,474 @@
+//! The subcommands besides serving: `backup`, `export`, `import` and `healthcheck`.
+//!
+//! They sit beside [`startup`](crate::startup), above the layers: the copy of a data
+//! directory is [`store::backup`](crate::store::backup); a record is written as the API
+//! renders it ([`RecordJson`]) and read back through the same validation as a `POST` body
+//! ([`parse_changes`]); the records go into a space as one [`Space::apply`], like a batch.
+//!
+//! Export line format (NDJSON, one record a line):
+//! `{"kind":"task","spaceId":"...","record":{...}}`, `kind` being the singular noun.
+//! Per space, every kind but tasks comes first and tasks last, deleted records included, so
+//! a replay in file order creates each record after those it references.
+
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value as Json};
+
+use crate::config::Tool;
+use crate::http::render::RecordJson;
+use crate::model::validate::{parse_changes, READ_ONLY};
+use crate::model::{Command, Kind, Mode, Op, Space, SpaceError};
+use crate::store::backup::{self, BackupError};
+use crate::store::{Problem, Store, StoreError};
+
+/// How long the health check waits to connect, and then for the answer.
+const HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Why a subcommand failed; printed as `taskd: <error>` with exit code 1.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The copy of the data directory failed.
+    Backup(BackupError),
+    /// The data directory could not be read or written.
+    Store(StoreError),
+    /// The data directory does not exist.
+    NoDataDir(PathBuf),
+    /// A server holds the data directory's lock.
+    InUse(PathBuf),
+    /// No user has this name or id.
+    NoSuchUser(String),
+    /// Several users have this name; their ids.
+    AmbiguousUser(String, Vec<String>),
+    /// No user of the data directory owns this space.
+    NoSuchSpace(String),
+    /// A line of the import file is refused.
+    Line {
+        /// The line number, from 1.
+        line: usize,
+        /// Why.
+        message: String,
+    },
+    /// A file could not be read or written.
+    Io(PathBuf, io::Error),
+    /// The health check did not get `200`.
+    Unhealthy(String),
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Backup(e) => write!(f, "backup failed: {e}"),
+            ToolError::Store(e) => write!(f, "data file {e}"),
+            ToolError::NoDataDir(dir) => write!(f, "{}: no such data directory", dir.display()),
+            ToolError::InUse(dir) => write!(
+                f,
+                "{} is in use by a running taskd (its LOCK is held); stop the server, then \
+                 import again",
+                dir.display()
+            ),
+            ToolError::NoSuchUser(name) => write!(f, "no user named '{name}'"),
+            ToolError::AmbiguousUser(name, ids) => write!(
+                f,
+                "several users are named '{name}'; pass one of their ids: {}",
+                ids.join(", ")
+            ),
+            ToolError::NoSuchSpace(id) => write!(f, "no user owns a space '{id}'"),
+            ToolError::Line { line, message } => {
+                write!(f, "line {line}: {message}; nothing was imported")
+            }
+            ToolError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+            ToolError::Unhealthy(why) => write!(f, "unhealthy: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<BackupError> for ToolError {
+    fn from(e: BackupError) -> ToolError {
+        ToolError::Backup(e)
+    }
+}
+
+impl From<StoreError> for ToolError {
+    fn from(e: StoreError) -> ToolError {
+        ToolError::Store(e)
+    }
+}
+
+/// Runs `tool` on the data directory `data_dir`; the one-line summary goes to stdout (to
+/// stderr for an export to stdout, which holds the records).
+pub fn run(data_dir: &Path, tool: &Tool) -> Result<(), ToolError> {
+    let stdout = PathBuf::from("<stdout>");
+    let say = |line: String| {
+        writeln!(io::stdout(), "{line}").map_err(|e| ToolError::Io(stdout.clone(), e))
+    };
+    match tool {
+        Tool::Backup { to } => {
+            let (summary, _) = backup::backup(data_dir, to)?;
+            say(format!(
+                "backed up {} to {}: {} space(s), {} user(s), {} bytes",
+                data_dir.display(),
+                to.display(),
+                summary.spaces,
+                summary.users,
+                summary.bytes
+            ))
+        }
+        Tool::Export { user, to } => {
+            let summary = match to {
+                Some(path) => {
+                    let file = File::create(path).map_err(|e| ToolError::Io(path.clone(), e))?;
+                    export(data_dir, user.as_deref(), BufWriter::new(file), path)?
+                }
+                None => export(data_dir, user.as_deref(), io::stdout().lock(), &stdout)?,
+            };
+            let line = format!(
+                "exported {} record(s) of {} space(s)",
+                summary.records, summary.spaces
+            );
+            match to {
+                Some(_) => say(line),
+                None => writeln!(io::stderr(), "{line}").map_err(|e| ToolError::Io(stdout, e)),
+            }
+        }
+        Tool::Import { space, file } => {
+            let input = File::open(file).map_err(|e| ToolError::Io(file.clone(), e))?;
+            let summary = import(data_dir, space, BufReader::new(input), file)?;
+            say(format!(
+                "imported {} record(s) ({} deleted) into space {space}, now at version {}",
+                summary.records, summary.deleted, summary.version
+            ))
+        }
+        Tool::Healthcheck { url } => healthcheck(url),
+    }
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExportSummary {
+    /// Records written.
+    pub records: usize,
+    /// Spaces they came from.
+    pub spaces: usize,
+}
+
+/// One line of an export.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LineOut<'a> {
+    kind: &'static str,
+    space_id: &'a str,
+    record: RecordJson<'a>,
+}
+
+/// Writes the records of every space of `data_dir` (of `user`'s spaces only, when given: a
+/// name or a user id) to `out` as NDJSON. Reads a backup taken into a temporary directory,
+/// so a server may be running on `data_dir`; `name` names `out` in errors.
+pub fn export(
+    data_dir: &Path,
+    user: Option<&str>,
+    mut out: impl Write,
+    name: &Path,
+) -> Result<ExportSummary, ToolError> {
+    let temp = TempDir::new()?;
+    let (_, recovered) = backup::backup(data_dir, &temp.0)?;
+    let mut ids: Vec<&str> = match user {
+        None => recovered.spaces.keys().map(|id| &**id).collect(),
+        Some(wanted) => {
+            let by_id: Vec<_> = recovered.users.iter().filter(|u| u.id == wanted).collect();
+            let by_name: Vec<_> = recovered
+                .users
+                .iter()
+                .filter(|u| u.name == wanted)
+                .collect();
+            let found = match (by_id.as_slice(), by_name.as_slice()) {
+                ([user], _) | ([], [user]) => user,
+                ([], []) => return Err(ToolError::NoSuchUser(wanted.into())),
+                (_, several) => {
+                    let ids = several.iter().map(|u| u.id.clone()).collect();
+                    return Err(ToolError::AmbiguousUser(wanted.into(), ids));
+                }
+            };
+            found.spaces.iter().map(String::as_str).collect()
+        }
+    };
+    ids.sort_unstable();
+    let order = Kind::ALL
+        .into_iter()
+        .filter(|k| *k != Kind::Task)
+        .chain([Kind::Task]);
+    let mut records = 0;
+    let io = |e| ToolError::Io(name.to_path_buf(), e);
+    for id in &ids {
+        // A user's space without a snapshot or an entry has no records.
+        let Some(space) = recovered.spaces.get(*id) else {
+            continue;
+        };
+        let view = space.view();
+        for kind in order.clone() {
+            for record in view.collections[kind.index()].values() {
+                let line = LineOut {
+                    kind: kind.noun(),
+                    space_id: id,
+                    record: RecordJson {
+                        kind,
+                        space: id,
+                        record,
+                    },
+                };
+                serde_json::to_writer(&mut out, &line).map_err(|e| io(e.into()))?;
+                out.write_all(b"\n").map_err(io)?;
+                records += 1;
+            }
+        }
+    }
+    out.flush().map_err(io)?;
+    Ok(ExportSummary {
+        records,
+        spaces: ids.len(),
+    })
+}
+
+/// A directory under the system's temporary folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir, ToolError> {
+        let path = std::env::temp_dir().join(format!("taskd-export-{}", uuid::Uuid::new_v4()));
+        fs::create_dir(&path).map_err(|e| ToolError::Io(path.clone(), e))?;
+        Ok(TempDir(path))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Err(e) = fs::remove_dir_all(&self.0) {
+            log::warn!("cannot remove {}: {e}", self.0.display());
+        }
+    }
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportSummary {
+    /// Records created.
+    pub records: usize,
+    /// How many of them were then deleted.
+    pub deleted: usize,
+    /// The space version after the import.
+    pub version: u64,
+}
+
+/// One line of an import file; `spaceId` is read and ignored (the target space is given).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineIn {
+    kind: String,
+    #[serde(rename = "spaceId")]
+    _space_id: Option<Json>,
+    record: Map<String, Json>,
+}
+
+/// Loads the records of an export (`input`, named `name` in errors) into `space`, an
+/// existing space of `data_dir`, all or nothing; the server must not be running.
+///
+/// Every record is created with its own id and field values, checked as a `POST` body is;
+/// records marked deleted are soft-deleted after every record is created, so references to
+/// them resolve. All of it is one write of the space (one version per record and per
+/// deletion), so `createdAt`, `updatedAt`, `deletedAt` and `versionUpdatedAt` are the
+/// import's, and the space's version only goes up. The space's snapshot is then replaced;
+/// the journal's older entries of the space stay, covered by it, and are skipped on replay.
+pub fn import(
+    data_dir: &Path,
+    space_id: &str,
+    input: impl BufRead,
+    name: &Path,
+) -> Result<ImportSummary, ToolError> {
+    if !data_dir.is_dir() {
+        return Err(ToolError::NoDataDir(data_dir.to_path_buf()));
+    }
+    let store = Store::open(data_dir)?;
+    let _lock = store.lock().map_err(|e| match e.problem {
+        Problem::Locked => ToolError::InUse(data_dir.to_path_buf()),
+        _ => ToolError::Store(e),
+    })?;
+    let mut recovered = store.recover()?;
+    if !recovered.users.iter().any(|u| u.owns(space_id)) {
+        return Err(ToolError::NoSuchSpace(space_id.into()));
+    }
+    let mut space = recovered
+        .spaces
+        .remove(space_id)
+        .unwrap_or_else(|| Space::new(space_id));
+
+    let mut creates = Vec::new();
+    let mut deletes = Vec::new();
+    for (n, line) in input.lines().enumerate() {
+        let line_no = n + 1;
+        let line = line.map_err(|e| ToolError::Io(name.to_path_buf(), e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (command, deleted) = command_of(&line).map_err(|message| ToolError::Line {
+            line: line_no,
+            message,
+        })?;
+        if deleted {
+            let delete = Command {
+                kind: command.kind,
+                id: command.id.clone(),
+                op: Op::SetDeleted(true),
+                if_match: None,
+            };
+            deletes.push((line_no, delete));
+        }
+        creates.push((line_no, command));
+    }
+    let records = creates.len();
+    let deleted = deletes.len();
+    let (lines, commands): (Vec<usize>, Vec<Command>) = creates.into_iter().chain(deletes).unzip();
+    if commands.is_empty() {
+        return Ok(ImportSummary {
+            records,
+            deleted,
+            version: space.version(),
+        });
+    }
+    let now = chrono::Utc::now().timestamp_millis();
+    space
+        .apply(&commands, now)
+        .map_err(|(index, e): (usize, SpaceError)| ToolError::Line {
+            line: lines[index],
+            message: e.to_string(),
+        })?;
+    store.save_space(&space.view())?;
+    Ok(ImportSummary {
+        records,
+        deleted,
+        version: space.version(),
+    })
+}
+
+/// The create command of one export line, and whether the record is to be deleted.
+fn command_of(line: &str) -> Result<(Command, bool), String> {
+    let LineIn {
+        kind, mut record, ..
+    } = serde_json::from_str(line).map_err(|e| format!("not an export line: {e}"))?;
+    let kind = Kind::ALL
+        .into_iter()
+        .find(|k| k.noun() == kind)
+        .ok_or_else(|| format!("unknown kind '{kind}'"))?;
+    let deleted = match record.get("isDeleted") {
+        None => false,
+        Some(Json::Bool(deleted)) => *deleted,
+        Some(_) => return Err("isDeleted must be a boolean".into()),
+    };
+    // `id` repeats the own id field; the other base fields are the space's to set.
+    match (record.remove("id"), record.get(kind.id_field())) {
+        (Some(id), Some(own)) if id != *own => {
+            return Err(format!("id and {} differ", kind.id_field()));
+        }
+        (Some(id), None) => {
+            record.insert(kind.id_field().into(), id);
+        }
+        _ => {}
+    }
+    for field in READ_ONLY.iter().chain(&["spaceId"]) {
+        record.remove(*field);
+    }
+    let mut changes = parse_changes(kind, Mode::Create, record).map_err(|e| {
+        let fields: Vec<String> = e
+            .errors
+            .iter()
+            .map(|f| format!("{} {}", f.field, f.message))
+            .collect();
+        format!("invalid {}: {}", kind.noun(), fields.join("; "))
+    })?;
+    let id = changes
+        .id
+        .take()
+        .ok_or_else(|| format!("the {} has no {}", kind.noun(), kind.id_field()))?;
+    let command = Command {
+        kind,
+        id,
+        op: Op::Create(changes),
+        if_match: None,
+    };
+    Ok((command, deleted))
+}
+
+/// `GET`s `url` (`http://host:port/path`) and succeeds on a `200`: the container health
+/// check, without curl in the image.
+pub fn healthcheck(url: &str) -> Result<(), ToolError> {
+    let unhealthy = |why: String| ToolError::Unhealthy(format!("{url}: {why}"));
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| unhealthy("only http:// URLs are supported".into()))?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, "/"),
+    };
+    let addr = authority
+        .to_socket_addrs()
+        .map_err(|e| unhealthy(e.to_string()))?
+        .next()
+        .ok_or_else(|| unhealthy("no address".into()))?;
+    let mut stream = TcpStream::connect_timeout(&addr, HEALTHCHECK_TIMEOUT)
+        .map_err(|e| unhealthy(e.to_string()))?;
+    let mut status = String::new();
+    stream
+        .set_read_timeout(Some(HEALTHCHECK_TIMEOUT))
+        .and_then(|()| stream.set_write_timeout(Some(HEALTHCHECK_TIMEOUT)))
+        .and_then(|()| {
+            write!(
+                stream,
+                "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+            )
+        })
+        .and_then(|()| BufReader::new(stream.take(1024)).read_line(&mut status))
+        .map_err(|e| unhealthy(e.to_string()))?;
+    match status.split_whitespace().nth(1) {
+        Some("200") => Ok(()),
+        _ => Err(unhealthy(format!("answered '{}'", status.trim()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_line_becomes_a_create_with_its_own_id_and_its_deleted_state() {
+        let line = r#"{"kind":"list","spaceId":"s","record":{"id":"L","listId":"L",
+            "spaceId":"s","sortOrder":2.0,"name":"N","color":null,"emoji":null,"icon":null,
+            "isDefault":true,"keyboardShortcut":null,"createdAt":"2024-01-01T00:00:00.000Z",
+            "updatedAt":"2024-01-01T00:00:00.000Z","deletedAt":"2024-01-02T00:00:00.000Z",
+            "isDeleted":true,"versionUpdatedAt":3}}"#
+            .replace('\n', "");
+        let (command, deleted) = command_of(&line).unwrap();
+        assert!(deleted);
+        assert_eq!((command.kind, &*command.id), (Kind::List, "L"));
+        let Op::Create(changes) = command.op else {
+            panic!("not a create: {command:?}");
+        };
+        assert_eq!(changes.sort_order, Some(2.0));
+        assert_eq!(changes.fields.len(), Kind::List.fields().len());
+    }
+
+    #[test]
+    fn an_export_line_with_a_bad_field_or_kind_is_refused_with_the_field_named() {
+        let bad = r#"{"kind":"task","record":{"todoId":"t","durationMs":-1}}"#;
+        assert!(command_of(bad).unwrap_err().contains("durationMs"));
+        let kind = r#"{"kind":"goal","record":{"id":"g"}}"#;
+        assert!(command_of(kind).unwrap_err().contains("goal"));
+        let no_id = r#"{"kind":"task","record":{"name":"x"}}"#;
+        assert!(command_of(no_id).unwrap_err().contains("todoId"));
+    }
+}

@@ -1,0 +1,299 @@
+//! Moving data: `taskd backup` while a server writes, `taskd export` and `taskd import`
+//! between data directories, and `POST /api/v1/admin/backup` — each checked by starting
+//! the real server on the result and comparing through the API.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+
+use actix_web::http::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, spawn_app_with, Options, TestApp, KINDS};
+use crate::persistence::{everything, fill};
+
+/// Runs the `taskd` binary with `args` and no `TASKD_*` variables from the test's
+/// environment, and waits for it.
+fn taskd(args: &[&str]) -> Output {
+    command(args).output().expect("cannot run taskd")
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_taskd"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("TASKD_") {
+            command.env_remove(name);
+        }
+    }
+    command.args(args).stdin(Stdio::null());
+    command
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 temp path")
+}
+
+/// The records of `state` (see [`everything`]) by collection, each reduced to what an
+/// import keeps: ids, field values and deleted state, not the space's timestamps and
+/// versions.
+fn imported_view(state: &Value) -> Value {
+    let dropped = [
+        "createdAt",
+        "updatedAt",
+        "deletedAt",
+        "versionUpdatedAt",
+        "spaceId",
+    ];
+    let mut view = serde_json::Map::new();
+    for (collection, _) in KINDS {
+        let records = state[collection].as_array().expect("records");
+        let mut kept: Vec<Value> = records
+            .iter()
+            .map(|r| {
+                let mut r = r.as_object().expect("a record").clone();
+                for field in dropped {
+                    r.remove(field);
+                }
+                Value::Object(r)
+            })
+            .collect();
+        kept.sort_by_key(|r| r["id"].as_str().map(str::to_string));
+        view.insert(collection.into(), Value::Array(kept));
+    }
+    Value::Object(view)
+}
+
+/// The default user's default space id.
+async fn default_space(app: &TestApp) -> String {
+    let me = app.get("/api/v1/me").await;
+    me.expect(200);
+    me.data()["defaultSpaceId"]
+        .as_str()
+        .expect("defaultSpaceId")
+        .to_string()
+}
+
+#[actix_web::test]
+async fn a_backup_taken_while_a_writer_writes_holds_every_record_answered_before_it() {
+    let app = spawn_app_with(Options {
+        snapshot_interval_ms: 20,
+        ..Options::default()
+    });
+    fill(app.default_user()).await;
+    let before = everything(app.default_user()).await;
+
+    let copy = Arc::new(tempfile::tempdir().unwrap());
+    let mut backup = command(&[
+        "backup",
+        "--data-dir",
+        path(app.dir.path()),
+        "--to",
+        path(copy.path()),
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("cannot run taskd backup");
+    let mut written = 0;
+    while backup.try_wait().unwrap().is_none() {
+        app.create("tasks", json!({"name": format!("during {written}")}))
+            .await;
+        written += 1;
+    }
+    let done = backup.wait_with_output().unwrap();
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    let summary = text(&done.stdout);
+    assert!(
+        summary.contains("1 space(s), 1 user(s)") && summary.contains("bytes"),
+        "{summary}"
+    );
+    assert!(!copy.path().join("LOCK").exists());
+
+    // The writes never stopped, and the source still serves.
+    app.create("tasks", json!({"name": "after"})).await;
+    let restored = TestApp::start(copy, Options::default()).expect("a server on the copy");
+    let after = everything(restored.default_user()).await;
+    assert!(after["version"].as_u64() >= before["version"].as_u64());
+    for (collection, _) in KINDS {
+        for record in before[collection].as_array().unwrap() {
+            let path = format!("/api/v1/{collection}/{}", record["id"].as_str().unwrap());
+            let reply = restored.get(&path).await;
+            reply.expect(200);
+            assert_eq!(reply.data(), record, "{path} differs in the copy");
+        }
+    }
+}
+
+#[actix_web::test]
+async fn an_export_imported_into_a_fresh_space_gives_back_every_record_and_deleted_state() {
+    let source = spawn_app();
+    fill(source.default_user()).await;
+    let original = everything(source.default_user()).await;
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let exported = taskd(&[
+        "export",
+        "--data-dir",
+        path(source.dir.path()),
+        "--user",
+        "default",
+        "--to",
+        path(file.path()),
+    ]);
+    assert!(exported.status.success(), "{}", text(&exported.stderr));
+    let lines = std::fs::read_to_string(file.path()).unwrap();
+    let kinds: Vec<String> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["kind"].to_string())
+        .collect();
+    let first_task = kinds.iter().position(|k| k == "\"task\"").unwrap();
+    assert!(
+        kinds[first_task..].iter().all(|k| k == "\"task\""),
+        "{kinds:?}"
+    );
+
+    let mut target = spawn_app();
+    let space = default_space(&target).await;
+    assert!(target.stop().success());
+    let imported = taskd(&[
+        "import",
+        "--data-dir",
+        path(target.dir.path()),
+        "--space",
+        &space,
+        path(file.path()),
+    ]);
+    assert!(imported.status.success(), "{}", text(&imported.stderr));
+    let target = target.restart_after_stop();
+    let copy = everything(target.default_user()).await;
+    assert_eq!(imported_view(&copy), imported_view(&original));
+
+    // The space goes on above every version the import made.
+    let highest = KINDS
+        .iter()
+        .flat_map(|(c, _)| copy[c].as_array().unwrap().clone())
+        .filter_map(|r| r["versionUpdatedAt"].as_u64())
+        .max()
+        .unwrap();
+    let next = target.create("tasks", json!({"name": "next"})).await;
+    assert!(next["versionUpdatedAt"].as_u64().unwrap() > highest);
+}
+
+#[actix_web::test]
+async fn an_import_with_a_bad_line_names_it_and_changes_nothing() {
+    let mut app = spawn_app();
+    app.create("lists", json!({"listId": "kept", "name": "Kept"}))
+        .await;
+    let space = default_space(&app).await;
+    let before = everything(app.default_user()).await;
+    assert!(app.stop().success());
+
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let bad_value = [
+        json!({"kind": "list", "record": {"listId": "a", "name": "A"}}),
+        json!({"kind": "task", "record": {"todoId": "t", "listId": "a"}}),
+        json!({"kind": "task", "record": {"todoId": "u", "durationMs": -1}}),
+    ];
+    // A dangling reference is found when the records are applied, still by its line.
+    let bad_reference = [
+        json!({"kind": "list", "record": {"listId": "a", "name": "A"}}),
+        json!({"kind": "task", "record": {"todoId": "u", "listId": "nowhere"}}),
+    ];
+    for (lines, line_no, field) in [
+        (&bad_value[..], 3, "durationMs"),
+        (&bad_reference[..], 2, "nowhere"),
+    ] {
+        let body: Vec<String> = lines.iter().map(Value::to_string).collect();
+        std::fs::write(file.path(), body.join("\n") + "\n").unwrap();
+        let out = taskd(&[
+            "import",
+            "--data-dir",
+            path(app.dir.path()),
+            "--space",
+            &space,
+            path(file.path()),
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with("taskd: ")
+                && stderr.contains(&format!("line {line_no}"))
+                && stderr.contains(field),
+            "{stderr}"
+        );
+    }
+    let app = app.restart_after_stop();
+    assert_eq!(everything(app.default_user()).await, before);
+}
+
+#[actix_web::test]
+async fn an_import_while_a_server_holds_the_data_directory_is_refused() {
+    let app = spawn_app();
+    let space = default_space(&app).await;
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let line = json!({"kind": "task", "record": {"todoId": "t"}});
+    std::fs::write(file.path(), line.to_string()).unwrap();
+    let out = taskd(&[
+        "import",
+        "--data-dir",
+        path(app.dir.path()),
+        "--space",
+        &space,
+        path(file.path()),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("stop the server"), "{stderr}");
+    app.get("/api/v1/tasks/t").await.expect(404);
+}
+
+#[actix_web::test]
+async fn the_admin_backup_route_copies_the_data_directory_for_the_admin_only() {
+    let app = spawn_app();
+    fill(app.default_user()).await;
+    let copy = tempfile::tempdir().unwrap();
+    let to = copy.path().join("backup");
+    let admin = |body: Value| {
+        let token = app.admin_token.clone();
+        let app = &app;
+        async move {
+            app.call(Method::POST, "/api/v1/admin/backup", &token, Some(&body))
+                .await
+        }
+    };
+
+    let reply = admin(json!({"to": to})).await;
+    reply.expect(200);
+    assert_eq!(reply.data()["to"], json!(to));
+    assert_eq!(reply.data()["spaces"], 1);
+    assert_eq!(reply.data()["users"], 1);
+    assert!(reply.data()["bytes"].as_u64().unwrap() > 0);
+    // The copy recovers (a backup of it runs the normal recovery).
+    let again = copy.path().join("again");
+    let summary = text(&taskd(&["backup", "--data-dir", path(&to), "--to", path(&again)]).stdout);
+    assert!(summary.contains("1 space(s), 1 user(s)"), "{summary}");
+
+    admin(json!({"to": to})).await.expect(409);
+    for bad in [
+        json!({"to": "relative/dir"}),
+        json!({}),
+        json!({"to": "/x", "more": 1}),
+    ] {
+        let reply = admin(bad).await;
+        reply.expect(400);
+        assert_eq!(reply.body["code"], "validation_failed");
+    }
+    let user = app
+        .call(
+            Method::POST,
+            "/api/v1/admin/backup",
+            &app.default_token,
+            Some(&json!({"to": copy.path().join("other")})),
+        )
+        .await;
+    user.expect(403);
+    assert!(!copy.path().join("other").exists());
+}
