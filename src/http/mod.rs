@@ -153,7 +153,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
     )
     .service(
         web::resource("/api/v1/admin/backup")
-            .route(web::post().to(handlers::backup))
+            .route(keyed(web::post().to(handlers::backup)))
             .default_service(disallowed("POST")),
     )
     .service(

@@ -505,6 +505,20 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
         .property("spaceIds", ArrayBuilder::new().items(string()))
         .required("spaceIds");
     let created_user = user().property("token", string()).required("token");
+    let count = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(0))
+    };
+    let backup = ObjectBuilder::new()
+        .property("to", string())
+        .property("spaces", count())
+        .property("users", count())
+        .property("bytes", count())
+        .required("to")
+        .required("spaces")
+        .required("users")
+        .required("bytes");
     let health = || {
         ObjectBuilder::new()
             .property("status", string().enum_values(Some(["ok", "degraded"])))
@@ -681,6 +695,42 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                             envelope(created_user, &[]),
                             &[],
                         ),
+                    )
+                    .build(),
+                )
+                .build(),
+        )
+        .path(
+            "/api/v1/admin/backup",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Post,
+                    operation(
+                        "backup",
+                        "admin",
+                        "Copy the data directory consistently while serving (admin token)",
+                        &[COMMON, WITH_BODY, WRITES, &[403]],
+                        false,
+                    )
+                    .parameter(idempotency_key())
+                    .request_body(Some(
+                        json_body(
+                            ObjectBuilder::new()
+                                .property(
+                                    "to",
+                                    string().description(Some(
+                                        "An absolute path: a new or empty directory.",
+                                    )),
+                                )
+                                .required("to")
+                                .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+                        )
+                        .required(Some(Required::True))
+                        .build(),
+                    ))
+                    .response(
+                        "200",
+                        json_response("What the copy holds", envelope(backup, &[]), &[]),
                     )
                     .build(),
                 )
