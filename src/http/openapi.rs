@@ -11,7 +11,7 @@ use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{
     HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, PathItemBuilder,
 };
-use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::request_body::{RequestBody, RequestBodyBuilder};
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{
     AdditionalProperties, ArrayBuilder, KnownFormat, Object, ObjectBuilder, SchemaFormat,
@@ -305,6 +305,18 @@ fn json_body(schema: impl Into<RefOr<Schema>>) -> RequestBodyBuilder {
         "application/json",
         ContentBuilder::new().schema(Some(schema)).build(),
     )
+}
+
+/// A required JSON body of exactly one field.
+fn one_field_body(name: &str, schema: ObjectBuilder) -> RequestBody {
+    json_body(
+        ObjectBuilder::new()
+            .property(name, schema)
+            .required(name)
+            .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+    )
+    .required(Some(Required::True))
+    .build()
 }
 
 fn if_match() -> ParameterBuilder {
@@ -675,19 +687,10 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                         false,
                     )
                     .parameter(idempotency_key())
-                    .request_body(Some(
-                        json_body(
-                            ObjectBuilder::new()
-                                .property(
-                                    "name",
-                                    string().min_length(Some(1)).max_length(Some(1000)),
-                                )
-                                .required("name")
-                                .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-                        )
-                        .required(Some(Required::True))
-                        .build(),
-                    ))
+                    .request_body(Some(one_field_body(
+                        "name",
+                        string().min_length(Some(1)).max_length(Some(1000)),
+                    )))
                     .response(
                         "201",
                         json_response(
@@ -713,21 +716,10 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                         false,
                     )
                     .parameter(idempotency_key())
-                    .request_body(Some(
-                        json_body(
-                            ObjectBuilder::new()
-                                .property(
-                                    "to",
-                                    string().description(Some(
-                                        "An absolute path: a new or empty directory.",
-                                    )),
-                                )
-                                .required("to")
-                                .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-                        )
-                        .required(Some(Required::True))
-                        .build(),
-                    ))
+                    .request_body(Some(one_field_body(
+                        "to",
+                        string().description(Some("An absolute path: a new or empty directory.")),
+                    )))
                     .response(
                         "200",
                         json_response("What the copy holds", envelope(backup, &[]), &[]),
