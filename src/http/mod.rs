@@ -127,11 +127,7 @@ fn disallowed(allow: &'static str) -> Route {
 /// (a pattern such as `/api/v1/{collection}` would run a regular expression for every
 /// request; they were a quarter of a GET's instructions).
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(
-        utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}")
-            .url("/api/v1/openapi.json", openapi::DOCUMENT.clone()),
-    )
-    .service(web::resource("/docs").route(web::get().to(|| async {
+    cfg.service(web::resource("/docs").route(web::get().to(|| async {
         HttpResponse::PermanentRedirect()
             .insert_header((actix_web::http::header::LOCATION, "/docs/"))
             .finish()
@@ -196,6 +192,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .default_service(web::to(handlers::not_found)),
         );
     }
+    // Last: its pattern is a regular expression, which the API's requests then never run.
+    cfg.service(
+        utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}")
+            .url("/api/v1/openapi.json", openapi::DOCUMENT.clone()),
+    );
     cfg.default_service(web::to(handlers::not_found));
 }
 
