@@ -225,22 +225,7 @@ fn big_space(tasks: usize, seconds: f64) {
         percentile_ms(&big_lat, 0.99) / percentile_ms(&small_lat, 0.99)
     );
 
-    let stopped = server.stop();
-    let started = Instant::now();
-    let (server, listening) = Server::start(dir.path());
-    first_page(server.addr, TOKEN);
-    let restarted = started.elapsed();
-    let rss = server.rss();
-    println!(
-        "SIGTERM {:.2} s; restart: listening after {:.2} s, first page after {:.2} s; RSS after restart {:.0} MiB ({:.0} bytes per task above an empty server's {:.0} MiB)",
-        stopped.as_secs_f64(),
-        listening.as_secs_f64(),
-        restarted.as_secs_f64(),
-        mib(rss),
-        (rss - bare) as f64 / tasks as f64,
-        mib(bare)
-    );
-    server.stop();
+    restart(server, dir.path(), bare, tasks, "task");
 }
 
 /// `spaces` users, each with its own (idle) space.
@@ -274,19 +259,27 @@ fn many_spaces(spaces: usize) {
         mib(after),
         (after - before) as f64 / spaces as f64
     );
+    restart(server, dir.path(), before, spaces, "space");
+}
+
+/// Stops `server` with SIGTERM, starts it again on `dir` and waits for the first page;
+/// prints both times and the RSS after the restart per `unit` (`count` of them) above
+/// `empty`, an empty server's RSS.
+fn restart(server: Server, dir: &Path, empty: u64, count: usize, unit: &str) {
     let stopped = server.stop();
     let started = Instant::now();
-    let (server, listening) = Server::start(dir.path());
+    let (server, listening) = Server::start(dir);
     first_page(server.addr, TOKEN);
     let restarted = started.elapsed();
     let rss = server.rss();
     println!(
-        "SIGTERM {:.2} s; restart with {spaces} spaces: listening after {:.2} s, first page after {:.2} s; RSS {:.0} MiB ({:.0} bytes per space above an empty server)",
+        "SIGTERM {:.2} s; restart with {count} {unit}s: listening after {:.2} s, first page after {:.2} s; RSS {:.0} MiB ({:.0} bytes per {unit} above an empty server's {:.0} MiB)",
         stopped.as_secs_f64(),
         listening.as_secs_f64(),
         restarted.as_secs_f64(),
         mib(rss),
-        (rss - before) as f64 / spaces as f64
+        (rss - empty) as f64 / count as f64,
+        mib(empty)
     );
     server.stop();
 }

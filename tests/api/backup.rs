@@ -18,6 +18,18 @@ fn taskd(args: &[&str]) -> Output {
     command(args).output().expect("cannot run taskd")
 }
 
+/// `taskd import --data-dir DIR --space SPACE FILE`.
+fn import(dir: &Path, space: &str, file: &Path) -> Output {
+    taskd(&[
+        "import",
+        "--data-dir",
+        path(dir),
+        "--space",
+        space,
+        path(file),
+    ])
+}
+
 fn command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_taskd"));
     for (name, _) in std::env::vars_os() {
@@ -158,14 +170,7 @@ async fn an_export_imported_into_a_fresh_space_gives_back_every_record_and_delet
     let mut target = spawn_app();
     let space = default_space(&target).await;
     assert!(target.stop().success());
-    let imported = taskd(&[
-        "import",
-        "--data-dir",
-        path(target.dir.path()),
-        "--space",
-        &space,
-        path(file.path()),
-    ]);
+    let imported = import(target.dir.path(), &space, file.path());
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     let target = target.restart_after_stop();
     let copy = everything(target.default_user()).await;
@@ -208,14 +213,7 @@ async fn an_import_with_a_bad_line_names_it_and_changes_nothing() {
     ] {
         let body: Vec<String> = lines.iter().map(Value::to_string).collect();
         std::fs::write(file.path(), body.join("\n") + "\n").unwrap();
-        let out = taskd(&[
-            "import",
-            "--data-dir",
-            path(app.dir.path()),
-            "--space",
-            &space,
-            path(file.path()),
-        ]);
+        let out = import(app.dir.path(), &space, file.path());
         assert_eq!(out.status.code(), Some(1));
         let stderr = text(&out.stderr);
         assert!(
@@ -236,14 +234,7 @@ async fn an_import_while_a_server_holds_the_data_directory_is_refused() {
     let file = tempfile::NamedTempFile::new().unwrap();
     let line = json!({"kind": "task", "record": {"todoId": "t"}});
     std::fs::write(file.path(), line.to_string()).unwrap();
-    let out = taskd(&[
-        "import",
-        "--data-dir",
-        path(app.dir.path()),
-        "--space",
-        &space,
-        path(file.path()),
-    ]);
+    let out = import(app.dir.path(), &space, file.path());
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("stop the server"), "{stderr}");

@@ -300,6 +300,60 @@ async fn a_retry_after_a_restart_replays_the_answer() {
 }
 
 #[actix_web::test]
+async fn keys_are_checked_after_the_route_and_the_token_and_cover_the_admin_backup() {
+    let app = spawn_app();
+    // A method the path lacks is 405, even with a key used before on another request.
+    let wrong_method = app
+        .call(
+            Method::PATCH,
+            "/api/v1/admin/users",
+            &app.admin_token,
+            Some(&json!({"name": "x"})),
+        )
+        .await;
+    assert_problem(&wrong_method, 405, "method_not_allowed");
+    send(
+        &app,
+        Method::POST,
+        "/api/v1/tasks",
+        Some(&json!({})),
+        &[("Idempotency-Key", "k")],
+    )
+    .await
+    .expect(201);
+    let keyed = app
+        .request(Method::PATCH, "/api/v1/batch")
+        .insert_header(("Authorization", format!("Bearer {}", app.default_token)))
+        .insert_header(("Idempotency-Key", "k"));
+    assert_eq!(app.send(keyed, None).await.status, 405);
+    // No token and a malformed key: 401 first.
+    let anonymous = app
+        .request(Method::POST, "/api/v1/tasks")
+        .insert_header(("Idempotency-Key", "x".repeat(256)));
+    assert_problem(&app.send(anonymous, None).await, 401, "unauthorized");
+    // The admin backup route keeps its answer like every write route.
+    let target = tempfile::tempdir().unwrap();
+    let to = target.path().join("copy");
+    let body = json!({"to": to.to_str().unwrap()}).to_string().into_bytes();
+    let backup = || {
+        app.request(Method::POST, "/api/v1/admin/backup")
+            .insert_header(("Authorization", format!("Bearer {}", app.admin_token)))
+            .insert_header(("Content-Type", "application/json"))
+            .insert_header(("Idempotency-Key", "nightly"))
+    };
+    let first = app.send(backup(), Some(body.clone())).await;
+    assert_eq!(first.status, 200, "{:#}", first.body);
+    let again = app.send(backup(), Some(body)).await;
+    assert_eq!(
+        again.status, 200,
+        "a replay, not 409 already_exists: {:#}",
+        again.body
+    );
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.body, first.body);
+}
+
+#[actix_web::test]
 async fn concurrent_requests_with_one_key_write_once() {
     let app = spawn_app();
     let body = json!({"name": "racing"});
