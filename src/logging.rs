@@ -14,6 +14,8 @@ use std::time::Duration;
 use clap::ValueEnum;
 use log::LevelFilter;
 
+use crate::model::time::{rfc3339_millis, Stamp};
+
 /// How each line is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -59,8 +61,8 @@ pub fn init(level: LevelFilter, format: LogFormat) -> Result<(), log::SetLoggerE
     }
     fern::Dispatch::new()
         .format(move |out, message, record| {
-            // No format string to parse on every line (it was a quarter of a GET).
-            let ts = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let ts = now();
+            let ts: &str = &ts;
             match format {
                 LogFormat::Text => out.finish(format_args!(
                     "{ts} {:<5} {}: {message}",
@@ -134,6 +136,13 @@ fn write_lines(lines: Receiver<Message>) {
     let _ = out.flush();
 }
 
+/// The time now as a log line shows it (no format string to parse on every line: it was a
+/// quarter of a GET).
+fn now() -> Stamp {
+    let ms = chrono::Utc::now().timestamp_millis();
+    rfc3339_millis(ms).unwrap_or(Stamp::Other(String::new()))
+}
+
 /// Says how many lines were dropped since the last report, if any were.
 fn report_dropped(out: &mut impl Write) {
     let dropped = SINK
@@ -143,7 +152,7 @@ fn report_dropped(out: &mut impl Write) {
         let _ = writeln!(
             out,
             "{} WARN  taskd::logging: {dropped} log lines dropped (the log queue was full)",
-            chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            &*now()
         );
     }
 }

@@ -4,10 +4,10 @@
 
 use actix_web::http::{header, StatusCode};
 use actix_web::HttpResponse;
-use chrono::DateTime;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
+use crate::model::time::rfc3339_millis;
 use crate::model::{FeedPage, Item, Kind, Outcome, Page, Record, Touched, User, Value};
 use crate::store::codec::KeptAnswer;
 
@@ -23,9 +23,8 @@ pub struct RecordJson<'a> {
 
 /// Writes milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 fn serialize_time<S: Serializer>(ms: i64, s: S) -> Result<S::Ok, S::Error> {
-    match DateTime::from_timestamp_millis(ms) {
-        // No format string to parse for every date-time.
-        Some(t) => s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+    match rfc3339_millis(ms) {
+        Some(stamp) => s.serialize_str(&stamp),
         None => s.serialize_none(),
     }
 }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod kind;
 pub mod record;
 pub mod space;
+pub mod time;
 pub mod user;
 pub mod validate;
 
