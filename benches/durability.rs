@@ -10,7 +10,7 @@ mod support;
 use std::hint::black_box;
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use taskd::model::validate::{parse_changes, Mode};
@@ -20,6 +20,9 @@ use taskd::store::journal::{self, Durability, Journal, Marks, Tail};
 use taskd::store::Store;
 
 use support::{gather, percentile_ms};
+
+/// How long a batch may take before the journal counts its storage as stalled.
+const STALL: Duration = Duration::from_secs(10);
 
 /// The allocator the `taskd` binary uses.
 #[global_allocator]
@@ -46,7 +49,8 @@ fn command(i: usize) -> Command {
 fn appends(durability: Durability, writers: usize, per_writer: usize) {
     let dir = tempfile::tempdir().unwrap();
     let segments = journal::read(dir.path(), Tail::Cut, |_| Ok(())).unwrap();
-    let journal = Journal::start(dir.path(), durability, segments, Marks::default()).unwrap();
+    let journal =
+        Journal::start(dir.path(), durability, segments, Marks::default(), STALL).unwrap();
     let mut space = Space::new("bench");
     let (outcome, _) = space.apply(&[command(0)], 0).unwrap();
     let started = Instant::now();
@@ -182,6 +186,7 @@ fn main() {
         Durability::Write,
         segments,
         Marks::default(),
+        STALL,
     )
     .unwrap();
     let mut replayed = Space::new("bench");

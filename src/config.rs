@@ -43,6 +43,12 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub body_timeout_ms: u64,
 
+    /// How long a request waits for the journal's storage (a write or sync that does not
+    /// return) before it is answered 503 storage_unavailable, in milliseconds.
+    #[arg(long, env = "TASKD_STORAGE_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub storage_timeout_ms: u64,
+
     /// HTTP worker threads, and as many threads for space actors [default: CPU count].
     #[arg(long, env = "TASKD_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
     pub workers: Option<u16>,

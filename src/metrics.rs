@@ -60,6 +60,9 @@ pub struct Metrics {
     pub mailbox_rejections: Counter,
     /// `taskd_auth_failures_total`: requests answered 401.
     pub auth_failures: Counter,
+    /// `taskd_storage_stalls_total`: requests answered 503 because the journal's storage
+    /// did not answer within `--storage-timeout-ms`.
+    pub storage_stalls: Counter,
 }
 
 /// The process's metrics.
@@ -83,6 +86,7 @@ impl Metrics {
             snapshot_seconds: seconds(),
             mailbox_rejections: Counter::default(),
             auth_failures: Counter::default(),
+            storage_stalls: Counter::default(),
         };
         let r = &mut metrics.registry;
         r.register(
@@ -129,6 +133,11 @@ impl Metrics {
             "auth_failures",
             "Requests answered 401 unauthorized",
             metrics.auth_failures.clone(),
+        );
+        r.register(
+            "storage_stalls",
+            "Requests answered 503 because the journal's storage did not answer in time",
+            metrics.storage_stalls.clone(),
         );
         metrics
     }

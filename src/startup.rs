@@ -214,6 +214,7 @@ impl Application {
             config.durability,
             std::mem::take(&mut recovered.segments),
             recovered.covered.clone(),
+            Duration::from_millis(config.storage_timeout_ms),
         )?;
 
         let workers = config.worker_count();
@@ -272,7 +273,7 @@ impl Application {
             .transpose()?;
         let server = server.run();
         log::info!(
-            "taskd listening on http://{addr} with {workers} worker(s), durability {:?}",
+            "taskd listening on http://{addr} with {workers} worker(s), durability {}",
             config.durability
         );
         Ok(Application {
@@ -458,6 +459,7 @@ pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
         Durability::Fsync,
         std::mem::take(&mut recovered.segments),
         recovered.covered.clone(),
+        Duration::from_secs(10),
     )
     .unwrap();
     State::start(

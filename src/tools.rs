@@ -12,7 +12,7 @@
 
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,7 +25,7 @@ use crate::http::render::RecordJson;
 use crate::model::validate::{parse_changes, READ_ONLY};
 use crate::model::{Command, Kind, Mode, Op, Space, SpaceError};
 use crate::store::backup::{self, BackupError};
-use crate::store::{Problem, Store, StoreError};
+use crate::store::{replace_file, Problem, Store, StoreError};
 
 /// How long the health check waits to connect, and then for the answer.
 const HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -123,9 +123,9 @@ pub fn run(data_dir: &Path, tool: &Tool) -> Result<(), ToolError> {
         }
         Tool::Export { user, to } => {
             let summary = match to {
+                // Replaced whole or not at all: a crash never leaves half an export there.
                 Some(path) => {
-                    let file = File::create(path).map_err(|e| ToolError::Io(path.clone(), e))?;
-                    export(data_dir, user.as_deref(), BufWriter::new(file), path)?
+                    replace_file(path, |out| export(data_dir, user.as_deref(), out, path))?
                 }
                 None => export(data_dir, user.as_deref(), io::stdout().lock(), &stdout)?,
             };

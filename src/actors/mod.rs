@@ -9,6 +9,7 @@ pub mod space;
 pub mod users;
 
 use std::fmt;
+use std::time::Duration;
 
 pub use keys::Keys;
 pub use registry::Spaces;
@@ -16,7 +17,10 @@ pub use snapshot::SnapshotActor;
 pub use space::SpaceActor;
 pub use users::Users;
 
-use crate::store::journal::StorageError;
+use tokio::sync::oneshot;
+
+use crate::metrics::METRICS;
+use crate::store::journal::{Health, StorageError};
 
 /// Why a request could not be answered by its space.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +33,9 @@ pub enum Failure {
     Storage(StorageError),
     /// The space panicked while handling the request; it is reloaded from disk.
     Panicked,
+    /// The journal's storage has not answered within the bound; a write may still be
+    /// stored once it does.
+    Stalled(Duration),
 }
 
 impl fmt::Display for Failure {
@@ -38,6 +45,35 @@ impl fmt::Display for Failure {
             Failure::Stopped => f.write_str("the space is not available"),
             Failure::Storage(e) => write!(f, "{e}"),
             Failure::Panicked => f.write_str("the space failed while handling the request"),
+            Failure::Stalled(waited) => write!(
+                f,
+                "the journal's storage has not answered for {} s",
+                waited.as_secs()
+            ),
+        }
+    }
+}
+
+/// Waits for `answer`, which depends on the journal's storage. If the storage stalls (see
+/// [`Health::stalled`]) the wait ends with `Stalled` and `late` gets the answer once it
+/// comes: the outcome of a write is decided by the journal, not by the request that gave
+/// up waiting. A wait that is slow for another reason (a big page, a reload) goes on.
+pub async fn within_storage<T: 'static>(
+    health: &Health,
+    mut answer: oneshot::Receiver<Result<T, Failure>>,
+    late: impl FnOnce(Result<T, Failure>) + 'static,
+) -> Result<T, Failure> {
+    loop {
+        match tokio::time::timeout(health.stall_after(), &mut answer).await {
+            Ok(answered) => return answered.unwrap_or(Err(Failure::Stopped)),
+            Err(_) if health.stalled().is_none() => continue,
+            Err(_) => {
+                METRICS.storage_stalls.inc();
+                actix_web::rt::spawn(async move {
+                    late(answer.await.unwrap_or(Err(Failure::Stopped)));
+                });
+                return Err(Failure::Stalled(health.stall_after()));
+            }
         }
     }
 }

@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 
 use super::snapshot::SnapshotActor;
 use super::space::{Bounded, Flush, Operation, SpaceActor};
-use super::Failure;
+use super::{within_storage, Failure};
 use crate::metrics::METRICS;
 use crate::model::Space;
 use crate::store::journal::Journal;
@@ -82,8 +82,22 @@ impl Spaces {
     }
 
     /// Sends `op` to the actor of space `space_id` (which must exist) and waits for the
-    /// answer; `Busy` when its mailbox is full, `Stopped` when it has stopped.
+    /// answer; `Busy` when its mailbox is full, `Stopped` when it has stopped, `Stalled`
+    /// when the journal's storage has not answered within its bound (the answer waits for
+    /// it: a write, or a read behind writes).
     pub async fn call<O: Operation>(&self, space_id: &str, op: O) -> Result<O::Output, Failure> {
+        self.call_or_later(space_id, op, drop).await
+    }
+
+    /// [`Spaces::call`], and when it answers `Stalled`, `late` gets the real answer once
+    /// the storage gives it (a write's outcome is decided by the journal, not by the
+    /// request that gave up waiting).
+    pub async fn call_or_later<O: Operation>(
+        &self,
+        space_id: &str,
+        op: O,
+        late: impl FnOnce(Result<O::Output, Failure>) + 'static,
+    ) -> Result<O::Output, Failure> {
         let (reply, answer) = oneshot::channel();
         self.with_actor(space_id, |addr| addr.try_send(Bounded { op, reply }))
             .map_err(|e| match e {
@@ -93,7 +107,7 @@ impl Spaces {
                 }
                 SendError::Closed(_) => Failure::Stopped,
             })?;
-        answer.await.map_err(|_| Failure::Stopped)?
+        within_storage(self.journal.health(), answer, late).await
     }
 
     /// Runs `f` on the actor of `space_id`, starting the actor on first use.

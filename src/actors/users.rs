@@ -14,6 +14,7 @@ use tokio::sync::{oneshot, Mutex};
 
 use super::registry::Spaces;
 use super::snapshot::{answered, SaveUsers, SnapshotActor};
+use super::{within_storage, Failure};
 use crate::model::user::{hash_token, new_token, TokenHash};
 use crate::model::{User, UsersSnapshot};
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
@@ -70,13 +71,31 @@ impl Users {
     /// Creates a user with a new, empty default space in `spaces`, and returns it with its
     /// token (which is stored nowhere). The user is served only once its journal entry is
     /// synced; the entry carries the idempotency key of the request, if any, with the
-    /// answer `render` makes for it.
+    /// answer `render` makes for it. The creation runs on a task of its own: when the
+    /// storage stalls, the request is answered `Stalled` and `late` gets the creation's
+    /// result once the journal decides it.
     pub async fn create_user(
+        self: Arc<Self>,
+        name: String,
+        spaces: Arc<Spaces>,
+        key: Option<(KeyUse, RenderUser)>,
+        late: impl FnOnce(Result<(Arc<User>, String), Failure>) + 'static,
+    ) -> Result<(Arc<User>, String), Failure> {
+        let (done, created) = oneshot::channel();
+        let health = Arc::clone(self.journal.health());
+        actix_web::rt::spawn(async move {
+            let _ = done.send(self.create(&name, &spaces, key).await);
+        });
+        within_storage(&health, created, late).await
+    }
+
+    /// [`Users::create_user`], waiting as long as the journal takes.
+    async fn create(
         &self,
         name: &str,
         spaces: &Spaces,
         key: Option<(KeyUse, RenderUser)>,
-    ) -> Result<(Arc<User>, String), StorageError> {
+    ) -> Result<(Arc<User>, String), Failure> {
         let _serial = self.creation.lock().await;
         let token = new_token();
         let user = User::new(name, &token);
@@ -94,7 +113,10 @@ impl Users {
                 let _ = done.send(result);
             }),
         );
-        stored.await.map_err(|_| StorageError::Closed)??;
+        stored
+            .await
+            .unwrap_or(Err(StorageError::Closed))
+            .map_err(Failure::Storage)?;
         spaces.add(&user.default_space);
         let user = self
             .known

@@ -11,11 +11,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
-use super::extract::{
-    bounded_object, kept_with_write, parse_fields, Caller, JsonBody, KeyClaim, Params,
-};
+use super::extract::{bounded_object, parse_fields, Caller, JsonBody, KeyClaim, Params};
+use super::handlers::send_write;
 use super::render;
-use crate::actors::space::{Render, Write};
 use crate::actors::Spaces;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Command, FieldError, Kind, Mode, Op, ValidationError};
@@ -45,23 +43,12 @@ pub async fn batch(
         };
         commands.push(command(kind, action, body, space).map_err(in_operation)?);
     }
-    let render: Render = render::batch_answer;
-    let keyed = key.0.is_some();
-    let write = Write {
-        commands,
-        key: key.0.map(|k| (k, render)),
-    };
-    let outcome = spaces
-        .call(space, write)
+    let answer = send_write(&req, &spaces, space, commands, key, render::batch_answer)
         .await?
         .map_err(|(index, e)| ApiError::InOperation {
             index,
             error: Box::new(e.into()),
         })?;
-    let answer = render(&outcome, space);
-    if keyed {
-        kept_with_write(&req, answer.clone());
-    }
     Ok(render::kept(&answer))
 }
 

@@ -69,6 +69,9 @@ pub enum ApiError {
     Unavailable(&'static str),
     /// 503 storage_unavailable, with `Retry-After`: the journal cannot store writes.
     StorageUnavailable(String),
+    /// 503 storage_unavailable, with `Retry-After`: the journal's storage has not answered
+    /// for this long; a write may still be stored once it does.
+    StorageStalled(Duration),
 }
 
 impl ApiError {
@@ -96,7 +99,7 @@ impl ApiError {
             ApiError::TooManyRequests(_) => "too_many_requests",
             ApiError::Internal(_) => "internal",
             ApiError::Unavailable(_) => "unavailable",
-            ApiError::StorageUnavailable(_) => "storage_unavailable",
+            ApiError::StorageUnavailable(_) | ApiError::StorageStalled(_) => "storage_unavailable",
         }
     }
 
@@ -139,6 +142,11 @@ impl ApiError {
             ApiError::StorageUnavailable(why) => {
                 format!("the write could not be stored and was not applied: {why}")
             }
+            ApiError::StorageStalled(waited) => format!(
+                "the storage has not answered for {} s; a write may still be stored once it \
+                 does: retry it with the same Idempotency-Key to learn its outcome",
+                waited.as_secs()
+            ),
         }
     }
 }
@@ -173,9 +181,9 @@ impl ResponseError for ApiError {
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::InvalidReference(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            ApiError::Unavailable(_) | ApiError::StorageUnavailable(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::Unavailable(_)
+            | ApiError::StorageUnavailable(_)
+            | ApiError::StorageStalled(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -215,7 +223,9 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed(allow) => {
                 response.insert_header((header::ALLOW, HeaderValue::from_static(allow)));
             }
-            ApiError::Unavailable(_) | ApiError::StorageUnavailable(_) => {
+            ApiError::Unavailable(_)
+            | ApiError::StorageUnavailable(_)
+            | ApiError::StorageStalled(_) => {
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
             }
             ApiError::TooManyRequests(wait) => {
@@ -259,6 +269,7 @@ impl From<Failure> for ApiError {
             Failure::Stopped => ApiError::Unavailable("the space is not available"),
             Failure::Storage(e) => ApiError::StorageUnavailable(e.to_string()),
             Failure::Panicked => ApiError::Internal(e.to_string()),
+            Failure::Stalled(waited) => ApiError::StorageStalled(waited),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! (or asks the users), and renders the reply. One set of handlers serves all five
 //! collections; the kind comes from the path.
 
+use std::sync::Arc;
+
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
@@ -12,13 +14,14 @@ use super::extract::{
     kept_with_write, none_match, Admin, Caller, Collection, JsonObject, KeyClaim, Params,
     Preconditions, RecordId, Target,
 };
-use super::render;
-use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write};
+use super::{idempotency, render};
+use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
 use crate::actors::users::RenderUser;
 use crate::actors::{Spaces, Users};
 use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
-use crate::model::{Command, Mode, Op};
+use crate::model::{Command, Mode, Op, SpaceError, User};
 use crate::store::backup;
+use crate::store::codec::KeptAnswer;
 use crate::store::journal::Health;
 use crate::store::Store;
 
@@ -61,10 +64,15 @@ pub async fn create_user(
     let name = parse_user_name(body.0)?;
     let keyed = key.0.is_some();
     let render: RenderUser = render::user_answer;
+    let late = idempotency::settle_later(
+        &req,
+        key.0.clone(),
+        move |(user, _): (Arc<User>, String)| Some(render(&user)),
+    );
     let (user, token) = users
-        .create_user(&name, &spaces, key.0.map(|k| (k, render)))
-        .await
-        .map_err(|e| ApiError::StorageUnavailable(e.to_string()))?;
+        .into_inner()
+        .create_user(name, spaces.into_inner(), key.0.map(|k| (k, render)), late)
+        .await?;
     if keyed {
         kept_with_write(&req, render::user_answer(&user));
     }
@@ -252,18 +260,41 @@ async fn write(
     key: KeyClaim,
     spaces: &Spaces,
 ) -> Result<HttpResponse, ApiError> {
-    let render: Render = render::write_answer;
+    let answer = send_write(req, spaces, space, vec![command], key, render::write_answer)
+        .await?
+        .map_err(|(_, e)| e)?;
+    Ok(render::kept(&answer))
+}
+
+/// Sends `commands` as one write of `space` and returns its answer as `render` makes it,
+/// or which command failed and why. A claimed idempotency key goes into the write's
+/// journal entry with that answer; when the storage stalls, the key is settled by the
+/// write's outcome once the journal decides it (see [`idempotency::settle_later`]).
+pub(super) async fn send_write(
+    req: &HttpRequest,
+    spaces: &Spaces,
+    space: &str,
+    commands: Vec<Command>,
+    key: KeyClaim,
+    render: Render,
+) -> Result<Result<KeptAnswer, (usize, SpaceError)>, ApiError> {
     let keyed = key.0.is_some();
+    let owned = space.to_string();
+    let late = idempotency::settle_later(req, key.0.clone(), move |written: WriteResult| {
+        written.ok().map(|outcome| render(&outcome, &owned))
+    });
     let write = Write {
-        commands: vec![command],
+        commands,
         key: key.0.map(|k| (k, render)),
     };
-    let outcome = spaces.call(space, write).await?.map_err(|(_, e)| e)?;
-    let answer = render(&outcome, space);
-    if keyed {
+    let answer = spaces
+        .call_or_later(space, write, late)
+        .await?
+        .map(|outcome| render(&outcome, space));
+    if let (true, Ok(answer)) = (keyed, &answer) {
         kept_with_write(req, answer.clone());
     }
-    Ok(render::kept(&answer))
+    Ok(answer)
 }
 
 /// `GET /api/v1/changes?since=N&limit=L` → 200 with every record changed after version N

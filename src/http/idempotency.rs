@@ -7,7 +7,10 @@
 //! the key gets 422, one while the first runs gets 409. The first request runs with the
 //! claim in its extensions; a write handler stores the claim with its write (one journal
 //! entry) and leaves its answer in the extensions. Any other answer below 500 is kept
-//! here, after a journal entry of its own; a 5xx frees the key.
+//! here, after a journal entry of its own; a 5xx frees the key, except when the storage
+//! stalled under a write: that write may still be stored, so its key stays claimed (a
+//! retry gets 409) until the journal decides, and then holds the write's own answer
+//! ([`settle_later`]).
 
 use std::pin::Pin;
 
@@ -17,7 +20,7 @@ use actix_web::error::PayloadError;
 use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, Data};
-use actix_web::{HttpMessage, HttpResponse};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use futures_util::Stream;
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
@@ -26,7 +29,7 @@ use super::error::ApiError;
 use super::extract::{body_timeout, read_body};
 use super::render;
 use crate::actors::keys::Claim;
-use crate::actors::{Keys, Users};
+use crate::actors::{Failure, Keys, Users};
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::Journal;
 
@@ -105,7 +108,14 @@ pub async fn idempotency(
     let response = next.call(req).await?;
     let status = response.status();
     if status.is_server_error() {
-        keys.finish(used, None);
+        let stalled = response
+            .response()
+            .error()
+            .and_then(|e| e.as_error::<ApiError>())
+            .is_some_and(|e| matches!(e, ApiError::StorageStalled(_)));
+        if !stalled {
+            keys.finish(used, None); // else the handler's `settle_later` finishes it
+        }
         return Ok(response.map_into_boxed_body());
     }
     let stored = response.request().extensions_mut().remove::<KeptAnswer>();
@@ -128,8 +138,12 @@ pub async fn idempotency(
                 etag: header(header::ETAG),
                 body: body.to_vec(),
             };
-            if let Err(e) = keep(&journal, &used, &answer).await {
-                log::error!("answer of idempotency key not stored: {e}");
+            // Bounded like any wait for storage; the answer is kept in memory either way.
+            let stored = keep(&journal, &used, &answer);
+            match tokio::time::timeout(journal.health().stall_after(), stored).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => log::error!("answer of idempotency key not stored: {e}"),
+                Err(_) => log::error!("answer of idempotency key not stored in time"),
             }
             answer
         }
@@ -140,6 +154,23 @@ pub async fn idempotency(
         rebuilt.insert_header((name.clone(), value.clone()));
     }
     Ok(ServiceResponse::new(request, rebuilt.body(body)))
+}
+
+/// What settles the claimed key `used` (if any) of a write whose request gave up waiting
+/// for a stalled storage (the middleware leaves the key claimed after a `StorageStalled`
+/// answer): once the journal decides, it records the answer `answer` makes of the write's
+/// result (as it was stored with the write), or frees the key if the write failed.
+pub fn settle_later<T>(
+    req: &HttpRequest,
+    used: Option<KeyUse>,
+    answer: impl FnOnce(T) -> Option<KeptAnswer> + 'static,
+) -> impl FnOnce(Result<T, Failure>) + 'static {
+    let keys = req.app_data::<Data<Keys>>().cloned();
+    move |late| {
+        if let (Some(used), Some(keys)) = (used, keys) {
+            keys.finish(used, late.ok().and_then(answer));
+        }
+    }
 }
 
 /// Whose keys a request uses: its user's, or the admin's.

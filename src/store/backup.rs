@@ -19,6 +19,12 @@
 //! frame in a segment that is no longer the newest) fails recovery, and the copy is wiped
 //! and taken again, up to [`ATTEMPTS`] times. A torn last frame of the newest copied segment
 //! is what an append in progress looks like; recovery cuts it off in the copy.
+//!
+//! The copy is built in a staging folder beside the target, `.<name>.partial`, and renamed
+//! to the target only once it is verified and synced: a crash at any step leaves the
+//! target as it was (missing, or empty) and at most a staging folder, which the next
+//! backup to the same target removes first; a failed backup removes it at once. A folder
+//! named as the target therefore always holds a whole, verified copy.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
@@ -26,17 +32,14 @@ use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use super::journal::is_segment_name;
 use super::{
-    Problem, Recovered, Store, StoreError, JOURNAL_DIR, KEYS_FILE, SPACES_DIR, SPACE_SUFFIX,
-    USERS_FILE,
+    is_space_name, Problem, Recovered, Store, StoreError, JOURNAL_DIR, KEYS_FILE, SPACES_DIR,
+    TOKEN_SUFFIX, USERS_FILE,
 };
 
 /// How many times a copy is taken before giving up on a source that keeps changing under it.
 pub const ATTEMPTS: usize = 5;
-/// Token files at the top of a data directory end with this.
-const TOKEN_SUFFIX: &str = ".token";
-/// Journal segments end with this.
-const SEGMENT_SUFFIX: &str = ".log";
 
 /// What a finished backup holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +102,30 @@ pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupErro
         return Err(BackupError::NoSource(from.to_path_buf()));
     }
     prepare(to)?;
+    let staging = staging_path(to);
+    if staging.exists() {
+        log::info!(
+            "removing {} left by an interrupted backup",
+            staging.display()
+        );
+        fs::remove_dir_all(&staging).map_err(|e| BackupError::Io(staging.clone(), e))?;
+    }
+    fs::create_dir(&staging).map_err(|e| BackupError::Io(staging.clone(), e))?;
+    let copied = copy_verified(from, &staging).and_then(|copied| {
+        let dir = to.parent().filter(|p| !p.as_os_str().is_empty());
+        fs::rename(&staging, to)
+            .and_then(|()| File::open(dir.unwrap_or(Path::new(".")))?.sync_all())
+            .map_err(|e| BackupError::Io(to.to_path_buf(), e))?;
+        Ok(copied)
+    });
+    if copied.is_err() {
+        let _ = fs::remove_dir_all(&staging);
+    }
+    copied
+}
+
+/// Takes copies of `from` into `to` until one recovers (see the module docs), and syncs it.
+fn copy_verified(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupError> {
     let mut last = None;
     for attempt in 1..=ATTEMPTS {
         let bytes = copy(from, to)?;
@@ -106,7 +133,6 @@ pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupErro
         match store.recover() {
             Ok(recovered) => {
                 if recovered.users.is_empty() {
-                    wipe(to)?;
                     return Err(BackupError::NotADataDir(from.to_path_buf()));
                 }
                 sync_tree(to)?;
@@ -127,6 +153,12 @@ pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupErro
     Err(BackupError::Unsettled(last.expect("at least one attempt")))
 }
 
+/// The staging folder of a backup into `to`: `.<name>.partial` beside it.
+fn staging_path(to: &Path) -> PathBuf {
+    let name = to.file_name().and_then(|n| n.to_str()).unwrap_or("backup");
+    to.with_file_name(format!(".{name}.partial"))
+}
+
 /// The I/O error inside a store error (the only kind `Store::open` returns).
 fn io_of(e: StoreError) -> io::Error {
     match e.problem {
@@ -135,16 +167,19 @@ fn io_of(e: StoreError) -> io::Error {
     }
 }
 
-/// Creates `to`, or checks that it is an empty directory.
+/// Checks that `to` is missing or an empty directory, and creates the folder it goes in.
 fn prepare(to: &Path) -> Result<(), BackupError> {
     match fs::read_dir(to) {
         Ok(mut entries) => match entries.next() {
             None => Ok(()),
             Some(_) => Err(BackupError::NotEmpty(to.to_path_buf())),
         },
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            fs::create_dir_all(to).map_err(|e| BackupError::Io(to.to_path_buf(), e))
-        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match to.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => {
+                fs::create_dir_all(parent).map_err(|e| BackupError::Io(parent.to_path_buf(), e))
+            }
+            _ => Ok(()),
+        },
         Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
             Err(BackupError::NotEmpty(to.to_path_buf()))
         }
@@ -179,7 +214,7 @@ fn copy(from: &Path, to: &Path) -> Result<u64, BackupError> {
     for name in top {
         bytes += copy_file(&from.join(&name), &to.join(&name))?;
     }
-    for name in names(&from.join(SPACES_DIR), |n| n.ends_with(SPACE_SUFFIX))? {
+    for name in names(&from.join(SPACES_DIR), is_space_name)? {
         bytes += copy_file(
             &from.join(SPACES_DIR).join(&name),
             &to.join(SPACES_DIR).join(&name),
@@ -192,7 +227,7 @@ fn copy(from: &Path, to: &Path) -> Result<u64, BackupError> {
 /// Copies every journal segment of `from` that exists now over its copy in `to`.
 fn copy_journal(from: &Path, to: &Path) -> Result<u64, BackupError> {
     let mut bytes = 0;
-    for name in names(&from.join(JOURNAL_DIR), |n| n.ends_with(SEGMENT_SUFFIX))? {
+    for name in names(&from.join(JOURNAL_DIR), is_segment_name)? {
         bytes += copy_file(
             &from.join(JOURNAL_DIR).join(&name),
             &to.join(JOURNAL_DIR).join(&name),
@@ -296,5 +331,36 @@ mod tests {
         assert!(summary.bytes > 0);
         assert_eq!(recovered.users, [user]);
         assert!(!to.join("LOCK").exists());
+    }
+
+    #[test]
+    fn a_staging_folder_left_by_a_crash_is_replaced_and_a_failed_backup_leaves_nothing() {
+        let source = tempfile::tempdir().unwrap();
+        let store = Store::open(source.path()).unwrap();
+        let user = User::new("a", "t");
+        store
+            .save_space(&crate::model::Space::new(&user.default_space).view())
+            .unwrap();
+        store
+            .save_users(&UsersSnapshot { users: vec![user] })
+            .unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let to = out.path().join("copy");
+        let staging = out.path().join(".copy.partial");
+        fs::create_dir(&staging).unwrap();
+        fs::write(staging.join("users.bin"), b"half a copy").unwrap();
+        let (summary, _) = backup(source.path(), &to).unwrap();
+        assert_eq!(summary.users, 1);
+        assert!(!staging.exists());
+        assert!(to.join("users.bin").exists());
+
+        let empty = tempfile::tempdir().unwrap();
+        let failed = out.path().join("failed");
+        let Err(err) = backup(empty.path(), &failed) else {
+            panic!("a directory without users was backed up");
+        };
+        assert!(matches!(err, BackupError::NotADataDir(_)), "{err}");
+        assert!(!failed.exists());
+        assert!(!out.path().join(".failed.partial").exists());
     }
 }

@@ -13,11 +13,23 @@
 //!
 //! A segment is deleted once every entry in it is covered by a snapshot on disk: the
 //! snapshot actor reports each space file and users file it writes ([`Journal::covered`]).
+//!
+//! What a crash leaves, and why start-up copes:
+//! - during an append: a torn last frame in the newest segment, cut off at start-up;
+//! - while a segment is created (at start or when the open one is full): nothing, or an
+//!   empty newest segment, which reads as no entries; the full one was synced before;
+//! - while covered segments are deleted: some of them still there (or back, after a power
+//!   loss, since deletions are not synced). Every entry in them is covered by a snapshot,
+//!   and replay skips what a snapshot already holds;
+//! - after a failed write whose bytes could not be cut off again: the writer reopens that
+//!   segment and cuts it before it writes anything more, so a torn frame is only ever at
+//!   the end of the newest segment.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -44,6 +56,14 @@ pub enum Durability {
     Write,
     /// At once; only the periodic snapshots persist writes.
     Snapshot,
+}
+
+/// The flag's own spelling: `fsync`, `write` or `snapshot`.
+impl fmt::Display for Durability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value = clap::ValueEnum::to_possible_value(self).expect("no variant is skipped");
+        f.write_str(value.get_name())
+    }
 }
 
 impl Durability {
@@ -225,19 +245,67 @@ pub struct Segment {
     marks: Marks,
 }
 
-/// Whether the journal can write; shared with `/healthz`.
-#[derive(Debug, Default)]
+/// Whether the journal can write; shared with `/healthz` and with everything that waits
+/// for the journal.
+#[derive(Debug)]
 pub struct Health {
     problem: Mutex<Option<String>>,
+    /// When the batch being written (and synced) began; `None` between batches.
+    busy_since: Mutex<Option<Instant>>,
+    /// How long a batch may take before the storage counts as stalled.
+    stall_after: Duration,
 }
 
 impl Health {
-    /// Why the journal cannot write now, if it cannot.
+    /// A healthy journal whose storage counts as stalled once a batch takes `stall_after`.
+    pub fn new(stall_after: Duration) -> Health {
+        Health {
+            problem: Mutex::new(None),
+            busy_since: Mutex::new(None),
+            stall_after,
+        }
+    }
+
+    /// Why the journal cannot write now, if it cannot: a failed write, or one that has not
+    /// returned for longer than the bound.
     pub fn problem(&self) -> Option<String> {
-        self.problem
+        let failed = self
+            .problem
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+            .clone();
+        failed.or_else(|| {
+            self.stalled().map(|waited| {
+                format!(
+                    "the journal's storage has not answered for {} s",
+                    waited.as_secs()
+                )
+            })
+        })
+    }
+
+    /// How long the batch in progress has been waiting for storage, if longer than the
+    /// bound.
+    pub fn stalled(&self) -> Option<Duration> {
+        let since = *self
+            .busy_since
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        since
+            .map(|since| since.elapsed())
+            .filter(|waited| *waited >= self.stall_after)
+    }
+
+    /// How long a request waits for storage before it is answered 503.
+    pub fn stall_after(&self) -> Duration {
+        self.stall_after
+    }
+
+    fn busy(&self, since: Option<Instant>) {
+        *self
+            .busy_since
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = since;
     }
 
     fn set(&self, problem: Option<String>) {
@@ -275,15 +343,17 @@ pub struct Journal {
 
 impl Journal {
     /// Starts the writer thread on `dir`, after recovery found `segments` there and the
-    /// snapshots on disk cover `covered`. Writing starts in a new segment.
+    /// snapshots on disk cover `covered`. Writing starts in a new segment. A batch that
+    /// takes longer than `stall_after` marks the storage stalled (see [`Health`]).
     pub fn start(
         dir: &Path,
         durability: Durability,
         segments: Vec<Segment>,
         covered: Marks,
+        stall_after: Duration,
     ) -> Result<Journal, StoreError> {
         let next = segments.last().map_or(1, |s| s.seq + 1);
-        let health = Arc::new(Health::default());
+        let health = Arc::new(Health::new(stall_after));
         let mut writer = Writer {
             dir: dir.to_path_buf(),
             durability,
@@ -412,7 +482,10 @@ impl Writer {
                 }
             };
             let batch = std::iter::once(first).chain(requests.try_iter().take(MAX_BATCH - 1));
-            if let Some(done) = self.write_batch(batch) {
+            self.health.busy(Some(Instant::now()));
+            let close = self.write_batch(batch);
+            self.health.busy(None);
+            if let Some(done) = close {
                 return done(self.close());
             }
         }
@@ -560,7 +633,7 @@ impl Writer {
                 .and_then(|()| io::Seek::seek(file, io::SeekFrom::Start(self.offset)));
             if let Err(e) = cut {
                 log::error!("cannot cut the journal back after a failed write: {e}");
-                // A fresh segment starts clean; the damaged one is left for recovery to cut.
+                // Nothing is written until the cut succeeds (`reopen`, from `probe`).
                 self.file = None;
             }
         }
@@ -569,13 +642,31 @@ impl Writer {
     /// While degraded and idle: tries the storage again.
     fn probe(&mut self) {
         if self.file.is_none() {
-            let next = self.segments.back().map_or(1, |s| s.seq + 1);
-            if let Err(e) = self.open_segment(next) {
+            if let Err(e) = self.reopen() {
                 self.health.set(Some(e.to_string()));
                 return;
             }
         }
         let _ = self.store(&[], true);
+    }
+
+    /// Opens the newest segment again after a failed cut, and cuts it back to the last
+    /// stored byte, so no entry is ever written after a torn frame.
+    fn reopen(&mut self) -> Result<(), StoreError> {
+        let Some(segment) = self.segments.back() else {
+            return self.open_segment(1);
+        };
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&segment.path)
+            .and_then(|file| {
+                file.set_len(self.offset)?;
+                file.sync_all()?;
+                Ok(file)
+            })
+            .map_err(|e| StoreError::new(&segment.path, Problem::Io(e)))?;
+        self.file = Some(file);
+        Ok(())
     }
 
     fn segment_path(&self, seq: u64) -> PathBuf {
@@ -588,6 +679,7 @@ impl Writer {
         let file = OpenOptions::new()
             .create_new(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
             .and_then(|file| File::open(&self.dir)?.sync_all().map(|()| file))
             .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
@@ -640,11 +732,18 @@ impl Writer {
     }
 }
 
-/// In debug builds, the file `journal/FAIL` makes every write fail, so the end-to-end
-/// tests can simulate a full disk. Release builds have no such file.
+/// The files of the debug builds' storage faults: `FAIL` makes every write fail (a full
+/// disk), `STALL` holds every write until it is removed (a sync that does not return).
+const FAULT_FILES: [&str; 2] = ["FAIL", "STALL"];
+
+/// In debug builds, the files of [`FAULT_FILES`] in the journal's folder simulate storage
+/// faults for the end-to-end tests. Release builds have no such files.
 #[cfg(debug_assertions)]
 fn injected_fault(dir: &Path) -> io::Result<()> {
-    if dir.join("FAIL").exists() {
+    while dir.join(FAULT_FILES[1]).exists() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if dir.join(FAULT_FILES[0]).exists() {
         return Err(io::Error::other("injected storage fault"));
     }
     Ok(())
@@ -705,23 +804,36 @@ pub fn read(
     Ok(segments)
 }
 
-/// The segment files of `dir` in order, creating `dir` if it does not exist.
+/// The sequence number of a segment file named `name` (`<seq>.log`, digits only).
+fn segment_seq(name: &str) -> Option<u64> {
+    name.strip_suffix(SEGMENT_SUFFIX)
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse().ok())
+}
+
+/// Whether `name` is a segment file's (`<seq>.log`).
+pub fn is_segment_name(name: &str) -> bool {
+    segment_seq(name).is_some()
+}
+
+/// Whether `name` belongs in the journal's folder: a segment, or a fault file of the
+/// debug builds' tests.
+pub fn is_journal_name(name: &str) -> bool {
+    is_segment_name(name) || (cfg!(debug_assertions) && FAULT_FILES.contains(&name))
+}
+
+/// The segment files of `dir` in order, creating `dir` if it does not exist. Other names
+/// are skipped (start-up warned about them).
 fn list_segments(dir: &Path) -> Result<Vec<Segment>, StoreError> {
     fs::create_dir_all(dir).map_err(|e| StoreError::new(dir, Problem::Io(e)))?;
     let mut segments = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| StoreError::new(dir, Problem::Io(e)))? {
-        let path = entry
-            .map_err(|e| StoreError::new(dir, Problem::Io(e)))?
-            .path();
-        let seq = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_suffix(SEGMENT_SUFFIX))
-            .and_then(|n| n.parse::<u64>().ok());
-        if let Some(seq) = seq {
+        let entry = entry.map_err(|e| StoreError::new(dir, Problem::Io(e)))?;
+        let seq = entry.file_name().to_str().and_then(segment_seq);
+        if let (Some(seq), true) = (seq, entry.file_type().is_ok_and(|t| t.is_file())) {
             segments.push(Segment {
                 seq,
-                path,
+                path: entry.path(),
                 marks: Marks::default(),
             });
         }
@@ -746,6 +858,8 @@ fn cut(path: &Path, len: u64) -> Result<(), StoreError> {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const STALL: Duration = Duration::from_secs(10);
 
     fn reserve(space: &str, up_to: u64) -> Entry {
         Entry::Reserve {
@@ -791,7 +905,7 @@ mod tests {
 
     fn start(dir: &Path) -> Journal {
         let segments = read(dir, Tail::Cut, |_| Ok(())).unwrap();
-        Journal::start(dir, Durability::Fsync, segments, Marks::default()).unwrap()
+        Journal::start(dir, Durability::Fsync, segments, Marks::default(), STALL).unwrap()
     }
 
     #[test]
@@ -916,6 +1030,7 @@ mod tests {
             Durability::Fsync,
             read(dir.path(), Tail::Cut, |_| Ok(())).unwrap(),
             Marks::default(),
+            STALL,
         )
         .unwrap();
         append(&journal, &write("b", 0)).unwrap();

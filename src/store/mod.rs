@@ -8,11 +8,21 @@
 //! - `journal/<seq>.log`: every write since the snapshots (see [`journal`]);
 //! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600.
 //!
-//! A file is replaced by writing a temporary file beside it, fsyncing it, renaming it over
-//! the old one and fsyncing the directory, so a crash leaves either the old or the new
-//! file, never a mix. Reading refuses anything it cannot fully verify and never deletes or
-//! rewrites what it refused; the one change recovery makes is cutting off a torn journal
-//! tail. Only start-up and the actors call this module.
+//! A file is replaced by writing a temporary file `.<name>.tmp` beside it, fsyncing it,
+//! renaming it over the old one and fsyncing the directory ([`replace_file`]). What a crash
+//! leaves at each step, and why start-up copes:
+//! - while the temporary file is written or synced: the old file, whole, and a partial
+//!   temporary file. Start-up never reads a temporary file: once it holds the lock it
+//!   removes every `.*.tmp` of its folders ([`Store::lock`]);
+//! - after the rename, before the directory sync: the old file or the new one, each whole
+//!   (both were synced); a temporary file may survive a power loss as well, and is removed.
+//!
+//! Start-up reads only the names it expects (`users.bin`, `keys.bin`, `<uuid>.bin` in
+//! `spaces/`, `<seq>.log` in `journal/`); any other file in its folders is left alone with
+//! one warning line, never decoded. Reading refuses anything it cannot fully verify and
+//! never deletes or rewrites what it refused; the changes recovery makes are removing
+//! temporary files and cutting off a torn journal tail. Only start-up, the tools and the
+//! actors call this module.
 
 pub mod backup;
 pub mod codec;
@@ -21,7 +31,7 @@ pub mod journal;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +45,10 @@ const KEYS_FILE: &str = "keys.bin";
 const SPACES_DIR: &str = "spaces";
 const JOURNAL_DIR: &str = "journal";
 const SPACE_SUFFIX: &str = ".bin";
+/// Token files at the top of a data directory end with this.
+const TOKEN_SUFFIX: &str = ".token";
+/// A temporary file is named `.<name>.tmp`, beside the file it will replace.
+const TEMP_SUFFIX: &str = ".tmp";
 
 /// What is wrong with a file.
 #[derive(Debug)]
@@ -157,7 +171,8 @@ impl Store {
     }
 
     /// Takes the data directory's exclusive lock, or fails at once if another process
-    /// holds it.
+    /// holds it. Holding it, removes the temporary files an interrupted replacement left
+    /// (one info line with the count) and warns once about each file that is not taskd's.
     pub fn lock(&self) -> Result<Lock, StoreError> {
         let path = self.path(LOCK_FILE);
         let file = OpenOptions::new()
@@ -168,10 +183,48 @@ impl Store {
             .open(&path)
             .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
         match file.try_lock() {
-            Ok(()) => Ok(Lock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(StoreError::new(&path, Problem::Locked)),
-            Err(TryLockError::Error(e)) => Err(StoreError::new(&path, Problem::Io(e))),
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Err(StoreError::new(&path, Problem::Locked)),
+            Err(TryLockError::Error(e)) => return Err(StoreError::new(&path, Problem::Io(e))),
         }
+        self.tidy()?;
+        Ok(Lock { _file: file })
+    }
+
+    /// Removes every temporary file of the data directory's folders and warns about each
+    /// name that is neither taskd's nor hidden. Only with the lock held: a running server's
+    /// temporary files are work in progress.
+    fn tidy(&self) -> Result<(), StoreError> {
+        let folders: [(&str, NameCheck); 3] = [
+            ("", is_top_name),
+            (SPACES_DIR, is_space_name),
+            (JOURNAL_DIR, journal::is_journal_name),
+        ];
+        let mut removed = 0;
+        for (sub, known) in folders {
+            let dir = self.dir.join(sub);
+            let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
+                let path = entry.path();
+                let name = entry.file_name();
+                let name = name.to_str().unwrap_or("");
+                let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+                if is_file && is_temporary(name) {
+                    fs::remove_file(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+                    removed += 1;
+                } else if !name.starts_with('.') && !(known(name) && (is_file || sub.is_empty())) {
+                    log::warn!("{}: not a taskd file; left alone", path.display());
+                }
+            }
+        }
+        if removed > 0 {
+            log::info!(
+                "removed {removed} temporary file(s) left by an interrupted write in {}",
+                self.dir.display()
+            );
+        }
+        Ok(())
     }
 
     /// The data directory itself.
@@ -204,7 +257,9 @@ impl Store {
     pub fn recover(&self) -> Result<Recovered, StoreError> {
         let saved = self.load_users()?;
         let mut spaces = self.load_spaces()?;
-        if saved.is_none() && !spaces.is_empty() {
+        // A crash during the first start can leave the empty space of the first user
+        // before `users.bin`: nothing was answered yet, so start-up begins again.
+        if saved.is_none() && spaces.values().any(|s| s.version() > 0) {
             return Err(StoreError::new(
                 &self.users_path(),
                 Problem::Missing("the data directory holds spaces".into()),
@@ -287,14 +342,13 @@ impl Store {
         let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
         let mut spaces = HashMap::new();
         for entry in entries {
-            let path = entry
-                .map_err(|e| StoreError::new(&dir, Problem::Io(e)))?
-                .path();
-            let is_space = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with(SPACE_SUFFIX) && !n.starts_with('.'));
-            if let (true, Some(space)) = (is_space, self.load_space_file(&path)?) {
+            let entry = entry.map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
+            let is_space = entry.file_type().is_ok_and(|t| t.is_file())
+                && entry.file_name().to_str().is_some_and(is_space_name);
+            if !is_space {
+                continue; // a temporary file, or not taskd's (`lock` warned about it)
+            }
+            if let Some(space) = self.load_space_file(&entry.path())? {
                 spaces.insert(space.id().into(), space);
             }
         }
@@ -457,27 +511,77 @@ fn space_mut(spaces: &mut HashMap<Box<str>, Space>, id: Box<str>) -> &mut Space 
     spaces.entry(id).or_insert_with_key(|id| Space::new(id))
 }
 
-/// Replaces `path` with `bytes` (mode 0600): temp file, fsync, rename, fsync directory.
-/// On failure the old file is untouched and the temp file is removed.
+/// Replaces `path` with `bytes` (mode 0600); see [`replace_file`].
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let temp = write_temp(path, bytes)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let written = (|| {
-        File::open(&temp)?.sync_all()?;
-        fs::rename(&temp, path)?;
-        File::open(dir)?.sync_all()
-    })();
-    written.map_err(|e| {
-        let _ = fs::remove_file(&temp);
-        StoreError::new(path, Problem::Io(e))
+    replace_file(path, |out| {
+        out.write_all(bytes)
+            .map_err(|e| StoreError::new(path, Problem::Io(e)))
     })
+}
+
+/// Replaces `path` with what `fill` writes (mode 0600): a temporary file beside it, fsync,
+/// rename over `path`, fsync of the directory. On failure (of `fill` too) the old file is
+/// untouched and the temporary file is removed; a crash leaves at most the temporary file,
+/// which the next start-up removes ([`Store::lock`]).
+pub fn replace_file<T, E: From<StoreError>>(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> Result<T, E>,
+) -> Result<T, E> {
+    let temp = temp_path(path);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let io = |e| StoreError::new(path, Problem::Io(e));
+    let result = (|| {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&temp)
+            .map_err(io)?;
+        let mut out = BufWriter::new(file);
+        let value = fill(&mut out)?;
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        fs::rename(&temp, path).map_err(io)?;
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+        Ok(value)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Whether a name is one taskd keeps in some folder.
+type NameCheck = fn(&str) -> bool;
+
+/// The temporary file beside `path`: `.<name>.tmp`.
+fn temp_path(path: &Path) -> PathBuf {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    dir.join(format!(".{name}{TEMP_SUFFIX}"))
+}
+
+/// Whether `name` is a temporary file's (`.<name>.tmp`).
+fn is_temporary(name: &str) -> bool {
+    name.len() > 1 + TEMP_SUFFIX.len() && name.starts_with('.') && name.ends_with(TEMP_SUFFIX)
+}
+
+/// Whether `name` is one taskd keeps at the top of a data directory.
+fn is_top_name(name: &str) -> bool {
+    [LOCK_FILE, USERS_FILE, KEYS_FILE, SPACES_DIR, JOURNAL_DIR].contains(&name)
+        || name.ends_with(TOKEN_SUFFIX)
+}
+
+/// Whether `name` is a space file's: `<uuid>.bin`.
+fn is_space_name(name: &str) -> bool {
+    name.strip_suffix(SPACE_SUFFIX)
+        .is_some_and(|id| uuid::Uuid::try_parse(id).is_ok())
 }
 
 /// Writes `bytes` to the temporary file beside `path` (owner-only, not synced); its path.
 fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, StoreError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let temp = dir.join(format!(".{name}.tmp"));
+    let temp = temp_path(path);
     let written = OpenOptions::new()
         .write(true)
         .create(true)
@@ -541,6 +645,7 @@ mod tests {
             Durability::Fsync,
             recovered.segments,
             recovered.covered,
+            std::time::Duration::from_secs(10),
         )
         .unwrap();
         append(&journal, &first); // already in the snapshot: skipped on replay
@@ -579,6 +684,7 @@ mod tests {
             Durability::Fsync,
             Vec::new(),
             Marks::default(),
+            std::time::Duration::from_secs(10),
         )
         .unwrap();
         append(&journal, &create(&mut space, "t2")); // version 2 without version 1

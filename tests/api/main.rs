@@ -6,6 +6,7 @@ mod helpers;
 mod auth;
 mod backup;
 mod concurrency;
+mod crash_safety;
 mod durability;
 mod ecosystem;
 mod errors;

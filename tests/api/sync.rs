@@ -12,29 +12,8 @@ use futures_util::StreamExt;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    assert_invalid_fields, assert_problem, spawn_app, spawn_app_with, Options, Reply, TestApp,
+    assert_invalid_fields, assert_problem, spawn_app, spawn_app_with, Options, TestApp,
 };
-
-/// A request with the default user's token, a JSON body and the extra `headers`.
-async fn send(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    body: Option<&Value>,
-    headers: &[(&str, &str)],
-) -> Reply {
-    let mut request = app.authorized(method, path);
-    for header in headers {
-        request = request.insert_header(*header);
-    }
-    match body {
-        Some(body) => {
-            let request = request.insert_header(("Content-Type", "application/json"));
-            app.send(request, Some(body.to_string().into_bytes())).await
-        }
-        None => app.send(request, None).await,
-    }
-}
 
 fn tag(record: &Value) -> String {
     format!("\"{}\"", record["versionUpdatedAt"])
@@ -72,7 +51,9 @@ async fn if_match_guards_patch_delete_and_restore() {
         (Method::DELETE, "/api/v1/lists/l", None),
         (Method::POST, "/api/v1/lists/l/restore", None),
     ] {
-        let reply = send(&app, method, path, body.as_ref(), &[("If-Match", &stale)]).await;
+        let reply = app
+            .send_with(method, path, body.as_ref(), &[("If-Match", &stale)])
+            .await;
         assert_problem(&reply, 412, "precondition_failed");
     }
     assert_eq!(
@@ -83,27 +64,26 @@ async fn if_match_guards_patch_delete_and_restore() {
     let current = app.get("/api/v1/lists/l").await.data().clone();
     assert_eq!(current["name"], "b");
     let list_of_tags = format!("\"99\", W/{}, {}", tag(&current), tag(&current));
-    let patched = send(
-        &app,
-        Method::PATCH,
-        "/api/v1/lists/l",
-        Some(&json!({"name": "c"})),
-        &[("If-Match", &list_of_tags)],
-    )
-    .await;
+    let patched = app
+        .send_with(
+            Method::PATCH,
+            "/api/v1/lists/l",
+            Some(&json!({"name": "c"})),
+            &[("If-Match", &list_of_tags)],
+        )
+        .await;
     patched.expect(200);
     let weak_only = format!("W/{}", tag(patched.data()));
-    let reply = send(
-        &app,
-        Method::DELETE,
-        "/api/v1/lists/l",
-        None,
-        &[("If-Match", &weak_only)],
-    )
-    .await;
+    let reply = app
+        .send_with(
+            Method::DELETE,
+            "/api/v1/lists/l",
+            None,
+            &[("If-Match", &weak_only)],
+        )
+        .await;
     assert_problem(&reply, 412, "precondition_failed");
-    send(
-        &app,
+    app.send_with(
         Method::DELETE,
         "/api/v1/lists/l",
         None,
@@ -111,14 +91,14 @@ async fn if_match_guards_patch_delete_and_restore() {
     )
     .await
     .expect(200);
-    let missing = send(
-        &app,
-        Method::DELETE,
-        "/api/v1/lists/nope",
-        None,
-        &[("If-Match", "\"1\"")],
-    )
-    .await;
+    let missing = app
+        .send_with(
+            Method::DELETE,
+            "/api/v1/lists/nope",
+            None,
+            &[("If-Match", "\"1\"")],
+        )
+        .await;
     assert_problem(&missing, 404, "not_found");
 }
 
@@ -132,8 +112,7 @@ async fn two_clients_racing_with_the_same_if_match_have_exactly_one_winner() {
         let app = &app;
         async move {
             let body = json!({"name": format!("racer {i}")});
-            send(
-                app,
+            app.send_with(
                 Method::PATCH,
                 "/api/v1/tasks/t",
                 Some(&body),
@@ -166,32 +145,36 @@ async fn if_none_match_answers_304_for_items_and_collections() {
         "*".to_string(),
         format!("\"7\", W/{}", tag(&task)),
     ] {
-        let reply = send(
-            &app,
-            Method::GET,
-            "/api/v1/tasks/t",
-            None,
-            &[("If-None-Match", &value)],
-        )
-        .await;
+        let reply = app
+            .send_with(
+                Method::GET,
+                "/api/v1/tasks/t",
+                None,
+                &[("If-None-Match", &value)],
+            )
+            .await;
         assert_eq!(reply.status, 304, "{value}");
         assert_eq!(reply.body, Value::Null);
         assert_eq!(reply.header("etag"), Some("\"1\""));
     }
-    let fresh = send(
-        &app,
-        Method::GET,
-        "/api/v1/tasks/t",
-        None,
-        &[("If-None-Match", "\"9\"")],
-    )
-    .await;
+    let fresh = app
+        .send_with(
+            Method::GET,
+            "/api/v1/tasks/t",
+            None,
+            &[("If-None-Match", "\"9\"")],
+        )
+        .await;
     fresh.expect(200);
     let path = "/api/v1/tasks?limit=1&status=x";
-    let page = send(&app, Method::GET, path, None, &[("If-None-Match", "\"1\"")]).await;
+    let page = app
+        .send_with(Method::GET, path, None, &[("If-None-Match", "\"1\"")])
+        .await;
     assert_eq!((page.status, page.header("etag")), (304, Some("\"1\"")));
     app.create("lists", json!({})).await;
-    let page = send(&app, Method::GET, path, None, &[("If-None-Match", "\"1\"")]).await;
+    let page = app
+        .send_with(Method::GET, path, None, &[("If-None-Match", "\"1\"")])
+        .await;
     assert_eq!((page.status, page.header("etag")), (200, Some("\"2\"")));
 }
 
@@ -200,10 +183,14 @@ async fn a_retried_write_replays_its_answer_without_writing_again() {
     let app = spawn_app();
     let body = json!({"name": "once"});
     let key = [("Idempotency-Key", "create-once")];
-    let first = send(&app, Method::POST, "/api/v1/tasks", Some(&body), &key).await;
+    let first = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
+        .await;
     first.expect(201);
     assert_eq!(first.header("idempotent-replayed"), None);
-    let again = send(&app, Method::POST, "/api/v1/tasks", Some(&body), &key).await;
+    let again = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
+        .await;
     assert_eq!(again.status, 201);
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(again.body, first.body);
@@ -212,9 +199,13 @@ async fn a_retried_write_replays_its_answer_without_writing_again() {
     assert_eq!(app.space_version().await, 1);
 
     let other = json!({"name": "twice"});
-    let reused = send(&app, Method::POST, "/api/v1/tasks", Some(&other), &key).await;
+    let reused = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&other), &key)
+        .await;
     assert_problem(&reused, 422, "idempotency_key_reused");
-    let elsewhere = send(&app, Method::POST, "/api/v1/lists", Some(&body), &key).await;
+    let elsewhere = app
+        .send_with(Method::POST, "/api/v1/lists", Some(&body), &key)
+        .await;
     assert_problem(&elsewhere, 422, "idempotency_key_reused");
     let alice = app.create_user("alice").await;
     let theirs = app
@@ -241,22 +232,30 @@ async fn a_4xx_answer_is_kept_and_a_5xx_is_not() {
     let app = spawn_app();
     let body = json!({"listId": "later"});
     let key = [("Idempotency-Key", "needs-a-list")];
-    let first = send(&app, Method::POST, "/api/v1/tasks", Some(&body), &key).await;
+    let first = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
+        .await;
     assert_problem(&first, 422, "invalid_reference");
     app.create("lists", json!({"listId": "later"})).await;
-    let again = send(&app, Method::POST, "/api/v1/tasks", Some(&body), &key).await;
+    let again = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
+        .await;
     assert_problem(&again, 422, "invalid_reference");
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
 
     let fault = app.path("journal/FAIL");
     std::fs::write(&fault, b"").unwrap();
     let key = [("Idempotency-Key", "storage-fails")];
-    let failed = send(&app, Method::POST, "/api/v1/tasks", Some(&json!({})), &key).await;
+    let failed = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&json!({})), &key)
+        .await;
     assert_problem(&failed, 503, "storage_unavailable");
     std::fs::remove_file(&fault).unwrap();
     let mut retried = failed;
     for _ in 0..100 {
-        retried = send(&app, Method::POST, "/api/v1/tasks", Some(&json!({})), &key).await;
+        retried = app
+            .send_with(Method::POST, "/api/v1/tasks", Some(&json!({})), &key)
+            .await;
         if retried.status != 503 {
             break;
         }
@@ -271,7 +270,9 @@ async fn a_retry_after_a_restart_replays_the_answer() {
     let mut app = spawn_app();
     let body = json!({"todoId": "once", "name": "before the crash"});
     let key = [("Idempotency-Key", "survives")];
-    let first = send(&app, Method::POST, "/api/v1/tasks", Some(&body), &key).await;
+    let first = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
+        .await;
     first.expect(201);
     let admin_key = "admin-key";
     let user = app
@@ -283,7 +284,9 @@ async fn a_retry_after_a_restart_replays_the_answer() {
     created.expect(201);
     app.crash();
     let app = app.restart_after_stop();
-    let again = send(&app, Method::POST, "/api/v1/tasks", Some(&body), &key).await;
+    let again = app
+        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
+        .await;
     assert_eq!(again.status, 201);
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(again.body, first.body);
@@ -312,8 +315,7 @@ async fn keys_are_checked_after_the_route_and_the_token_and_cover_the_admin_back
         )
         .await;
     assert_problem(&wrong_method, 405, "method_not_allowed");
-    send(
-        &app,
+    app.send_with(
         Method::POST,
         "/api/v1/tasks",
         Some(&json!({})),
@@ -358,8 +360,7 @@ async fn concurrent_requests_with_one_key_write_once() {
     let app = spawn_app();
     let body = json!({"name": "racing"});
     let tries = (0..16).map(|_| {
-        send(
-            &app,
+        app.send_with(
             Method::POST,
             "/api/v1/tasks",
             Some(&body),
@@ -618,23 +619,18 @@ async fn a_stream_sends_the_backlog_then_live_writes_and_resumes_from_last_event
         .expect(200);
     assert_eq!(resumed.next(1).await[0].0, 6);
 
-    let bad = send(
-        &app,
-        Method::GET,
-        "/api/v1/changes/stream?since=99",
-        None,
-        &[],
-    )
-    .await;
+    let bad = app
+        .send_with(Method::GET, "/api/v1/changes/stream?since=99", None, &[])
+        .await;
     assert_problem(&bad, 400, "invalid_parameter");
-    let bad = send(
-        &app,
-        Method::GET,
-        "/api/v1/changes/stream",
-        None,
-        &[("Last-Event-ID", "x")],
-    )
-    .await;
+    let bad = app
+        .send_with(
+            Method::GET,
+            "/api/v1/changes/stream",
+            None,
+            &[("Last-Event-ID", "x")],
+        )
+        .await;
     assert_problem(&bad, 400, "invalid_parameter");
 }
 

@@ -88,6 +88,28 @@ impl TestApp {
         }
     }
 
+    /// A request as the default user with `headers` and, when given, `body` as JSON.
+    pub async fn send_with(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let mut request = self.authorized(method, path);
+        for header in headers {
+            request = request.insert_header(*header);
+        }
+        match body {
+            Some(body) => {
+                let request = request.insert_header(("Content-Type", "application/json"));
+                self.send(request, Some(body.to_string().into_bytes()))
+                    .await
+            }
+            None => self.send(request, None).await,
+        }
+    }
+
     /// A request with `token` as bearer token and, when given, `body` as JSON.
     pub async fn call(
         &self,

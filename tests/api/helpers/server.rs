@@ -264,9 +264,14 @@ impl TestApp {
     /// Starts a new server on the same directory with the same options, after
     /// [`TestApp::stop`] or [`TestApp::crash`].
     pub fn restart_after_stop(&self) -> TestApp {
+        self.try_restart()
+            .unwrap_or_else(|f| panic!("server did not restart: {f:#?}"))
+    }
+
+    /// [`TestApp::restart_after_stop`], or how the new server exited instead.
+    pub fn try_restart(&self) -> Result<TestApp, FailedStart> {
         assert!(self.child.is_none(), "the server is still running");
         TestApp::start(Arc::clone(&self.dir), self.options.clone())
-            .unwrap_or_else(|f| panic!("server did not restart: {f:#?}"))
     }
 
     /// Everything logged so far.
