@@ -31,6 +31,9 @@ const SHUTDOWN_GRACE_SECS: u64 = 10;
 /// How long final snapshots may take after that, when the journal holds every write
 /// anyway; what is not written by then is replayed from the journal at the next start.
 const FINAL_SNAPSHOT_BUDGET: Duration = Duration::from_secs(3);
+/// How long the journal's final sync may take; a disk that does not answer by then is
+/// stalled, and every write answered so far was stored before its answer anyway.
+const FINAL_SYNC_BUDGET: Duration = Duration::from_secs(2);
 
 /// Why the server could not start or stop cleanly.
 #[derive(Debug)]
@@ -335,7 +338,12 @@ impl Application {
         state.journal.close(Box::new(move |r| {
             let _ = done.send(r);
         }));
-        let journal = closed.await.unwrap_or(Err(StorageError::Closed));
+        let journal = match tokio::time::timeout(FINAL_SYNC_BUDGET, closed).await {
+            Ok(closed) => closed.unwrap_or(Err(StorageError::Closed)),
+            Err(_) => Err(StorageError::Io(
+                "the storage did not answer in time".into(),
+            )),
+        };
         for arbiter in &self.arbiters {
             arbiter.stop();
         }

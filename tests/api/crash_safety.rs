@@ -326,3 +326,30 @@ async fn a_stalled_storage_answers_503_within_the_bound_and_the_write_keeps_its_
     app.get("/api/v1/tasks/during").await.expect(200);
     assert_eq!(app.space_version().await, 2);
 }
+
+#[actix_web::test]
+async fn sigterm_with_a_stalled_storage_still_exits_within_15_seconds() {
+    let mut app = spawn_app_with(Options {
+        args: vec!["--storage-timeout-ms".into(), "300".into()],
+        ..Options::default()
+    });
+    app.create("tasks", json!({"todoId": "kept"})).await;
+    std::fs::write(app.path("journal/STALL"), b"").unwrap();
+    let stalled = app.post("/api/v1/tasks", json!({"todoId": "stuck"})).await;
+    assert_problem(&stalled, 503, "storage_unavailable");
+    let started = Instant::now();
+    let status = app.stop();
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        !status.success(),
+        "the final sync did not return, yet it exited 0"
+    );
+    assert!(app.log_text().contains("final journal sync failed"));
+    std::fs::remove_file(app.path("journal/STALL")).unwrap();
+    let app = app.restart_after_stop();
+    app.get("/api/v1/tasks/kept").await.expect(200);
+}
