@@ -3,6 +3,11 @@
 //! in [`crate::model::kind`], and the five collections get their paths from one loop over
 //! [`Kind::ALL`], so the document cannot drift from the code. Served at
 //! `GET /api/v1/openapi.json` (no auth) and rendered by Swagger UI at `/docs`.
+//!
+//! Every response body is a named component referenced with `$ref` (`TaskEnvelope`,
+//! `TaskPage`, `ChangePage`, `BatchResponse`, ...), so a generated client has one model per
+//! envelope rather than one per operation; item paths name their id as the interface does
+//! (`/api/v1/tasks/{todoId}`).
 
 use std::sync::LazyLock;
 
@@ -14,8 +19,8 @@ use utoipa::openapi::path::{
 use utoipa::openapi::request_body::{RequestBody, RequestBodyBuilder};
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{
-    AdditionalProperties, ArrayBuilder, KnownFormat, Object, ObjectBuilder, SchemaFormat,
-    SchemaType, Type,
+    AdditionalProperties, ArrayBuilder, Discriminator, KnownFormat, Object, ObjectBuilder,
+    OneOfBuilder, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{
@@ -92,7 +97,8 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
     schema.into()
 }
 
-/// Schema names of a kind: `Task`, `TaskCreate`, `TaskUpdate`.
+/// Schema names of a kind: `Task`, `TaskCreate`, `TaskUpdate`, `TaskEnvelope`, `TaskPage`,
+/// `TaskChange`.
 fn schema_name(kind: Kind, suffix: &str) -> String {
     let noun = kind.noun();
     format!("{}{}{suffix}", noun[..1].to_uppercase(), &noun[1..])
@@ -352,18 +358,15 @@ fn not_modified() -> Response {
 /// The five routes of one collection.
 fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
     let base = format!("/api/v1/{}", kind.collection());
+    let item_path = format!("{base}/{{{}}}", kind.id_field());
     let tag = kind.collection();
-    let record = reference(&schema_name(kind, ""));
-    let item = || {
-        json_response(
-            "The record",
-            envelope(record.clone(), &[("spaceVersion", version_schema())]),
-            &["ETag"],
-        )
-    };
+    let one = || reference(&schema_name(kind, "Envelope"));
+    let item = || json_response("The record", one(), &["ETag"]);
+    // The path parameter has the interface's name (`todoId`, `listId`, ...): the kind's own
+    // id field. The server's routes call it `{id}`; the name is not seen on the wire.
     let id = || {
         ParameterBuilder::new()
-            .name("id")
+            .name(kind.id_field())
             .parameter_in(ParameterIn::Path)
             .required(Required::True)
             .schema(Some(id_string()))
@@ -394,18 +397,7 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
         "200",
         json_response(
             "A page, ordered by sortOrder then id",
-            envelope(
-                ArrayBuilder::new().items(record.clone()),
-                &[
-                    ("spaceVersion", version_schema()),
-                    (
-                        "nextCursor",
-                        ObjectBuilder::new()
-                            .schema_type(nullable(Type::String))
-                            .into(),
-                    ),
-                ],
-            ),
+            reference(&schema_name(kind, "Page")),
             &["ETag"],
         ),
     )
@@ -427,11 +419,7 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
     ))
     .response(
         "201",
-        json_response(
-            "Created",
-            envelope(record.clone(), &[("spaceVersion", version_schema())]),
-            &["ETag", "Location"],
-        ),
+        json_response("Created", one(), &["ETag", "Location"]),
     );
     let get = operation(
         &format!("get_{noun}"),
@@ -477,7 +465,7 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
                 .build(),
         )
         .path(
-            format!("{base}/{{id}}"),
+            item_path.clone(),
             PathItemBuilder::new()
                 .operation(HttpMethod::Get, get.build())
                 .operation(HttpMethod::Patch, update.build())
@@ -488,7 +476,7 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
                 .build(),
         )
         .path(
-            format!("{base}/{{id}}/restore"),
+            format!("{item_path}/restore"),
             PathItemBuilder::new()
                 .operation(
                     HttpMethod::Post,
@@ -504,47 +492,6 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
 
 /// The routes that are not a collection's.
 fn other_paths(paths: PathsBuilder) -> PathsBuilder {
-    let user = || {
-        ObjectBuilder::new()
-            .property("userId", string())
-            .property("name", string())
-            .property("defaultSpaceId", string())
-            .required("userId")
-            .required("name")
-            .required("defaultSpaceId")
-    };
-    let me = user()
-        .property("spaceIds", ArrayBuilder::new().items(string()))
-        .required("spaceIds");
-    let created_user = user().property("token", string()).required("token");
-    let count = || {
-        ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(0))
-    };
-    let backup = ObjectBuilder::new()
-        .property("to", string())
-        .property("spaces", count())
-        .property("users", count())
-        .property("bytes", count())
-        .required("to")
-        .required("spaces")
-        .required("users")
-        .required("bytes");
-    let health = || {
-        ObjectBuilder::new()
-            .property("status", string().enum_values(Some(["ok", "degraded"])))
-            .property("reason", string())
-            .required("status")
-    };
-    let change = ObjectBuilder::new()
-        .property(
-            "kind",
-            string().enum_values(Some(Kind::ALL.map(Kind::noun))),
-        )
-        .property("record", ObjectBuilder::new())
-        .required("kind")
-        .required("record");
     let batch_body = ObjectBuilder::new()
         .property(
             "operations",
@@ -564,20 +511,6 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                 ),
         )
         .required("operations");
-    let batch_answer = ObjectBuilder::new()
-        .property(
-            "results",
-            ArrayBuilder::new().items(
-                ObjectBuilder::new()
-                    .property("status", ObjectBuilder::new().schema_type(Type::Integer))
-                    .property("data", ObjectBuilder::new())
-                    .required("status")
-                    .required("data"),
-            ),
-        )
-        .property("spaceVersion", version_schema())
-        .required("results")
-        .required("spaceVersion");
     let since = || {
         query(
             "since",
@@ -601,14 +534,16 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                         .operation_id(Some("healthz"))
                         .tag("service")
                         .summary(Some("Liveness and storage health (no auth)"))
-                        .response("200", json_response("ok", health(), &[]))
+                        .response("200", json_response("ok", reference("Health"), &[]))
                         .response(
                             "503",
                             ResponseBuilder::new()
                                 .description("degraded (JSON), or shutting down (problem+json)")
                                 .content(
                                     "application/json",
-                                    ContentBuilder::new().schema(Some(health())).build(),
+                                    ContentBuilder::new()
+                                        .schema(Some(reference("Health")))
+                                        .build(),
                                 )
                                 .content(
                                     "application/problem+json",
@@ -669,7 +604,10 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                 .operation(
                     HttpMethod::Get,
                     operation("me", "users", "The caller and its spaces", &[COMMON], false)
-                        .response("200", json_response("The caller", envelope(me, &[]), &[]))
+                        .response(
+                            "200",
+                            json_response("The caller", reference("MeEnvelope"), &[]),
+                        )
                         .build(),
                 )
                 .build(),
@@ -695,7 +633,7 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                         "201",
                         json_response(
                             "The user; its token is shown only here",
-                            envelope(created_user, &[]),
+                            reference("CreatedUserEnvelope"),
                             &[],
                         ),
                     )
@@ -722,7 +660,7 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                     )))
                     .response(
                         "200",
-                        json_response("What the copy holds", envelope(backup, &[]), &[]),
+                        json_response("What the copy holds", reference("BackupEnvelope"), &[]),
                     )
                     .build(),
                 )
@@ -749,21 +687,7 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                     ))
                     .response(
                         "200",
-                        json_response(
-                            "A page of changes",
-                            envelope(
-                                ArrayBuilder::new().items(change),
-                                &[
-                                    ("spaceVersion", version_schema()),
-                                    ("nextSince", version_schema()),
-                                    (
-                                        "hasMore",
-                                        ObjectBuilder::new().schema_type(Type::Boolean).into(),
-                                    ),
-                                ],
-                            ),
-                            &[],
-                        ),
+                        json_response("A page of changes", reference("ChangePage"), &[]),
                     )
                     .build(),
                 )
@@ -808,12 +732,152 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                     ))
                     .response(
                         "200",
-                        json_response("Every operation's result", batch_answer, &[]),
+                        json_response("Every operation's result", reference("BatchResponse"), &[]),
                     )
                     .build(),
                 )
                 .build(),
         )
+}
+
+/// The schemas one kind adds besides its record and bodies: `TaskEnvelope` (one record),
+/// `TaskPage` (a page of the collection) and `TaskChange` (a change feed entry).
+fn kind_schemas(components: ComponentsBuilder, kind: Kind) -> ComponentsBuilder {
+    let record = || reference(&schema_name(kind, ""));
+    let change = ObjectBuilder::new()
+        .property("kind", string().enum_values(Some([kind.noun()])))
+        .property("record", record())
+        .required("kind")
+        .required("record")
+        .description(Some(format!("A changed {} (CONTRACT §12).", kind.noun())));
+    let page = envelope(
+        ArrayBuilder::new().items(record()),
+        &[
+            ("spaceVersion", version_schema()),
+            (
+                "nextCursor",
+                ObjectBuilder::new()
+                    .schema_type(nullable(Type::String))
+                    .into(),
+            ),
+        ],
+    );
+    components
+        .schema(
+            schema_name(kind, "Envelope"),
+            envelope(record(), &[("spaceVersion", version_schema())]),
+        )
+        .schema(schema_name(kind, "Page"), page)
+        .schema(schema_name(kind, "Change"), change)
+}
+
+/// The schemas shared by every kind, and those of the routes that are not a collection's.
+fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
+    // A batch result's record says nothing of its kind, so `Record` has no discriminator:
+    // the own id field each kind requires (`todoId`, `listId`, ...) is what tells them
+    // apart, and a record of one kind never matches another's schema (see the tests).
+    let record = Kind::ALL
+        .into_iter()
+        .fold(OneOfBuilder::new(), |one, kind| {
+            one.item(reference(&schema_name(kind, "")))
+        })
+        .description(Some("A record of any kind."));
+    // A feed entry does carry its `kind`, beside (not inside) the record.
+    let change = Kind::ALL
+        .into_iter()
+        .fold(OneOfBuilder::new(), |one, kind| {
+            one.item(reference(&schema_name(kind, "Change")))
+        })
+        .discriminator(Some(Discriminator::with_mapping(
+            "kind",
+            Kind::ALL.map(|kind| {
+                let name = schema_name(kind, "Change");
+                (kind.noun(), Ref::from_schema_name(name).ref_location)
+            }),
+        )))
+        .description(Some(
+            "One change of the feed or the stream: `kind` and `record`.",
+        ));
+    let change_page = envelope(
+        ArrayBuilder::new().items(reference("Change")),
+        &[
+            ("spaceVersion", version_schema()),
+            ("nextSince", version_schema()),
+            (
+                "hasMore",
+                ObjectBuilder::new().schema_type(Type::Boolean).into(),
+            ),
+        ],
+    );
+    let batch_result = ObjectBuilder::new()
+        .property(
+            "status",
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .enum_values(Some([200, 201])),
+        )
+        .property("data", reference("Record"))
+        .required("status")
+        .required("data");
+    let batch_response = ObjectBuilder::new()
+        .property(
+            "results",
+            ArrayBuilder::new().items(reference("BatchResult")),
+        )
+        .property("spaceVersion", version_schema())
+        .required("results")
+        .required("spaceVersion");
+    let user = || {
+        ObjectBuilder::new()
+            .property("userId", string())
+            .property("name", string())
+            .property("defaultSpaceId", string())
+            .required("userId")
+            .required("name")
+            .required("defaultSpaceId")
+    };
+    let me = user()
+        .property("spaceIds", ArrayBuilder::new().items(string()))
+        .required("spaceIds");
+    // A replayed creation answers without the token, which is kept nowhere (CONTRACT §11).
+    let created_user = user().property(
+        "token",
+        string().description(Some("Shown only in the first answer, not in a replay.")),
+    );
+    let count = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(0))
+    };
+    let backup = ObjectBuilder::new()
+        .property("to", string())
+        .property("spaces", count())
+        .property("users", count())
+        .property("bytes", count())
+        .required("to")
+        .required("spaces")
+        .required("users")
+        .required("bytes");
+    let health = ObjectBuilder::new()
+        .property("status", string().enum_values(Some(["ok", "degraded"])))
+        .property("reason", string())
+        .required("status");
+    components
+        .schema("Record", record)
+        .schema("Change", change)
+        .schema("ChangePage", change_page)
+        .schema("BatchResult", batch_result)
+        .schema("BatchResponse", batch_response)
+        .schema("Me", me)
+        .schema("MeEnvelope", envelope(reference("Me"), &[]))
+        .schema("CreatedUser", created_user)
+        .schema(
+            "CreatedUserEnvelope",
+            envelope(reference("CreatedUser"), &[]),
+        )
+        .schema("Backup", backup)
+        .schema("BackupEnvelope", envelope(reference("Backup"), &[]))
+        .schema("Health", health)
 }
 
 fn problem_schema() -> Object {
@@ -848,7 +912,7 @@ fn problem_schema() -> Object {
 }
 
 fn document() -> OpenApi {
-    let mut components = ComponentsBuilder::new()
+    let mut components = shared_schemas(ComponentsBuilder::new())
         .schema("Problem", problem_schema())
         .security_scheme(
             "bearer",
@@ -863,6 +927,7 @@ fn document() -> OpenApi {
             .schema(schema_name(kind, ""), record_schema(kind))
             .schema(schema_name(kind, "Create"), body_schema(kind, true))
             .schema(schema_name(kind, "Update"), body_schema(kind, false));
+        components = kind_schemas(components, kind);
         paths = collection_paths(paths, kind);
     }
     OpenApiBuilder::new()
@@ -878,4 +943,61 @@ fn document() -> OpenApi {
         .paths(paths.build())
         .components(Some(components.build()))
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn json() -> Value {
+        serde_json::to_value(&*DOCUMENT).unwrap()
+    }
+
+    /// `Record` is a `oneOf` with no discriminator, so a record of each kind must match
+    /// exactly one alternative: it lacks some field that every other kind requires.
+    #[test]
+    fn a_record_of_one_kind_never_matches_another_kinds_schema() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        for a in Kind::ALL {
+            let has = schemas[schema_name(a, "")]["properties"]
+                .as_object()
+                .unwrap();
+            for b in Kind::ALL.into_iter().filter(|b| *b != a) {
+                let required = schemas[schema_name(b, "")]["required"].as_array().unwrap();
+                assert!(
+                    required
+                        .iter()
+                        .any(|r| !has.contains_key(r.as_str().unwrap())),
+                    "a {a:?} record would also match the {b:?} schema"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_reference_names_a_component() {
+        fn walk(value: &Value, document: &Value) {
+            match value {
+                Value::Object(map) => {
+                    if let Some(Value::String(to)) = map.get("$ref") {
+                        let path = to.strip_prefix("#/").expect("a local reference");
+                        let target = path.split('/').fold(document, |v, part| &v[part]);
+                        assert!(target.is_object(), "{to} names nothing");
+                    }
+                    map.values().for_each(|v| walk(v, document));
+                }
+                Value::Array(items) => items.iter().for_each(|v| walk(v, document)),
+                _ => {}
+            }
+        }
+        let document = json();
+        walk(&document, &document);
+        let mapping = &document["components"]["schemas"]["Change"]["discriminator"]["mapping"];
+        for kind in Kind::ALL {
+            let to = mapping[kind.noun()].as_str().unwrap();
+            walk(&serde_json::json!({ "$ref": to }), &document);
+        }
+    }
 }

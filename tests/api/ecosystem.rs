@@ -175,14 +175,63 @@ async fn the_openapi_document_is_served_without_auth_and_describes_every_route()
         .clone();
     assert_eq!(reply["openapi"], "3.1.0");
     let paths = reply["paths"].as_object().expect("paths");
-    for collection in ["tasks", "lists", "schedules", "categories", "contexts"] {
+    let schemas = &reply["components"]["schemas"];
+    // Each collection with the interface's name of its path id, and its envelopes named
+    // once as components.
+    for (collection, id, schema) in [
+        ("tasks", "todoId", "Task"),
+        ("lists", "listId", "List"),
+        ("schedules", "scheduleId", "Schedule"),
+        ("categories", "categoryId", "Category"),
+        ("contexts", "contextId", "Context"),
+    ] {
         let base = format!("/api/v1/{collection}");
         assert!(paths[&base]["get"].is_object() && paths[&base]["post"].is_object());
-        let item = &paths[&format!("{base}/{{id}}")];
-        for method in ["get", "patch", "delete"] {
-            assert!(item[method].is_object(), "{method} {base}/{{id}}");
+        let item_path = format!("{base}/{{{id}}}");
+        let item = &paths[&item_path];
+        let restore_path = format!("{item_path}/restore");
+        let operations = [
+            &item["get"],
+            &item["patch"],
+            &item["delete"],
+            &paths[&restore_path]["post"],
+        ];
+        for operation in operations {
+            assert!(operation.is_object(), "{item_path} or {restore_path}");
+            let in_path: Vec<&str> = operation["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["in"] == "path")
+                .map(|p| p["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(in_path, [id], "{item_path}");
+            assert_eq!(
+                json_of(&operation["responses"]["200"])["$ref"],
+                format!("#/components/schemas/{schema}Envelope")
+            );
         }
-        assert!(paths[&format!("{base}/{{id}}/restore")]["post"].is_object());
+        assert!(!paths.contains_key(&format!("{base}/{{id}}")));
+        assert_eq!(
+            json_of(&paths[&base]["post"]["responses"]["201"])["$ref"],
+            format!("#/components/schemas/{schema}Envelope")
+        );
+        assert_eq!(
+            json_of(&paths[&base]["get"]["responses"]["200"])["$ref"],
+            format!("#/components/schemas/{schema}Page")
+        );
+        let envelope = &schemas[format!("{schema}Envelope")];
+        assert_eq!(
+            envelope["properties"]["data"]["$ref"],
+            format!("#/components/schemas/{schema}")
+        );
+        assert_eq!(envelope["required"], json!(["data", "spaceVersion"]));
+        let page = &schemas[format!("{schema}Page")]["properties"];
+        assert_eq!(
+            page["data"]["items"]["$ref"],
+            format!("#/components/schemas/{schema}")
+        );
+        assert!(page["nextCursor"].is_object());
     }
     for path in [
         "/healthz",
@@ -197,7 +246,7 @@ async fn the_openapi_document_is_served_without_auth_and_describes_every_route()
         assert!(paths.contains_key(path), "{path} missing");
     }
     // Headers, statuses with problem+json, security and field rules.
-    let update = &paths["/api/v1/tasks/{id}"]["patch"];
+    let update = &paths["/api/v1/tasks/{todoId}"]["patch"];
     let headers: Vec<&str> = update["parameters"]
         .as_array()
         .unwrap()
@@ -232,6 +281,72 @@ async fn the_openapi_document_is_served_without_auth_and_describes_every_route()
     assert_eq!(create["additionalProperties"], false);
     assert!(create["properties"]["todoId"]["pattern"].is_string());
     assert!(components["schemas"]["TaskUpdate"]["properties"]["todoId"].is_null());
+
+    // The feed's and the batch's envelopes are components too; a feed entry is typed by
+    // its `kind` (beside the record), a batch result's record by its own id field.
+    let refs = |path: &str, method: &str, status: &str| {
+        json_of(&paths[path][method]["responses"][status])["$ref"].clone()
+    };
+    for (path, method, status, name) in [
+        ("/api/v1/changes", "get", "200", "ChangePage"),
+        ("/api/v1/batch", "post", "200", "BatchResponse"),
+        ("/api/v1/me", "get", "200", "MeEnvelope"),
+        ("/api/v1/admin/users", "post", "201", "CreatedUserEnvelope"),
+        ("/api/v1/admin/backup", "post", "200", "BackupEnvelope"),
+        ("/healthz", "get", "200", "Health"),
+    ] {
+        assert_eq!(
+            refs(path, method, status),
+            format!("#/components/schemas/{name}"),
+            "{method} {path}"
+        );
+        assert!(schemas[name].is_object(), "{name}");
+    }
+    assert_eq!(
+        schemas["ChangePage"]["properties"]["data"]["items"]["$ref"],
+        "#/components/schemas/Change"
+    );
+    let change = &schemas["Change"];
+    assert_eq!(change["discriminator"]["propertyName"], "kind");
+    let variants: Vec<&str> = change["oneOf"]
+        .as_array()
+        .expect("oneOf")
+        .iter()
+        .map(|v| v["$ref"].as_str().unwrap())
+        .collect();
+    for (kind, schema) in [
+        ("task", "Task"),
+        ("list", "List"),
+        ("schedule", "Schedule"),
+        ("category", "Category"),
+        ("context", "Context"),
+    ] {
+        let variant = format!("#/components/schemas/{schema}Change");
+        assert!(variants.contains(&variant.as_str()), "{variant}");
+        assert_eq!(change["discriminator"]["mapping"][kind], variant);
+        let properties = &schemas[format!("{schema}Change")]["properties"];
+        assert_eq!(properties["kind"]["enum"], json!([kind]));
+        assert_eq!(
+            properties["record"]["$ref"],
+            format!("#/components/schemas/{schema}")
+        );
+    }
+    assert_eq!(variants.len(), 5);
+    let result = &schemas["BatchResult"]["properties"];
+    assert_eq!(result["data"]["$ref"], "#/components/schemas/Record");
+    assert_eq!(result["status"]["enum"], json!([200, 201]));
+    assert_eq!(schemas["Record"]["oneOf"].as_array().map(Vec::len), Some(5));
+    // A replayed user creation carries no token (CONTRACT §11).
+    assert!(schemas["CreatedUser"]["properties"]["token"].is_object());
+    assert!(!schemas["CreatedUser"]["required"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("token")));
+}
+
+/// The JSON schema of a response's `application/json` content.
+fn json_of(response: &serde_json::Value) -> &serde_json::Value {
+    &response["content"]["application/json"]["schema"]
 }
 
 #[actix_web::test]
@@ -280,7 +395,7 @@ async fn the_docs_page_renders_the_operations_in_a_headless_browser() {
     .unwrap();
     let dom = String::from_utf8_lossy(&dom.stdout);
     for operation in [
-        "/api/v1/tasks/{id}/restore",
+        "/api/v1/tasks/{todoId}/restore",
         "/api/v1/changes/stream",
         "/api/v1/batch",
     ] {
