@@ -39,6 +39,20 @@ pub struct KindLabels {
     pub kind: &'static str,
 }
 
+/// A user, for the figures of the users that hold the most.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct UserLabels {
+    /// The user's id (or `admin`).
+    pub user: String,
+}
+
+/// Why a request was answered 429.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReasonLabels {
+    /// `auth_lockout`, `idempotency_keys` or `streams`.
+    pub reason: &'static str,
+}
+
 /// Every metric taskd exports.
 pub struct Metrics {
     registry: Registry,
@@ -63,6 +77,16 @@ pub struct Metrics {
     /// `taskd_storage_stalls_total`: requests answered 503 because the journal's storage
     /// did not answer within `--storage-timeout-ms`.
     pub storage_stalls: Counter,
+    /// `taskd_streams_open`: change streams open.
+    pub streams_open: Gauge,
+    /// `taskd_streams_overflowed_total`: streams ended because their client did not keep up.
+    pub streams_overflowed: Counter,
+    /// `taskd_too_many_requests_total{reason}`: requests answered 429, by reason.
+    pub too_many_requests: Family<ReasonLabels, Counter>,
+    /// `taskd_idempotency_kept_answers{user}`: kept answers of the users holding the most.
+    pub kept_answers: Family<UserLabels, Gauge>,
+    /// `taskd_idempotency_kept_bytes{user}`: their bytes, as stored.
+    pub kept_bytes: Family<UserLabels, Gauge>,
 }
 
 /// The process's metrics.
@@ -87,6 +111,11 @@ impl Metrics {
             mailbox_rejections: Counter::default(),
             auth_failures: Counter::default(),
             storage_stalls: Counter::default(),
+            streams_open: Gauge::default(),
+            streams_overflowed: Counter::default(),
+            too_many_requests: Family::default(),
+            kept_answers: Family::default(),
+            kept_bytes: Family::default(),
         };
         let r = &mut metrics.registry;
         r.register(
@@ -139,6 +168,31 @@ impl Metrics {
             "Requests answered 503 because the journal's storage did not answer in time",
             metrics.storage_stalls.clone(),
         );
+        r.register(
+            "streams_open",
+            "Change streams open",
+            metrics.streams_open.clone(),
+        );
+        r.register(
+            "streams_overflowed",
+            "Change streams ended because their client did not take 4 MiB of events",
+            metrics.streams_overflowed.clone(),
+        );
+        r.register(
+            "too_many_requests",
+            "Requests answered 429, by reason: auth_lockout, idempotency_keys, streams",
+            metrics.too_many_requests.clone(),
+        );
+        r.register(
+            "idempotency_kept_answers",
+            "Answers kept for idempotency keys, for the users holding the most bytes",
+            metrics.kept_answers.clone(),
+        );
+        r.register(
+            "idempotency_kept_bytes",
+            "Bytes of answers kept for idempotency keys, as stored, for the same users",
+            metrics.kept_bytes.clone(),
+        );
         metrics
     }
 
@@ -162,6 +216,28 @@ impl Metrics {
     fn records_of(&self, kind: Kind) -> impl std::ops::Deref<Target = Gauge> + '_ {
         self.records
             .get_or_create(&KindLabels { kind: kind.noun() })
+    }
+
+    /// Counts a request answered 429 for `reason`.
+    pub fn too_many(&self, reason: &'static str) {
+        self.too_many_requests
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
+    }
+
+    /// Shows the kept answers and bytes of `users` (the ones holding the most) only.
+    pub fn kept_answers(&self, users: &[(&str, usize, u64)]) {
+        self.kept_answers.clear();
+        self.kept_bytes.clear();
+        for (user, answers, bytes) in users {
+            let labels = UserLabels {
+                user: user.to_string(),
+            };
+            self.kept_answers
+                .get_or_create(&labels)
+                .set(*answers as i64);
+            self.kept_bytes.get_or_create(&labels).set(*bytes as i64);
+        }
     }
 
     /// Every metric in the Prometheus text exposition format.

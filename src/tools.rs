@@ -14,6 +14,7 @@ use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -242,7 +243,10 @@ struct TempDir(PathBuf);
 impl TempDir {
     fn new() -> Result<TempDir, ToolError> {
         let path = std::env::temp_dir().join(format!("taskd-export-{}", uuid::Uuid::new_v4()));
-        fs::create_dir(&path).map_err(|e| ToolError::Io(path.clone(), e))?;
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(|e| ToolError::Io(path.clone(), e))?;
         Ok(TempDir(path))
     }
 }

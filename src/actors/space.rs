@@ -21,8 +21,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use actix::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use actix_web::web::Bytes;
 use tokio::sync::{mpsc, oneshot};
 
 use super::snapshot::{answered, Reload, SaveSpace, SnapshotActor, SnapshotFailure};
@@ -53,7 +54,25 @@ struct Pending {
 
 /// Where a change stream gets the changes of its space: every durable change, each
 /// version's records together.
-pub type Changes = mpsc::Sender<Vec<Touched>>;
+pub type Changes = mpsc::Sender<Arc<Committed>>;
+
+/// Durable changes as every change stream of the space gets them: the records, and their
+/// events, rendered once by the first stream that sends them and shared by all.
+pub struct Committed {
+    /// The records, in feed order.
+    pub touched: Vec<Touched>,
+    /// Their server-sent events.
+    pub events: OnceLock<Bytes>,
+}
+
+impl Committed {
+    fn new(touched: Vec<Touched>) -> Arc<Committed> {
+        Arc::new(Committed {
+            touched,
+            events: OnceLock::new(),
+        })
+    }
+}
 
 /// A reply waiting until the version it shows is durable.
 struct Held {
@@ -156,8 +175,9 @@ impl SpaceActor {
         }
         if !durable.is_empty() {
             // A stream that cannot keep up is ended; its client resumes from its last id.
+            let committed = Committed::new(durable);
             self.streams
-                .retain(|stream| stream.try_send(durable.clone()).is_ok());
+                .retain(|stream| stream.try_send(Arc::clone(&committed)).is_ok());
         }
         while self.held.front().is_some_and(|h| h.version <= visible) {
             let held = self.held.pop_front().expect("checked");
@@ -493,7 +513,7 @@ impl Operation for Subscribe {
                 .into_iter()
                 .filter(|c| c.record.version <= visible)
                 .collect();
-            if durable.is_empty() || self.changes.try_send(durable).is_ok() {
+            if durable.is_empty() || self.changes.try_send(Committed::new(durable)).is_ok() {
                 actor.streams.push(self.changes);
             }
         });

@@ -8,7 +8,9 @@ use serde_json::json;
 use std::fmt;
 use std::time::Duration;
 
+use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
 use crate::actors::Failure;
+use crate::http::stream::{MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::model::{SpaceError, ValidationError};
 use crate::store::backup::BackupError;
 
@@ -56,6 +58,11 @@ pub enum ApiError {
     InvalidReference(String),
     /// 429 too_many_requests, with `Retry-After`: too many failed authentications.
     TooManyRequests(Duration),
+    /// 429 too_many_requests, with `Retry-After`: a new idempotency key of a user whose
+    /// kept answers are at their bound and all younger than an hour (§9a).
+    TooManyKeys(Duration),
+    /// 429 too_many_requests, with `Retry-After: 5`: the user has 100 streams open (§9a).
+    TooManyStreams,
     /// 500 internal: the cause is logged, never shown.
     Internal(String),
     /// Operation `index` of a batch failed with `error`: the problem names the index.
@@ -96,7 +103,9 @@ impl ApiError {
             ApiError::PayloadTooLarge => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::InvalidReference(_) => "invalid_reference",
-            ApiError::TooManyRequests(_) => "too_many_requests",
+            ApiError::TooManyRequests(_) | ApiError::TooManyKeys(_) | ApiError::TooManyStreams => {
+                "too_many_requests"
+            }
             ApiError::Internal(_) => "internal",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::StorageUnavailable(_) | ApiError::StorageStalled(_) => "storage_unavailable",
@@ -133,6 +142,14 @@ impl ApiError {
             ApiError::PayloadTooLarge => "the request body is over 1 MiB".into(),
             ApiError::TooManyRequests(_) => {
                 "too many failed authentications from this address; retry later".into()
+            }
+            ApiError::TooManyKeys(_) => format!(
+                "this user holds {MAX_KEYS} idempotency keys or {} MiB of kept answers, all \
+                 younger than an hour; retry later, or without a new key",
+                MAX_BYTES >> 20
+            ),
+            ApiError::TooManyStreams => {
+                format!("this user has {MAX_STREAMS_PER_USER} change streams open; close one")
             }
             ApiError::UnsupportedMediaType => {
                 "a request body must be sent as Content-Type: application/json".into()
@@ -177,7 +194,9 @@ impl ResponseError for ApiError {
             ApiError::InOperation { error, .. } => error.status_code(),
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyRequests(_) | ApiError::TooManyKeys(_) | ApiError::TooManyStreams => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::InvalidReference(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -228,9 +247,12 @@ impl ResponseError for ApiError {
             | ApiError::StorageStalled(_) => {
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
             }
-            ApiError::TooManyRequests(wait) => {
+            ApiError::TooManyRequests(wait) | ApiError::TooManyKeys(wait) => {
                 let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                 response.insert_header((header::RETRY_AFTER, secs.max(1)));
+            }
+            ApiError::TooManyStreams => {
+                response.insert_header((header::RETRY_AFTER, STREAM_RETRY_AFTER_SECS));
             }
             ApiError::RequestTimeout => {
                 response.force_close();
@@ -277,7 +299,7 @@ impl From<Failure> for ApiError {
 impl From<BackupError> for ApiError {
     fn from(e: BackupError) -> ApiError {
         match e {
-            BackupError::NotEmpty(_) => ApiError::AlreadyExists(e.to_string()),
+            BackupError::BadTarget(..) => ApiError::InvalidParameter(e.to_string()),
             other => ApiError::Internal(format!("backup failed: {other}")),
         }
     }

@@ -17,7 +17,7 @@ use std::pin::Pin;
 use actix_web::body::{to_bytes, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
-use actix_web::http::header;
+use actix_web::http::{header, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
@@ -30,6 +30,7 @@ use super::extract::{body_timeout, read_body};
 use super::render;
 use crate::actors::keys::Claim;
 use crate::actors::{Failure, Keys, Users};
+use crate::metrics::METRICS;
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::Journal;
 
@@ -102,12 +103,18 @@ pub async fn idempotency(
         }
         Claim::Reused => return Ok(req.error_response(ApiError::IdempotencyKeyReused)),
         Claim::InUse => return Ok(req.error_response(ApiError::IdempotencyKeyInUse)),
+        Claim::Full(wait) => {
+            METRICS.too_many("idempotency_keys");
+            return Ok(req.error_response(ApiError::TooManyKeys(wait)));
+        }
     };
     req.set_payload(replay(body));
     req.extensions_mut().insert(used.clone());
     let response = next.call(req).await?;
     let status = response.status();
-    if status.is_server_error() {
+    if status.is_server_error() || status == StatusCode::UNAUTHORIZED {
+        // Not kept: a retry runs again (§11), and a failed authentication is no answer
+        // of the key's owner (§9a).
         let stalled = response
             .response()
             .error()

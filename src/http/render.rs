@@ -290,42 +290,59 @@ impl<'a> ChangeJson<'a> {
     }
 }
 
-/// `{"data": [changes], "spaceVersion", "nextSince", "hasMore"}`.
+/// The rendered records after which a feed page ends, at the end of a version (§9a).
+pub const FEED_PAGE_BYTES: usize = 4 << 20;
+
+/// `{"data": [changes], "spaceVersion", "nextSince", "hasMore"}`. The page ends early, at
+/// the end of a version, once its rendered records pass [`FEED_PAGE_BYTES`]; then
+/// `nextSince` is the last rendered version and `hasMore` is true.
 pub fn feed(space: &str, page: &FeedPage) -> HttpResponse {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Feed<'a> {
-        data: Vec<ChangeJson<'a>>,
-        space_version: u64,
-        next_since: u64,
-        has_more: bool,
+    let mut out = Vec::from(&b"{\"data\":["[..]);
+    let mut last = None;
+    let mut rendered = 0;
+    for change in &page.changes {
+        let version = change.record.version;
+        if out.len() > FEED_PAGE_BYTES && last != Some(version) {
+            break;
+        }
+        if rendered > 0 {
+            out.push(b',');
+        }
+        change_json(&mut out, space, change);
+        (last, rendered) = (Some(version), rendered + 1);
     }
-    json(
-        StatusCode::OK,
-        &Feed {
-            data: page
-                .changes
-                .iter()
-                .map(|c| ChangeJson::of(space, c))
-                .collect(),
-            space_version: page.version,
-            next_since: page.next_since,
-            has_more: page.has_more,
-        },
-    )
+    let cut = rendered < page.changes.len();
+    let next_since = match (cut, last) {
+        (true, Some(last)) => last,
+        _ => page.next_since,
+    };
+    let tail = format!(
+        "],\"spaceVersion\":{},\"nextSince\":{next_since},\"hasMore\":{}}}",
+        page.version,
+        cut || page.has_more
+    );
+    out.extend_from_slice(tail.as_bytes());
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(out)
 }
 
-/// Server-sent events for `changes`, one per record: `id`, `event: change`, `data`.
-pub fn events(space: &str, changes: &[Touched]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(changes.len() * 512);
-    for change in changes {
-        out.extend_from_slice(
-            format!("id: {}\nevent: change\ndata: ", change.record.version).as_bytes(),
-        );
-        if serde_json::to_writer(&mut out, &ChangeJson::of(space, change)).is_err() {
-            log::error!("cannot render a change of space {space}");
-        }
-        out.extend_from_slice(b"\n\n");
+/// Appends one change as JSON to `out`.
+fn change_json(out: &mut Vec<u8>, space: &str, change: &Touched) {
+    if serde_json::to_writer(&mut *out, &ChangeJson::of(space, change)).is_err() {
+        log::error!("cannot render a change of space {space}");
     }
+}
+
+/// The server-sent event of one change: `id`, `event: change`, `data`.
+pub fn event(space: &str, change: &Touched) -> Vec<u8> {
+    let mut out = format!("id: {}\nevent: change\ndata: ", change.record.version).into_bytes();
+    change_json(&mut out, space, change);
+    out.extend_from_slice(b"\n\n");
     out
+}
+
+/// The server-sent events of `changes`, one per record, together.
+pub fn events(space: &str, changes: &[Touched]) -> Vec<u8> {
+    changes.iter().flat_map(|c| event(space, c)).collect()
 }

@@ -1,61 +1,184 @@
-//! `GET /api/v1/changes/stream` (CONTRACT §12): the change feed as server-sent events,
-//! first the backlog after `since` (or `Last-Event-ID`), then each write as it commits
-//! (in `fsync` durability, once it is durable).
+//! `GET /api/v1/changes/stream` (CONTRACT §12, bounded per client by §9a): the change
+//! feed as server-sent events, first the backlog after `since` (or `Last-Event-ID`), then
+//! each write as it commits (in `fsync` durability, once it is durable).
 //!
 //! Each stream is a task on the worker that pages through the feed, then subscribes to
-//! its space's actor, and writes events into a channel that is the response body. The
-//! task ends when the client goes (the body is dropped), when the space's actor drops a
-//! stream that cannot keep up (the client resumes with `Last-Event-ID`), or when shutdown
-//! begins (the stream ends cleanly).
+//! its space's actor, and queues events in its [`Outbox`], which the response body takes
+//! from. A write's events are rendered once and the bytes shared by every stream of the
+//! space. The backlog waits for the client to take what is queued; live events cannot
+//! wait, so a stream whose unsent events pass [`MAX_UNSENT`] is ended: the unsent events
+//! are dropped, `event: overflow` is queued in their place, and the connection closes
+//! after it (the client resumes with `Last-Event-ID` and misses nothing). The task also
+//! ends when the client goes (the body is dropped), when the space's actor drops a stream
+//! that cannot keep up, or when shutdown begins (the stream ends cleanly).
 
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::error::ApiError;
 use super::extract::{Caller, Params};
 use super::{render, Gate};
-use crate::actors::space::{ListChanges, Subscribe};
+use crate::actors::space::{Committed, ListChanges, Subscribe};
 use crate::actors::Spaces;
+use crate::metrics::METRICS;
 
 /// The most streams open at once.
 pub const MAX_STREAMS: usize = 1000;
+/// The most streams one user has open at once (§9a).
+pub const MAX_STREAMS_PER_USER: usize = 100;
+/// `Retry-After` of a user's stream beyond [`MAX_STREAMS_PER_USER`].
+pub const STREAM_RETRY_AFTER_SECS: &str = "5";
+/// Unsent bytes beyond which a stream is ended (§9a).
+pub const MAX_UNSENT: usize = 4 << 20;
 /// How often a stream with nothing to say sends a comment.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Feed page size while a stream catches up.
 const BACKLOG_PAGE: usize = 1000;
-/// Chunks a stream may have waiting for its client, and changes waiting from its space.
+/// Changes waiting from the space; the task takes them at once.
 const BUFFER: usize = 64;
+/// The event that ends a stream whose client does not keep up.
+const OVERFLOW: &[u8] = b"event: overflow\ndata: {}\n\n";
 
-/// How many streams are open; shared by every worker.
+/// How many streams are open, in all and per user; shared by every worker.
 #[derive(Debug, Default)]
-pub struct Streams(Arc<AtomicUsize>);
+pub struct Streams(Arc<Mutex<Open>>);
 
-/// One open stream; closes its place when dropped.
-struct Slot(Arc<AtomicUsize>);
+#[derive(Debug, Default)]
+struct Open {
+    total: usize,
+    by_user: HashMap<Box<str>, usize>,
+}
+
+/// One open stream; frees its place when dropped.
+struct Slot {
+    open: Arc<Mutex<Open>>,
+    user: Box<str>,
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        open.total -= 1;
+        if let Some(count) = open.by_user.get_mut(&self.user) {
+            *count -= 1;
+            if *count == 0 {
+                open.by_user.remove(&self.user);
+            }
+        }
+        METRICS.streams_open.set(open.total as i64);
     }
 }
 
 impl Streams {
-    fn open(&self) -> Option<Slot> {
-        let taken = self.0.fetch_add(1, Ordering::SeqCst);
-        let slot = Slot(Arc::clone(&self.0));
-        (taken < MAX_STREAMS).then_some(slot)
+    /// A place for a stream of `user`: `429` when the user has its most open, `503` when
+    /// the server has.
+    fn open(&self, user: &str) -> Result<Slot, ApiError> {
+        let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if open
+            .by_user
+            .get(user)
+            .is_some_and(|n| *n >= MAX_STREAMS_PER_USER)
+        {
+            METRICS.too_many("streams");
+            return Err(ApiError::TooManyStreams);
+        }
+        if open.total >= MAX_STREAMS {
+            return Err(ApiError::Unavailable("too many change streams are open"));
+        }
+        open.total += 1;
+        *open.by_user.entry(user.into()).or_default() += 1;
+        METRICS.streams_open.set(open.total as i64);
+        Ok(Slot {
+            open: Arc::clone(&self.0),
+            user: user.into(),
+        })
+    }
+}
+
+/// What a stream has queued and its client has not taken yet.
+#[derive(Default)]
+struct Outbox {
+    queue: Mutex<Queue>,
+    /// Something was queued, or the stream ended.
+    queued: Notify,
+    /// The client took a chunk.
+    taken: Notify,
+}
+
+#[derive(Default)]
+struct Queue {
+    chunks: VecDeque<Bytes>,
+    bytes: usize,
+    ended: bool,
+}
+
+impl Outbox {
+    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a live chunk. When that takes the unsent bytes past [`MAX_UNSENT`], the
+    /// unsent chunks are dropped for `event: overflow` and the stream ends: `false`.
+    fn push(&self, chunk: Bytes) -> bool {
+        let mut queue = self.queue();
+        let fits = queue.bytes + chunk.len() <= MAX_UNSENT;
+        if fits {
+            queue.bytes += chunk.len();
+            queue.chunks.push_back(chunk);
+        } else {
+            METRICS.streams_overflowed.inc();
+            queue.chunks.clear();
+            queue.bytes = OVERFLOW.len();
+            queue.chunks.push_back(Bytes::from_static(OVERFLOW));
+            queue.ended = true;
+        }
+        drop(queue);
+        self.queued.notify_one();
+        fits
+    }
+
+    /// Waits until the client has taken all but half of [`MAX_UNSENT`] (the backlog's pace).
+    async fn room(&self) {
+        while self.queue().bytes >= MAX_UNSENT / 2 {
+            self.taken.notified().await;
+        }
+    }
+
+    /// Ends the stream once the client has taken what is queued.
+    fn end(&self) {
+        self.queue().ended = true;
+        self.queued.notify_one();
+    }
+
+    /// The next chunk for the client; `None` once the stream ended and all is taken.
+    async fn next(&self) -> Option<Bytes> {
+        loop {
+            {
+                let mut queue = self.queue();
+                if let Some(chunk) = queue.chunks.pop_front() {
+                    queue.bytes -= chunk.len();
+                    drop(queue);
+                    self.taken.notify_one();
+                    return Some(chunk);
+                }
+                if queue.ended {
+                    return None;
+                }
+            }
+            self.queued.notified().await;
+        }
     }
 }
 
 /// `GET /api/v1/changes/stream?since=N` → 200 `text/event-stream`. 400
-/// `invalid_parameter` (`since` or `Last-Event-ID`), 401, 404, 503 when 1000 streams are
-/// open.
+/// `invalid_parameter` (`since` or `Last-Event-ID`), 401, 404, 429 when the user has 100
+/// streams open, 503 when the server has 1000.
 pub async fn stream(
     req: HttpRequest,
     caller: Caller,
@@ -80,66 +203,76 @@ pub async fn stream(
             },
         )
         .await??;
-    let slot = streams
-        .open()
-        .ok_or(ApiError::Unavailable("too many change streams are open"))?;
-    let (events, body) = mpsc::channel::<Bytes>(BUFFER);
+    let slot = streams.open(&caller.0.id)?;
+    let outbox = Arc::new(Outbox::default());
+    let (client, mut gone) = oneshot::channel::<Infallible>();
     let mut closed = gate.watch();
+    let events = Arc::clone(&outbox);
     actix_web::rt::spawn(async move {
         let _slot = slot;
-        let mut page = first;
-        // The backlog, page by page.
-        loop {
-            let chunk = render::events(&space, &page.changes);
-            if !chunk.is_empty() && events.send(chunk.into()).await.is_err() {
-                return;
+        let feed = async {
+            let mut page = first;
+            // The backlog, page by page, at the client's pace.
+            loop {
+                for change in &page.changes {
+                    events.room().await;
+                    events.push(render::event(&space, change).into());
+                }
+                if !page.has_more {
+                    break;
+                }
+                let next = ListChanges {
+                    since: page.next_since,
+                    limit: BACKLOG_PAGE,
+                };
+                match spaces.call(&space, next).await {
+                    Ok(Ok(next)) => page = next,
+                    _ => return,
+                }
             }
-            if !page.has_more {
-                break;
-            }
-            let next = ListChanges {
+            // Then live, from where the backlog ended.
+            let (changes, mut live) = mpsc::channel::<Arc<Committed>>(BUFFER);
+            let subscribe = Subscribe {
                 since: page.next_since,
-                limit: BACKLOG_PAGE,
+                changes,
             };
-            match spaces.call(&space, next).await {
-                Ok(Ok(next)) => page = next,
-                _ => return,
-            }
-        }
-        // Then live, from where the backlog ended.
-        let (changes, mut live) = mpsc::channel(BUFFER);
-        let subscribe = Subscribe {
-            since: page.next_since,
-            changes,
-        };
-        if !matches!(spaces.call(&space, subscribe).await, Ok(Ok(()))) {
-            return;
-        }
-        let mut keep_alive = actix_web::rt::time::interval(KEEP_ALIVE);
-        keep_alive.tick().await;
-        loop {
-            let chunk: Bytes = tokio::select! {
-                change = live.recv() => match change {
-                    Some(changes) => render::events(&space, &changes).into(),
-                    None => return,
-                },
-                _ = keep_alive.tick() => Bytes::from_static(b": keep-alive\n\n"),
-                _ = closed.changed() => return,
-                // The client went away: free the place now, not at the next keep-alive.
-                _ = events.closed() => return,
-            };
-            if events.send(chunk).await.is_err() {
+            if !matches!(spaces.call(&space, subscribe).await, Ok(Ok(()))) {
                 return;
             }
+            let mut keep_alive = actix_web::rt::time::interval(KEEP_ALIVE);
+            keep_alive.tick().await;
+            loop {
+                let chunk = tokio::select! {
+                    change = live.recv() => match change {
+                        Some(change) => change
+                            .events
+                            .get_or_init(|| render::events(&space, &change.touched).into())
+                            .clone(),
+                        None => return,
+                    },
+                    _ = keep_alive.tick() => Bytes::from_static(b": keep-alive\n\n"),
+                    _ = closed.changed() => return,
+                };
+                if !events.push(chunk) {
+                    return;
+                }
+            }
+        };
+        // The client went away: free the place now, not at the next keep-alive.
+        tokio::select! {
+            _ = feed => {}
+            _ = &mut gone => {}
         }
+        events.end();
     });
-    let body = futures_util::stream::unfold(body, |mut body| async move {
-        body.recv()
-            .await
-            .map(|chunk| (Ok::<_, Infallible>(chunk), body))
+    let body = futures_util::stream::unfold((outbox, client), |(outbox, client)| async move {
+        let chunk = outbox.next().await?;
+        Some((Ok::<_, Infallible>(chunk), (outbox, client)))
     });
+    // The connection closes after the stream ends (by overflow, shutdown or the space).
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))
+        .force_close()
         .streaming(body))
 }

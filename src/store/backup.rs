@@ -34,8 +34,8 @@ use std::path::{Path, PathBuf};
 
 use super::journal::is_segment_name;
 use super::{
-    is_space_name, Problem, Recovered, Store, StoreError, JOURNAL_DIR, KEYS_FILE, SPACES_DIR,
-    TOKEN_SUFFIX, USERS_FILE,
+    create_private_dirs, is_space_name, Problem, Recovered, Store, StoreError, JOURNAL_DIR,
+    KEYS_FILE, SPACES_DIR, TOKEN_SUFFIX, USERS_FILE,
 };
 
 /// How many times a copy is taken before giving up on a source that keeps changing under it.
@@ -59,8 +59,8 @@ pub enum BackupError {
     NoSource(PathBuf),
     /// The source holds no users: it is not a taskd data directory.
     NotADataDir(PathBuf),
-    /// The destination exists and is not an empty directory.
-    NotEmpty(PathBuf),
+    /// The destination is not one a backup may write (§9a): why.
+    BadTarget(PathBuf, &'static str),
     /// A file could not be read or written.
     Io(PathBuf, io::Error),
     /// Every attempt left a copy that recovery refused, this the last reason.
@@ -78,11 +78,7 @@ impl fmt::Display for BackupError {
                     dir.display()
                 )
             }
-            BackupError::NotEmpty(dir) => write!(
-                f,
-                "{}: exists and is not an empty directory; choose a new one",
-                dir.display()
-            ),
+            BackupError::BadTarget(dir, why) => write!(f, "{}: {why}", dir.display()),
             BackupError::Io(path, e) => write!(f, "{}: {e}", path.display()),
             BackupError::Unsettled(e) => write!(
                 f,
@@ -94,14 +90,15 @@ impl fmt::Display for BackupError {
 
 impl std::error::Error for BackupError {}
 
-/// Copies the data directory `from` into `to` (which must not exist, or be empty), checks
-/// the copy by recovering it, and returns what it holds together with the recovered state.
-/// Safe while a server runs on `from`; `from` is never written.
+/// Copies the data directory `from` into `to` (see [`check_target`]), checks the copy by
+/// recovering it, and returns what it holds together with the recovered state. Safe while
+/// a server runs on `from`; `from` is never written.
 pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupError> {
     if !from.is_dir() {
         return Err(BackupError::NoSource(from.to_path_buf()));
     }
-    prepare(to)?;
+    check_target(from, to)?;
+    let created = create_parents(to)?;
     let staging = staging_path(to);
     if staging.exists() {
         log::info!(
@@ -110,7 +107,7 @@ pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupErro
         );
         fs::remove_dir_all(&staging).map_err(|e| BackupError::Io(staging.clone(), e))?;
     }
-    fs::create_dir(&staging).map_err(|e| BackupError::Io(staging.clone(), e))?;
+    create_private_dirs(&staging).map_err(|e| BackupError::Io(staging.clone(), e))?;
     let copied = copy_verified(from, &staging).and_then(|copied| {
         let dir = to.parent().filter(|p| !p.as_os_str().is_empty());
         fs::rename(&staging, to)
@@ -120,8 +117,71 @@ pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupErro
     });
     if copied.is_err() {
         let _ = fs::remove_dir_all(&staging);
+        if let Some(created) = created {
+            let _ = fs::remove_dir_all(created);
+        }
     }
     copied
+}
+
+/// Checks that `to` is a target a backup of the data directory `data` may write (§9a): an
+/// absolute path of printable characters, outside `data`, that does not exist or is an
+/// empty directory.
+pub fn check_target(data: &Path, to: &Path) -> Result<(), BackupError> {
+    let bad = |why| Err(BackupError::BadTarget(to.to_path_buf(), why));
+    if !to.is_absolute() {
+        return bad("must be an absolute path");
+    }
+    if to.to_str().is_none_or(|s| s.chars().any(char::is_control)) {
+        return bad("must be UTF-8 without control characters");
+    }
+    let data = data
+        .canonicalize()
+        .map_err(|e| BackupError::Io(data.to_path_buf(), e))?;
+    // The longest part of `to` that exists, resolved (symbolic links and `..` included).
+    let mut existing = to;
+    let mut rest = Vec::new();
+    let resolved = loop {
+        match existing.canonicalize() {
+            Ok(resolved) => break resolved,
+            Err(_) => match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name);
+                    existing = parent;
+                }
+                _ => return bad("has no existing folder above it"),
+            },
+        }
+    };
+    if rest.contains(&std::ffi::OsStr::new("..")) {
+        return bad("must not go up with '..' below a folder that does not exist");
+    }
+    if resolved.starts_with(&data) {
+        return bad("must be outside the data directory");
+    }
+    if rest.is_empty() {
+        let empty = fs::read_dir(&resolved).map(|mut entries| entries.next().is_none());
+        if !matches!(empty, Ok(true)) {
+            return bad("exists and is not an empty directory; choose a new one");
+        }
+    }
+    Ok(())
+}
+
+/// Creates the missing folders above `to` (mode 0700); the topmost one it created, so a
+/// failed backup can remove what it made.
+fn create_parents(to: &Path) -> Result<Option<PathBuf>, BackupError> {
+    let Some(parent) = to.parent() else {
+        return Ok(None);
+    };
+    let mut topmost = None;
+    let mut above = Some(parent);
+    while let Some(dir) = above.filter(|d| !d.exists()) {
+        topmost = Some(dir.to_path_buf());
+        above = dir.parent();
+    }
+    create_private_dirs(parent).map_err(|e| BackupError::Io(parent.to_path_buf(), e))?;
+    Ok(topmost)
 }
 
 /// Takes copies of `from` into `to` until one recovers (see the module docs), and syncs it.
@@ -167,26 +227,6 @@ fn io_of(e: StoreError) -> io::Error {
     }
 }
 
-/// Checks that `to` is missing or an empty directory, and creates the folder it goes in.
-fn prepare(to: &Path) -> Result<(), BackupError> {
-    match fs::read_dir(to) {
-        Ok(mut entries) => match entries.next() {
-            None => Ok(()),
-            Some(_) => Err(BackupError::NotEmpty(to.to_path_buf())),
-        },
-        Err(e) if e.kind() == io::ErrorKind::NotFound => match to.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => {
-                fs::create_dir_all(parent).map_err(|e| BackupError::Io(parent.to_path_buf(), e))
-            }
-            _ => Ok(()),
-        },
-        Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
-            Err(BackupError::NotEmpty(to.to_path_buf()))
-        }
-        Err(e) => Err(BackupError::Io(to.to_path_buf(), e)),
-    }
-}
-
 /// Removes everything inside `to`, keeping the directory itself.
 fn wipe(to: &Path) -> Result<(), BackupError> {
     let io = |e| BackupError::Io(to.to_path_buf(), e);
@@ -206,7 +246,7 @@ fn wipe(to: &Path) -> Result<(), BackupError> {
 fn copy(from: &Path, to: &Path) -> Result<u64, BackupError> {
     for sub in [SPACES_DIR, JOURNAL_DIR] {
         let dir = to.join(sub);
-        fs::create_dir_all(&dir).map_err(|e| BackupError::Io(dir, e))?;
+        create_private_dirs(&dir).map_err(|e| BackupError::Io(dir, e))?;
     }
     let mut bytes = copy_journal(from, to)?;
     let mut top = vec![USERS_FILE.to_string(), KEYS_FILE.to_string()];
@@ -307,7 +347,7 @@ mod tests {
         let Err(err) = backup(source.path(), to.path()) else {
             panic!("a full destination was accepted");
         };
-        assert!(matches!(err, BackupError::NotEmpty(_)), "{err}");
+        assert!(matches!(err, BackupError::BadTarget(..)), "{err}");
         assert_eq!(fs::read(to.path().join("keep")).unwrap(), b"x");
     }
 
@@ -325,8 +365,11 @@ mod tests {
                 users: vec![user.clone()],
             })
             .unwrap();
-        let to = source.path().join("copy");
+        let out = tempfile::tempdir().unwrap();
+        let to = out.path().join("copy");
         let (summary, recovered) = backup(source.path(), &to).unwrap();
+        let inside = backup(source.path(), &source.path().join("copy"));
+        assert!(matches!(inside, Err(BackupError::BadTarget(..))));
         assert_eq!((summary.users, summary.spaces), (1, 1));
         assert!(summary.bytes > 0);
         assert_eq!(recovered.users, [user]);

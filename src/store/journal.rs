@@ -825,7 +825,7 @@ pub fn is_journal_name(name: &str) -> bool {
 /// The segment files of `dir` in order, creating `dir` if it does not exist. Other names
 /// are skipped (start-up warned about them).
 fn list_segments(dir: &Path) -> Result<Vec<Segment>, StoreError> {
-    fs::create_dir_all(dir).map_err(|e| StoreError::new(dir, Problem::Io(e)))?;
+    super::create_private_dirs(dir).map_err(|e| StoreError::new(dir, Problem::Io(e)))?;
     let mut segments = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| StoreError::new(dir, Problem::Io(e)))? {
         let entry = entry.map_err(|e| StoreError::new(dir, Problem::Io(e)))?;

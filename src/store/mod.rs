@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::model::{Space, SpaceView, User, UsersSnapshot};
@@ -163,7 +163,7 @@ impl Store {
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         for sub in [SPACES_DIR, JOURNAL_DIR] {
             let path = dir.join(sub);
-            fs::create_dir_all(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+            create_private_dirs(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
         }
         Ok(Store {
             dir: dir.to_path_buf(),
@@ -509,6 +509,15 @@ fn replay(
 /// The space `id` of `spaces`, a new one if it has none yet.
 fn space_mut(spaces: &mut HashMap<Box<str>, Space>, id: Box<str>) -> &mut Space {
     spaces.entry(id).or_insert_with_key(|id| Space::new(id))
+}
+
+/// Creates `dir` and the folders above it that are missing, each readable by the owner
+/// only (mode 0700).
+pub fn create_private_dirs(dir: &Path) -> io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// Replaces `path` with `bytes` (mode 0600); see [`replace_file`].

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use actix_web::http::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, spawn_app_with, Options, TestApp, KINDS};
+use crate::helpers::{assert_problem, spawn_app, spawn_app_with, Options, TestApp, KINDS};
 use crate::persistence::{everything, fill};
 
 /// Runs the `taskd` binary with `args` and no `TASKD_*` variables from the test's
@@ -267,21 +267,44 @@ async fn the_admin_backup_route_copies_the_data_directory_for_the_admin_only() {
     let summary = text(&taskd(&["backup", "--data-dir", path(&to), "--to", path(&again)]).stdout);
     assert!(summary.contains("1 space(s), 1 user(s)"), "{summary}");
 
-    admin(json!({"to": to})).await.expect(409);
-    for bad in [
-        json!({"to": "relative/dir"}),
-        json!({}),
-        json!({"to": "/x", "more": 1}),
-    ] {
+    for bad in [json!({}), json!({"to": "/x", "more": 1}), json!({"to": 7})] {
         let reply = admin(bad).await;
         reply.expect(400);
         assert_eq!(reply.body["code"], "validation_failed");
     }
+    // The target's own rules (§9a): nothing is created for a refused one.
+    let inside = app.path("spaces/evil.bin");
+    let tricky = copy
+        .path()
+        .join("..")
+        .join(app.dir.path().file_name().unwrap())
+        .join("spaces/x");
+    let through = copy.path().join("link");
+    std::os::unix::fs::symlink(app.dir.path(), &through).unwrap();
+    for bad in [
+        json!({"to": to}),                               // not empty
+        json!({"to": "relative/dir"}),                   // not absolute
+        json!({"to": app.dir.path()}),                   // the data directory
+        json!({"to": inside}),                           // inside it
+        json!({"to": through.join("journal2")}),         // inside it, through a link
+        json!({"to": tricky}),                           // inside it, through `..`
+        json!({"to": copy.path().join("nul\u{0}byte")}), // not printable
+        json!({"to": copy.path().join("tab\tbyte")}),
+    ] {
+        let reply = admin(bad.clone()).await;
+        assert_problem(&reply, 400, "invalid_parameter");
+    }
+    assert!(!inside.exists());
+    assert!(!app.path("journal2").exists());
+    // The server still starts: nothing a refused backup did is in its way.
+    let mut app = app;
+    app.stop();
+    let app = app.restart_after_stop();
     let user = app
         .call(
             Method::POST,
             "/api/v1/admin/backup",
-            &app.default_token,
+            &app.default_token.clone(),
             Some(&json!({"to": copy.path().join("other")})),
         )
         .await;

@@ -650,23 +650,29 @@ async fn shutdown_ends_streams_cleanly() {
 }
 
 #[actix_web::test]
-async fn more_than_1000_open_streams_are_refused_with_503() {
+async fn streams_are_bounded_per_user_429_and_per_server_503() {
     let app = spawn_app_with(Options::default());
     let address = app.address.trim_start_matches("http://").to_string();
-    let open: Vec<TcpStream> = (0..1000)
-        .map(|_| {
+    let mut tokens = vec![app.default_token.clone()];
+    for i in 0..9 {
+        tokens.push(app.create_user(&format!("u{i}")).await.token);
+    }
+    // Ten users, 100 streams each: the server's 1000.
+    let open: Vec<TcpStream> = tokens
+        .iter()
+        .flat_map(|token| std::iter::repeat_n(token, 100))
+        .map(|token| {
             let mut stream = TcpStream::connect(&address).unwrap();
             write!(
                 stream,
-                "GET /api/v1/changes/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\r\n",
-                app.default_token
+                "GET /api/v1/changes/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"
             )
             .unwrap();
             stream
         })
         .collect();
     // Each stream answers 200 once it is open.
-    for mut stream in open.iter().take(1000) {
+    for mut stream in &open {
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
@@ -675,6 +681,13 @@ async fn more_than_1000_open_streams_are_refused_with_503() {
         assert_eq!(&head, b"HTTP/1.1 200");
     }
     let refused = app.get("/api/v1/changes/stream").await;
+    assert_problem(&refused, 429, "too_many_requests");
+    assert_eq!(refused.header("retry-after"), Some("5"));
+    let eleventh = app.create_user("eleventh").await;
+    let refused = app
+        .user(&eleventh.token)
+        .get("/api/v1/changes/stream")
+        .await;
     assert_problem(&refused, 503, "unavailable");
     drop(open);
     let mut reopened = 0;
