@@ -222,9 +222,16 @@ fn problem_response(status: u16) -> Response {
         413 => "payload_too_large: body over 1 MiB",
         415 => "unsupported_media_type: a body without a JSON content type",
         422 => "invalid_reference or idempotency_key_reused",
-        429 => "too_many_requests: too many failed authentications",
+        429 => {
+            "too_many_requests: too many failed authentications from the client, a new \
+             idempotency key while the user's kept answers are at their bound, or the user's \
+             101st change stream"
+        }
         500 => "internal: a bug; the cause is in the log",
-        _ => "unavailable (overloaded or shutting down) or storage_unavailable",
+        _ => {
+            "unavailable (overloaded or shutting down) or storage_unavailable (the disk failed, \
+             or did not answer within --storage-timeout-ms)"
+        }
     };
     let response = ResponseBuilder::new().description(text).content(
         "application/problem+json",
