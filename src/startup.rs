@@ -1,8 +1,10 @@
 //! Building and running the application: lock and recover the data directory, start the
 //! journal and the actors, bind the HTTP server, and on SIGINT/SIGTERM stop it gracefully.
 
+mod catch_up;
+
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,8 +12,11 @@ use actix::{Addr, Arbiter, SyncArbiter};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
+use socket2::{Domain, Protocol, Socket, Type};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::oneshot;
+
+use self::catch_up::{catch_up, ListenQueues, Workers};
 
 use crate::actors::snapshot::{answered, SaveSpace};
 use crate::actors::{Keys, SnapshotActor, Spaces, Users};
@@ -26,8 +31,11 @@ use crate::store::{Lock, Recovered, Store, StoreError};
 
 const DEFAULT_TOKEN_FILE: &str = "default.token";
 const ADMIN_TOKEN_FILE: &str = "admin.token";
-/// How long in-flight requests (body reads included) get after a shutdown signal.
+/// How long in-flight requests (body reads included) get after a shutdown signal (and the
+/// catch-up that takes in what arrived before it: see [`catch_up`]).
 const SHUTDOWN_GRACE_SECS: u64 = 10;
+/// The listen backlog, as `HttpServer::bind` has it.
+const LISTEN_BACKLOG: i32 = 1024;
 /// How long final snapshots may take after that, when the journal holds every write
 /// anyway; what is not written by then is replayed from the journal at the next start.
 const FINAL_SNAPSHOT_BUDGET: Duration = Duration::from_secs(3);
@@ -81,6 +89,9 @@ pub struct Application {
     state: State,
     arbiters: Vec<Arbiter>,
     signals: Signals,
+    /// The listening sockets' queues and the worker threads, for the shutdown's catch-up.
+    queues: ListenQueues,
+    workers: Workers,
     durability: Durability,
     _lock: Lock,
 }
@@ -244,7 +255,14 @@ impl Application {
 
         let app_state = state.clone();
         let metrics_here = config.metrics_bind.is_none();
-        let server = HttpServer::new(move || {
+        let worker_threads = Workers::default();
+        let registry = worker_threads.clone();
+        let bind_error = |e| StartError::Bind(config.bind.clone(), e);
+        let listeners = listen(&config.bind).map_err(bind_error)?;
+        let queues = ListenQueues::watch(&listeners).map_err(bind_error)?;
+        let mut server = HttpServer::new(move || {
+            // Runs once on every worker thread.
+            registry.register_current();
             App::new()
                 .wrap(from_fn(crate::http::throttle))
                 .wrap(from_fn(crate::http::gate))
@@ -260,9 +278,10 @@ impl Application {
         .max_connections(connections_per_worker(workers))
         .disable_signals()
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
-        .client_disconnect_timeout(Duration::from_secs(1))
-        .bind(&config.bind)
-        .map_err(|e| StartError::Bind(config.bind.clone(), e))?;
+        .client_disconnect_timeout(Duration::from_secs(1));
+        for listener in listeners {
+            server = server.listen(listener).map_err(bind_error)?;
+        }
         let addr = server.addrs().first().copied().ok_or_else(|| {
             StartError::Bind(
                 config.bind.clone(),
@@ -286,6 +305,8 @@ impl Application {
             state,
             arbiters,
             signals,
+            queues,
+            workers: worker_threads,
             durability: config.durability,
             _lock: lock,
         })
@@ -296,15 +317,22 @@ impl Application {
         self.addr
     }
 
-    /// Serves until SIGINT or SIGTERM, then refuses new requests, gives in-flight ones up
-    /// to 10 s, writes final snapshots (within a budget, unless nothing else holds the
-    /// writes), syncs the journal and deletes the segments the snapshots cover.
+    /// Serves until SIGINT or SIGTERM, then takes in the requests that arrived before the
+    /// signal, refuses new ones, gives in-flight ones up to 10 s, writes final snapshots
+    /// (within a budget, unless nothing else holds the writes), syncs the journal and
+    /// deletes the segments the snapshots cover.
     pub async fn run(self) -> Result<(), StartError> {
         let handle = self.server.handle();
         let state = self.state.clone();
+        let (queues, workers) = (self.queues, self.workers);
         actix_web::rt::spawn(async move {
             self.signals.recv().await;
             log::info!("shutdown signal received; finishing in-flight requests");
+            // Closing the gate and stopping at once lost the requests sent before the signal
+            // that were still queued, being handed to a worker or unread in their socket
+            // (issue 14): those are taken in first, and are in flight from then on.
+            let took = catch_up(queues, &workers).await;
+            log::info!("caught up with the requests sent before the signal in {took:?}");
             state.close_gate();
             handle.stop(true).await;
         });
@@ -353,6 +381,32 @@ impl Application {
         }
         log::info!("journal synced; taskd stopped");
         Ok(())
+    }
+}
+
+/// Listening sockets for every address `bind` resolves to, made the way `HttpServer::bind`
+/// makes them (`SO_REUSEADDR`, a backlog of 1024), but kept here so the shutdown can see
+/// their queues. An error only when none could be made.
+fn listen(bind: &str) -> std::io::Result<Vec<TcpListener>> {
+    let mut listeners = Vec::new();
+    let mut error = None;
+    for addr in bind.to_socket_addrs()? {
+        let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))
+            .and_then(|socket| {
+                socket.set_reuse_address(true)?;
+                socket.bind(&addr.into())?;
+                socket.listen(LISTEN_BACKLOG)?;
+                Ok(socket)
+            });
+        match socket {
+            Ok(socket) => listeners.push(TcpListener::from(socket)),
+            Err(e) => error = Some(e),
+        }
+    }
+    match (listeners.is_empty(), error) {
+        (true, Some(e)) => Err(e),
+        (true, None) => Err(std::io::Error::other("the address resolves to nothing")),
+        (false, _) => Ok(listeners),
     }
 }
 
