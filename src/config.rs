@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use ipnet::IpNet;
 use log::LevelFilter;
 
 use crate::logging::LogFormat;
@@ -56,6 +57,15 @@ pub struct Config {
     /// Serve `GET /metrics` on this address instead of the API's.
     #[arg(long, env = "TASKD_METRICS_BIND")]
     pub metrics_bind: Option<String>,
+
+    /// Proxies whose X-Forwarded-For is believed: address blocks such as 127.0.0.1/32 or
+    /// 10.0.0.0/8,fd00::/8 (a bare address is a block of one). From a peer in one of them,
+    /// the client address (for the failed-authentication lockout and the log) is the
+    /// right-most X-Forwarded-For address that is not itself trusted [default: none, the
+    /// peer is the client].
+    #[arg(long, env = "TASKD_TRUSTED_PROXY", value_name = "CIDR[,CIDR...]",
+          value_delimiter = ',', value_parser = address_block)]
+    pub trusted_proxy: Vec<IpNet>,
 
     /// Log level: off, error, warn, info, debug or trace.
     #[arg(long, env = "TASKD_LOG", default_value = "info")]
@@ -137,6 +147,18 @@ impl Config {
     }
 }
 
+/// One `--trusted-proxy` block: `ADDRESS/PREFIX`, or a bare address for a block of one.
+fn address_block(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| {
+            "expected an address block such as 127.0.0.1/32, 10.0.0.0/8 or fd00::/8 \
+             (an IPv4 prefix is at most 32, an IPv6 prefix at most 128)"
+                .to_string()
+        })
+}
+
 /// The token in environment variable `name`, if it is set: 32 to 256 printable ASCII
 /// characters without spaces.
 fn token_from_env(name: &str) -> Result<Option<String>, String> {
@@ -173,5 +195,33 @@ mod tests {
         assert!(!is_valid_token(&format!("{}\n", "a".repeat(40))));
         assert!(!is_valid_token(&format!("{}é", "a".repeat(40))));
         assert!(!is_valid_token(""));
+    }
+
+    #[test]
+    fn trusted_proxies_are_a_comma_separated_list_of_address_blocks() {
+        let config = Config::try_parse_from([
+            "taskd",
+            "--trusted-proxy",
+            "127.0.0.1/32, 10.0.0.0/8,fd00::/8",
+            "--trusted-proxy",
+            "192.0.2.1",
+        ])
+        .unwrap();
+        let blocks: Vec<String> = config.trusted_proxy.iter().map(|b| b.to_string()).collect();
+        assert_eq!(
+            blocks,
+            ["127.0.0.1/32", "10.0.0.0/8", "fd00::/8", "192.0.2.1/32"]
+        );
+        assert_eq!(address_block("::1").unwrap().to_string(), "::1/128");
+        for bad in [
+            "10.0.0.0/33",
+            "::/129",
+            "10.0.0/8",
+            "localhost",
+            "",
+            "10.0.0.0/",
+        ] {
+            assert!(address_block(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }

@@ -117,6 +117,13 @@ impl Metrics {
             kept_answers: Family::default(),
             kept_bytes: Family::default(),
         };
+        // Shown at 0 from the start, so a rate or an alert over them works before the first.
+        for reason in ["auth_lockout", "idempotency_keys", "streams"] {
+            metrics
+                .too_many_requests
+                .get_or_create(&ReasonLabels { reason })
+                .inc_by(0);
+        }
         let r = &mut metrics.registry;
         r.register(
             "http_requests",

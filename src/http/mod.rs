@@ -1,11 +1,13 @@
 //! The HTTP layer: routes, extractors, rendering and the error mapping.
 //!
-//! Request flow: the logging middleware times the request; an extractor per input checks
+//! Request flow: the logging middleware times the request (and, with [`client`], works out
+//! who sent it, behind a trusted proxy or not); an extractor per input checks
 //! the route, token, path id, query and body; a handler in [`handlers`] sends one typed
 //! message to the space's actor through the [`Spaces`](crate::actors::Spaces) registry and
 //! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
 
 pub mod batch;
+pub mod client;
 pub mod error;
 pub mod extract;
 pub mod handlers;
@@ -30,6 +32,7 @@ use actix_web::{HttpResponse, Route};
 use crate::metrics::{RequestLabels, RouteLabels, METRICS};
 use crate::model::Kind;
 
+pub use client::TrustedProxies;
 pub use error::ApiError;
 pub use throttle::Throttle;
 
@@ -82,29 +85,31 @@ pub async fn gate(
         .map(ServiceResponse::map_into_left_body)
 }
 
-/// Middleware for failed-authentication throttling (see [`throttle`]): an address that is
-/// blocked gets `429 too_many_requests` on every `/api/v1` request before its token is
-/// looked at; every `401` counts as a failure of its address.
+/// Middleware for failed-authentication throttling (see [`throttle`]): a client address
+/// (see [`client`]) that is blocked gets `429 too_many_requests` on every `/api/v1` request
+/// before its token is looked at, counted in `taskd_too_many_requests_total` as
+/// `auth_lockout`; every `401` counts as a failure of its client address.
 pub async fn throttle(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let throttle = req.app_data::<Data<Throttle>>().cloned();
-    let (Some(throttle), Some(peer)) = (throttle, req.peer_addr()) else {
+    let (Some(throttle), Some(ip)) = (throttle, client::client_addr(&req)) else {
         return next
             .call(req)
             .await
             .map(ServiceResponse::map_into_left_body);
     };
     if req.path().starts_with("/api/v1") {
-        if let Some(wait) = throttle.blocked(peer.ip()) {
+        if let Some(wait) = throttle.blocked(ip) {
+            METRICS.too_many("auth_lockout");
             let refused = ApiError::TooManyRequests(wait);
             return Ok(req.error_response(refused).map_into_right_body());
         }
     }
     let response = next.call(req).await?;
     if response.status() == StatusCode::UNAUTHORIZED {
-        throttle.failed(peer.ip());
+        throttle.failed(ip);
     }
     Ok(response.map_into_left_body())
 }
@@ -204,14 +209,15 @@ pub fn configure(cfg: &mut ServiceConfig) {
 pub const REQUEST_ID: &str = "x-request-id";
 
 /// Middleware around every request: gives it an id (echoed in `X-Request-Id`), counts and
-/// times it by route pattern in the metrics, and logs one line at info: method, path,
-/// status, microseconds and the id.
+/// times it by route pattern in the metrics, and logs one line at info: the client address
+/// (see [`client`]; `-` when there is none), method, path, status, microseconds and the id.
 pub async fn observe(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
     let id = request_id(req.headers().get(REQUEST_ID));
+    let client = client::client_addr(&req);
     let method = req.method().clone();
     let path = req.path().to_string();
     let mut response = next.call(req).await?;
@@ -238,8 +244,12 @@ pub async fn observe(
     if status == StatusCode::UNAUTHORIZED {
         METRICS.auth_failures.inc();
     }
+    let client: &dyn std::fmt::Display = match &client {
+        Some(ip) => ip,
+        None => &"-",
+    };
     log::info!(
-        "{method} {path} {} {}us id={id}",
+        "{client} {method} {path} {} {}us id={id}",
         status.as_u16(),
         elapsed.as_micros()
     );

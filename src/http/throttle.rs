@@ -125,10 +125,12 @@ impl Throttle {
     }
 }
 
-/// The client an address stands for: itself, or its /64 for IPv6.
+/// The client an address stands for: itself, or its /64 for IPv6. An IPv4 address mapped
+/// into IPv6 (a dual-stack listener's IPv4 peer) is the IPv4 address: its /64 would be one
+/// block holding every IPv4 client.
 fn client(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
+    match ip.to_canonical() {
+        v4 @ IpAddr::V4(_) => v4,
         IpAddr::V6(v6) => {
             let mut octets = v6.octets();
             octets[8..].fill(0);
@@ -185,6 +187,18 @@ mod tests {
             .blocked("2001:db8::ffff".parse().unwrap())
             .is_some());
         assert!(throttle.blocked("2001:db9::1".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn ipv4_mapped_addresses_count_per_ipv4_address() {
+        let throttle = Throttle::default();
+        for _ in 0..=MAX_FAILURES {
+            throttle.failed("::ffff:192.0.2.1".parse().unwrap());
+        }
+        assert!(throttle.blocked("192.0.2.1".parse().unwrap()).is_some());
+        assert!(throttle
+            .blocked("::ffff:192.0.2.2".parse().unwrap())
+            .is_none());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Limits and abuse (CONTRACT §9): stalled bodies, many connections, environment tokens,
-//! failed-authentication throttling, and over-long arrays.
+//! failed-authentication throttling (behind a trusted proxy too, §9a), and over-long arrays.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use actix_web::http::Method;
 use serde_json::json;
 
-use crate::helpers::{assert_invalid_fields, assert_problem, spawn_app_with, Options, TestApp};
+use crate::helpers::{
+    assert_invalid_fields, assert_problem, spawn_app_with, Options, Reply, TestApp,
+};
 
 /// A server with extra flags.
 fn spawn_with_args(args: &[&str]) -> TestApp {
@@ -132,6 +134,129 @@ async fn more_than_100_failed_authentications_get_429_before_any_token_is_checke
     }
     let health = app.send(app.request(Method::GET, "/healthz"), None).await;
     assert_eq!(health.status, 200, "only /api/v1 is throttled");
+}
+
+/// `GET /api/v1/me` with `token`, as a proxy on loopback would send it for `forwarded_for`.
+async fn me_forwarded_for(app: &TestApp, token: &str, forwarded_for: &str) -> Reply {
+    let request = app
+        .request(Method::GET, "/api/v1/me")
+        .insert_header(("Authorization", format!("Bearer {token}")))
+        .insert_header(("X-Forwarded-For", forwarded_for));
+    app.send(request, None).await
+}
+
+/// The value of `taskd_too_many_requests_total{reason="<reason>"}`.
+async fn too_many_requests(app: &TestApp, reason: &str) -> u64 {
+    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let text = metrics.body.as_str().expect("metrics text");
+    let series = format!("taskd_too_many_requests_total{{reason=\"{reason}\"}} ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&series))
+        .unwrap_or_else(|| panic!("no {series}in\n{text}"))
+        .parse()
+        .expect("a count")
+}
+
+#[actix_web::test]
+async fn behind_a_trusted_proxy_a_lockout_shuts_out_the_guessing_client_only() {
+    let app = spawn_with_args(&["--trusted-proxy", "127.0.0.1/32"]);
+    let token = app.default_token.clone();
+    assert_eq!(too_many_requests(&app, "auth_lockout").await, 0);
+    for i in 0..=100 {
+        let reply = me_forwarded_for(&app, &format!("wrong-token-{i}"), "203.0.113.7").await;
+        assert_problem(&reply, 401, "unauthorized");
+    }
+    me_forwarded_for(&app, &token, "203.0.113.8")
+        .await
+        .expect(200);
+    // The proxy's own requests (no header) are its own client.
+    app.get("/api/v1/me").await.expect(200);
+    // What the client wrote left of the proxy's entry does not get it out.
+    for forwarded_for in ["203.0.113.7", "198.51.100.1, 203.0.113.7"] {
+        let reply = me_forwarded_for(&app, &token, forwarded_for).await;
+        assert_problem(&reply, 429, "too_many_requests");
+        let wait: u64 = reply.header("retry-after").unwrap().parse().unwrap();
+        assert!((1..=10).contains(&wait), "Retry-After {wait}");
+    }
+    assert_eq!(too_many_requests(&app, "auth_lockout").await, 2);
+    let logged = "203.0.113.7 GET /api/v1/me 429 ";
+    let log = app.wait_for_log(|log| log.contains(logged));
+    assert!(log.contains(logged), "no {logged:?} in the log:\n{log}");
+    assert!(log.contains("203.0.113.8 GET /api/v1/me 200 "), "{log}");
+}
+
+#[actix_web::test]
+async fn without_a_trusted_proxy_x_forwarded_for_is_ignored_and_cannot_dodge_a_lockout() {
+    let app = spawn_with_args(&[]);
+    for i in 0..=100 {
+        let spoofed = format!("203.0.113.{i}");
+        let reply = me_forwarded_for(&app, &format!("wrong-token-{i}"), &spoofed).await;
+        assert_problem(&reply, 401, "unauthorized");
+    }
+    let token = app.default_token.clone();
+    let reply = me_forwarded_for(&app, &token, "198.51.100.1").await;
+    assert_problem(&reply, 429, "too_many_requests");
+    assert!(reply.header("retry-after").is_some());
+    let logged = "127.0.0.1 GET /api/v1/me 429 ";
+    let log = app.wait_for_log(|log| log.contains(logged));
+    assert!(log.contains(logged), "no {logged:?} in the log:\n{log}");
+    assert!(
+        !log.contains("198.51.100.1"),
+        "the header was believed:\n{log}"
+    );
+}
+
+#[actix_web::test]
+async fn trusted_proxies_come_as_a_list_and_a_bad_one_stops_start_up_naming_it() {
+    for (args, env, bad) in [
+        (
+            vec!["--trusted-proxy", "10.0.0.0/33"],
+            vec![],
+            "10.0.0.0/33",
+        ),
+        (
+            vec![],
+            vec![("TASKD_TRUSTED_PROXY", "127.0.0.1/32,nonsense")],
+            "nonsense",
+        ),
+    ] {
+        let dir = Arc::new(tempfile::tempdir().unwrap());
+        let options = Options {
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Options::default()
+        };
+        let failed = TestApp::start(Arc::clone(&dir), options)
+            .err()
+            .unwrap_or_else(|| panic!("{bad} was accepted"));
+        assert!(!failed.status.success());
+        for expected in ["--trusted-proxy", &format!("'{bad}'"), "address block"] {
+            assert!(failed.stderr.contains(expected), "{}", failed.stderr);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    let app = spawn_app_with(Options {
+        env: vec![(
+            "TASKD_TRUSTED_PROXY".into(),
+            "192.0.2.0/24, 127.0.0.1".into(),
+        )],
+        ..Options::default()
+    });
+    let token = app.default_token.clone();
+    me_forwarded_for(&app, &token, "203.0.113.9, 192.0.2.1")
+        .await
+        .expect(200);
+    let logged = "203.0.113.9 GET /api/v1/me 200 ";
+    let log = app.wait_for_log(|log| log.contains(logged));
+    assert!(log.contains(logged), "no {logged:?} in the log:\n{log}");
+    assert!(
+        log.contains("X-Forwarded-For of peers in 192.0.2.0/24, 127.0.0.1/32"),
+        "{log}"
+    );
 }
 
 #[actix_web::test]

@@ -96,6 +96,7 @@ impl TestApp {
             "TASKD_DEFAULT_TOKEN",
             "TASKD_ADMIN_TOKEN",
             "TASKD_DURABILITY",
+            "TASKD_TRUSTED_PROXY",
         ] {
             command.env_remove(twin);
         }
