@@ -8,6 +8,7 @@ use log::LevelFilter;
 
 use crate::logging::LogFormat;
 use crate::store::journal::Durability;
+use crate::store::Compaction;
 
 /// How the server runs. Flags win over their environment variables.
 #[derive(Debug, Clone, Parser)]
@@ -28,10 +29,19 @@ pub struct Config {
     #[arg(long, env = "TASKD_DATA_DIR", default_value = "data", global = true)]
     pub data_dir: PathBuf,
 
-    /// How often changed spaces are written to disk, in milliseconds.
+    /// How often changed spaces are checked for a snapshot, in milliseconds.
     #[arg(long, env = "TASKD_SNAPSHOT_INTERVAL_MS", default_value_t = 1000,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub snapshot_interval_ms: u64,
+
+    /// A space's snapshot (or the users or keys file) is rewritten once the journal bytes
+    /// written for it since the last one reach this percent of its size...
+    #[arg(long, env = "TASKD_SNAPSHOT_GROWTH_PERCENT", default_value_t = 50)]
+    pub snapshot_growth_percent: u64,
+
+    /// ...and at least this many bytes.
+    #[arg(long, env = "TASKD_SNAPSHOT_MIN_GROWTH_BYTES", default_value_t = 64 << 10)]
+    pub snapshot_min_growth_bytes: u64,
 
     /// When a write is answered: fsync (after its journal entry is on disk), write (after
     /// it is handed to the OS) or snapshot (at once; periodic snapshots only).
@@ -129,6 +139,15 @@ pub enum Tool {
 const TOKEN_CHARS: std::ops::RangeInclusive<usize> = 32..=256;
 
 impl Config {
+    /// When snapshots compact the journal, from the snapshot flags.
+    pub fn compaction(&self) -> Compaction {
+        Compaction {
+            interval: std::time::Duration::from_millis(self.snapshot_interval_ms),
+            percent: self.snapshot_growth_percent,
+            min_bytes: self.snapshot_min_growth_bytes,
+        }
+    }
+
     /// Reads the flags and the environment; exits with usage on bad flags or `--help`.
     /// A token variable that breaks the rules (CONTRACT §9) is an error that names the
     /// variable and never its value.

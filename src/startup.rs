@@ -27,7 +27,7 @@ use crate::http::{Gate, Throttle, TrustedProxies};
 use crate::model::user::new_token;
 use crate::model::{Space, User, UsersSnapshot};
 use crate::store::journal::{Durability, Journal, StorageError};
-use crate::store::{Lock, Recovered, Store, StoreError};
+use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
 
 const DEFAULT_TOKEN_FILE: &str = "default.token";
 const ADMIN_TOKEN_FILE: &str = "admin.token";
@@ -121,7 +121,7 @@ impl State {
         journal: Journal,
         admin_token: &str,
         arbiters: Vec<actix::ArbiterHandle>,
-        snapshot_interval: Duration,
+        compaction: Compaction,
         body_timeout: Duration,
     ) -> State {
         let snapshot_store = store.clone();
@@ -163,16 +163,27 @@ impl State {
             arbiters,
             journal.clone(),
             snapshots.clone(),
-            snapshot_interval,
+            store.clone(),
+            compaction,
         );
         State {
-            users: web::Data::new(Users::new(admin_token, users, users_saved, journal.clone())),
+            users: web::Data::new(Users::new(
+                admin_token,
+                users,
+                users_saved,
+                journal.clone(),
+                Pace::new(compaction, Store::file_len(&store.users_path())),
+            )),
             spaces: web::Data::new(spaces),
             gate: web::Data::new(Gate::default()),
             throttle: web::Data::new(Throttle::default()),
             trusted_proxies: web::Data::new(TrustedProxies::default()),
             body_timeout: web::Data::new(BodyTimeout(body_timeout)),
-            keys: web::Data::new(Keys::new(keys, chrono::Utc::now().timestamp_millis())),
+            keys: web::Data::new(Keys::new(
+                keys,
+                chrono::Utc::now().timestamp_millis(),
+                Pace::new(compaction, Store::file_len(&store.keys_path())),
+            )),
             streams: web::Data::new(Streams::default()),
             store: web::Data::new(store.clone()),
             journal,
@@ -242,14 +253,15 @@ impl Application {
 
         let workers = config.worker_count();
         let arbiters: Vec<Arbiter> = (0..workers).map(|_| Arbiter::new()).collect();
-        let interval = Duration::from_millis(config.snapshot_interval_ms);
+        let compaction = config.compaction();
+        let interval = compaction.interval;
         let state = State::start(
             &store,
             recovered,
             journal,
             &admin_token,
             arbiters.iter().map(Arbiter::handle).collect(),
-            interval,
+            compaction,
             Duration::from_millis(config.body_timeout_ms),
         )
         .trust_proxies(TrustedProxies::new(config.trusted_proxy.clone()));
@@ -258,8 +270,8 @@ impl Application {
             let mut tick = actix_web::rt::time::interval(interval);
             loop {
                 tick.tick().await;
-                saver.users.save(&saver.snapshots).await;
-                saver.keys.save(&saver.snapshots).await;
+                saver.users.save(&saver.snapshots, false).await;
+                saver.keys.save(&saver.snapshots, false).await;
             }
         });
 
@@ -383,8 +395,8 @@ impl Application {
         } else {
             state.spaces.flush_all().await
         };
-        state.users.save(&state.snapshots).await;
-        state.keys.save(&state.snapshots).await;
+        state.users.save(&state.snapshots, true).await;
+        state.keys.save(&state.snapshots, true).await;
         let (done, closed) = oneshot::channel();
         state.journal.close(Box::new(move |r| {
             let _ = done.send(r);
@@ -489,6 +501,7 @@ fn bootstrap(
     recovered.users.push(user);
     recovered.users_saved = 1;
     recovered.covered.users(1);
+    recovered.covered.space(space.id(), 0, 0);
     recovered.spaces.insert(space.id().into(), space);
     Ok(())
 }
@@ -556,7 +569,11 @@ pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
         journal,
         "admin-token",
         vec![Arbiter::current()],
-        Duration::from_millis(10),
+        Compaction {
+            interval: Duration::from_millis(10),
+            percent: 50,
+            min_bytes: 0,
+        },
         Duration::from_secs(10),
     )
 }

@@ -23,6 +23,7 @@ use actix::Addr;
 use super::snapshot::{answered, SaveKeys, SnapshotActor};
 use crate::metrics::METRICS;
 use crate::store::codec::{KeptAnswer, KeyUse, KeysSnapshot};
+use crate::store::Pace;
 
 /// How long an answer is kept, in milliseconds.
 pub const KEEP_MS: i64 = 24 * 60 * 60 * 1000;
@@ -156,16 +157,16 @@ fn stored_bytes(used: &KeyUse, answer: &KeptAnswer) -> u64 {
 }
 
 /// Every user's idempotency keys; shared by every HTTP worker.
-#[derive(Default)]
 pub struct Keys {
     table: Mutex<Table>,
+    /// What `keys.bin` owes the journal: the bytes of the answers kept since it was written.
+    pace: Pace,
 }
 
 impl Keys {
     /// The keys read at start-up (expired ones are dropped, and each user's oldest beyond
-    /// its bounds). The first [`Keys::save`] writes them all to `keys.bin`, so the journal
-    /// segments they came from can go.
-    pub fn new(kept: Vec<(KeyUse, KeptAnswer)>, now: i64) -> Keys {
+    /// its bounds); `keys.bin` is rewritten as `pace` says.
+    pub fn new(kept: Vec<(KeyUse, KeptAnswer)>, now: i64, pace: Pace) -> Keys {
         let mut table = Table {
             changed: !kept.is_empty(),
             ..Table::default()
@@ -180,8 +181,11 @@ impl Keys {
         for user in users {
             let _ = table.make_room(&user, now);
         }
+        // What the journal holds of them counts until `keys.bin` holds them.
+        pace.add(table.users.values().map(|held| held.bytes).sum());
         Keys {
             table: Mutex::new(table),
+            pace,
         }
     }
 
@@ -232,7 +236,10 @@ impl Keys {
         let slot = (used.user.clone(), used.key.clone());
         if matches!(table.slots.get(&slot), Some(Slot::Running { seq }) if *seq == used.seq) {
             match answer {
-                Some(answer) => table.keep(used, answer),
+                Some(answer) => {
+                    self.pace.add(stored_bytes(&used, &answer));
+                    table.keep(used, answer)
+                }
                 None => {
                     table.slots.remove(&slot);
                 }
@@ -247,14 +254,16 @@ impl Keys {
         }
     }
 
-    /// The table for `keys.bin` if it changed since the last call, without expired keys.
+    /// The table for `keys.bin` if it changed since the last call and the journal grew
+    /// enough for it (or at all, if `last`), without expired keys, with the debt it pays.
     /// It covers every key use numbered below the oldest one still running. Also updates
     /// the per-user figures of `/metrics`.
-    fn snapshot(&self, now: i64) -> Option<KeysSnapshot> {
+    fn snapshot(&self, now: i64, last: bool) -> Option<(KeysSnapshot, u64)> {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         if !table.changed {
             return None;
         }
+        let paying = self.pace.due(last)?;
         table.changed = false;
         table.expire(now);
         let mut largest: Vec<(&str, usize, u64)> = table
@@ -274,16 +283,19 @@ impl Keys {
                 Slot::Running { .. } => None,
             })
             .collect();
-        Some(KeysSnapshot { covers, keys })
+        Some((KeysSnapshot { covers, keys }, paying))
     }
 
-    /// Writes `keys.bin` through the snapshot actor if the table changed.
-    pub async fn save(&self, snapshots: &Addr<SnapshotActor>) {
-        let Some(snapshot) = self.snapshot(chrono::Utc::now().timestamp_millis()) else {
+    /// Writes `keys.bin` through the snapshot actor if the table changed and the journal
+    /// grew enough for it (see [`crate::store::Compaction`]), or at all if `last`.
+    pub async fn save(&self, snapshots: &Addr<SnapshotActor>, last: bool) {
+        let now = chrono::Utc::now().timestamp_millis();
+        let Some((snapshot, paying)) = self.snapshot(now, last) else {
             return;
         };
-        let Err(e) = answered(snapshots.send(SaveKeys(snapshot)).await) else {
-            return;
+        let e = match answered(snapshots.send(SaveKeys(snapshot)).await) {
+            Ok(len) => return self.pace.paid(paying, len),
+            Err(e) => e,
         };
         log::error!("idempotency keys snapshot failed: {e}");
         self.table
@@ -296,6 +308,17 @@ impl Keys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Compaction;
+
+    /// An empty table whose file is rewritten whenever it changed.
+    fn keys() -> Keys {
+        let rule = Compaction {
+            interval: Duration::from_secs(1),
+            percent: 0,
+            min_bytes: 0,
+        };
+        Keys::new(Vec::new(), 0, Pace::new(rule, 0))
+    }
 
     fn answer(status: u16) -> KeptAnswer {
         KeptAnswer {
@@ -309,7 +332,7 @@ mod tests {
 
     #[test]
     fn a_key_runs_once_then_replays_and_refuses_other_requests() {
-        let keys = Keys::default();
+        let keys = keys();
         let Claim::Run(used) = keys.claim("u", "k", [1; 32], 0) else {
             panic!("first use runs")
         };
@@ -329,7 +352,7 @@ mod tests {
 
     #[test]
     fn a_5xx_frees_the_key_and_snapshots_cover_only_finished_uses() {
-        let keys = Keys::default();
+        let keys = keys();
         let Claim::Run(first) = keys.claim("u", "a", [1; 32], 0) else {
             panic!()
         };
@@ -337,16 +360,16 @@ mod tests {
             panic!()
         };
         keys.finish(second, Some(answer(200)));
-        let snapshot = keys.snapshot(0).unwrap();
+        let snapshot = keys.snapshot(0, false).unwrap().0;
         assert_eq!((snapshot.covers, snapshot.keys.len()), (0, 1));
-        assert_eq!(keys.snapshot(0), None, "unchanged");
+        assert!(keys.snapshot(0, false).is_none(), "unchanged");
         keys.finish(first, None);
         assert!(matches!(keys.claim("u", "a", [1; 32], 0), Claim::Run(_)));
     }
 
     #[test]
     fn a_user_at_its_key_bound_drops_answers_older_than_an_hour_and_else_waits() {
-        let keys = Keys::default();
+        let keys = keys();
         let hour = MIN_KEEP_MS;
         for i in 0..MAX_KEYS {
             let Claim::Run(used) = keys.claim("u", &format!("k{i}"), [0; 32], i as i64) else {
@@ -386,7 +409,7 @@ mod tests {
 
     #[test]
     fn a_user_at_its_byte_bound_drops_its_oldest_answers_first() {
-        let keys = Keys::default();
+        let keys = keys();
         let big = KeptAnswer {
             body: vec![b'x'; 1 << 20],
             ..answer(200)

@@ -16,7 +16,6 @@
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{PoisonError, RwLock};
-use std::time::Duration;
 
 use actix::dev::channel;
 use actix::prelude::*;
@@ -29,6 +28,7 @@ use super::{within_storage, Failure};
 use crate::metrics::METRICS;
 use crate::model::Space;
 use crate::store::journal::Journal;
+use crate::store::{Compaction, Pace, Store};
 
 /// The most messages a space's mailbox holds before requests are refused with 503.
 pub const MAILBOX_CAPACITY: usize = 4096;
@@ -45,18 +45,21 @@ pub struct Spaces {
     arbiters: Vec<ArbiterHandle>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
-    snapshot_interval: Duration,
+    store: Store,
+    compaction: Compaction,
     mailbox_capacity: usize,
 }
 
 impl Spaces {
-    /// A registry over the loaded `spaces`, whose actors will run on `arbiters`.
+    /// A registry over the loaded `spaces` of `store`, whose actors will run on `arbiters`
+    /// and snapshot as `compaction` says.
     pub fn new(
         spaces: impl IntoIterator<Item = Space>,
         arbiters: Vec<ArbiterHandle>,
         journal: Journal,
         snapshots: Addr<SnapshotActor>,
-        snapshot_interval: Duration,
+        store: Store,
+        compaction: Compaction,
     ) -> Spaces {
         let slots: HashMap<Box<str>, Slot> = spaces
             .into_iter()
@@ -69,7 +72,8 @@ impl Spaces {
             arbiters,
             journal,
             snapshots,
-            snapshot_interval,
+            store,
+            compaction,
             mailbox_capacity: MAILBOX_CAPACITY,
         }
     }
@@ -138,11 +142,12 @@ impl Spaces {
         space.id().hash(&mut hasher);
         let arbiter = &self.arbiters[hasher.finish() as usize % self.arbiters.len()];
         let (sender, receiver) = channel::channel(self.mailbox_capacity);
+        let file_len = Store::file_len(&self.store.space_path(space.id()));
         let actor = SpaceActor::new(
             space,
             self.journal.clone(),
             self.snapshots.clone(),
-            self.snapshot_interval,
+            Pace::new(self.compaction, file_len),
         );
         arbiter.spawn_fn(move || {
             Context::with_receiver(receiver).run(actor);
@@ -195,7 +200,8 @@ mod tests {
                 vec![Arbiter::current()],
                 state.spaces().journal.clone(),
                 state.spaces().snapshots.clone(),
-                Duration::from_secs(1),
+                state.spaces().store.clone(),
+                state.spaces().compaction,
             )
         };
         // All calls are sent before the actor (on this same thread) can run.

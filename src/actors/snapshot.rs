@@ -61,9 +61,9 @@ impl Actor for SnapshotActor {
     type Context = SyncContext<Self>;
 }
 
-/// Replace one space's file with this view of it.
+/// Replace one space's file with this view of it; answers the file's length.
 #[derive(Message)]
-#[rtype(result = "Result<(), StoreError>")]
+#[rtype(result = "Result<u64, StoreError>")]
 pub struct SaveSpace {
     /// The space's durable state.
     pub view: SpaceView,
@@ -73,26 +73,26 @@ pub struct SaveSpace {
 }
 
 impl Handler<SaveSpace> for SnapshotActor {
-    type Result = Result<(), StoreError>;
+    type Result = Result<u64, StoreError>;
 
     fn handle(&mut self, msg: SaveSpace, _: &mut SyncContext<Self>) -> Self::Result {
         let SaveSpace { view, last } = msg;
         let started = Instant::now();
-        self.store.save_space(&view)?;
+        let len = self.store.save_space(&view)?;
         METRICS
             .snapshot_seconds
             .observe(started.elapsed().as_secs_f64());
         let reserved = if last { u64::MAX } else { view.reserved };
         self.journal.covered(&view.id, view.version, reserved);
-        Ok(())
+        Ok(len)
     }
 }
 
-/// Replace the users file with this snapshot. The spaces of the users it adds get a file
-/// first (an empty one if they have none), so that every user in `users.bin` has its space
-/// file and one missing later is noticed at start-up.
+/// Replace the users file with this snapshot; answers the file's length. The spaces of the
+/// users it adds get a file first (an empty one if they have none), so that every user in
+/// `users.bin` has its space file and one missing later is noticed at start-up.
 #[derive(Message)]
-#[rtype(result = "Result<(), StoreError>")]
+#[rtype(result = "Result<u64, StoreError>")]
 pub struct SaveUsers {
     /// Every user.
     pub users: UsersSnapshot,
@@ -101,30 +101,31 @@ pub struct SaveUsers {
 }
 
 impl Handler<SaveUsers> for SnapshotActor {
-    type Result = Result<(), StoreError>;
+    type Result = Result<u64, StoreError>;
 
     fn handle(&mut self, msg: SaveUsers, _: &mut SyncContext<Self>) -> Self::Result {
         let added = msg.users.users.get(msg.saved..).unwrap_or_default();
         self.store
             .ensure_space_files(added.iter().flat_map(|u| &u.spaces).map(String::as_str))?;
-        self.store.save_users(&msg.users)?;
+        let len = self.store.save_users(&msg.users)?;
         self.journal.covered_users(msg.users.users.len() as u64);
-        Ok(())
+        Ok(len)
     }
 }
 
-/// Replace the idempotency keys file, then let the journal drop what it covers.
+/// Replace the idempotency keys file, then let the journal drop what it covers; answers
+/// the file's length.
 #[derive(Message)]
-#[rtype(result = "Result<(), StoreError>")]
+#[rtype(result = "Result<u64, StoreError>")]
 pub struct SaveKeys(pub KeysSnapshot);
 
 impl Handler<SaveKeys> for SnapshotActor {
-    type Result = Result<(), StoreError>;
+    type Result = Result<u64, StoreError>;
 
     fn handle(&mut self, msg: SaveKeys, _: &mut SyncContext<Self>) -> Self::Result {
-        self.store.save_keys(&msg.0)?;
+        let len = self.store.save_keys(&msg.0)?;
         self.journal.covered_keys(msg.0.covers);
-        Ok(())
+        Ok(len)
     }
 }
 

@@ -34,7 +34,7 @@ use crate::model::{
 };
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::{Journal, StorageError};
-use crate::store::StoreError;
+use crate::store::{Pace, StoreError};
 
 /// How many versions one reservation covers; a new one is asked for halfway through.
 pub const RESERVATION: u64 = 10_000;
@@ -85,7 +85,10 @@ pub struct SpaceActor {
     space: Space,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
-    interval: Duration,
+    /// What its snapshot file owes the journal.
+    pace: Pace,
+    /// The debt the snapshot being written pays.
+    paying: u64,
     /// Applied writes not yet stored, oldest first.
     pending: VecDeque<Pending>,
     /// The change streams of the space.
@@ -107,12 +110,12 @@ pub struct SpaceActor {
 
 impl SpaceActor {
     /// An actor for `space`, journaling through `journal` and snapshotting through
-    /// `snapshots` every `interval`.
+    /// `snapshots` as `pace` says.
     pub fn new(
         space: Space,
         journal: Journal,
         snapshots: Addr<SnapshotActor>,
-        interval: Duration,
+        pace: Pace,
     ) -> SpaceActor {
         let version = space.version();
         let reserved = if journal.durability().reserves_versions() {
@@ -124,7 +127,8 @@ impl SpaceActor {
             space,
             journal,
             snapshots,
-            interval,
+            pace,
+            paying: 0,
             pending: VecDeque::new(),
             streams: Vec::new(),
             held: VecDeque::new(),
@@ -229,7 +233,7 @@ impl SpaceActor {
                 key,
             };
             let addr = ctx.address();
-            self.journal.append(
+            self.pace.add(self.journal.append(
                 &entry,
                 false,
                 Box::new(move |result| {
@@ -239,7 +243,7 @@ impl SpaceActor {
                         result,
                     })
                 }),
-            );
+            ));
         } else {
             self.stored = version;
         }
@@ -262,15 +266,16 @@ impl SpaceActor {
             space: self.space.id().into(),
             up_to,
         };
-        self.journal.append(
+        self.pace.add(self.journal.append(
             &entry,
             true,
             Box::new(move |result| addr.do_send(Reserved { up_to, result })),
-        );
+        ));
     }
 
-    /// Hands a snapshot of the durable state to the snapshot actor if anything changed and
-    /// no save is running; `last` marks the final one at shutdown.
+    /// Hands a snapshot of the durable state to the snapshot actor if anything changed, no
+    /// save is running, and the journal has grown enough since the last one (see
+    /// [`Compaction`]); `last` marks the final one at shutdown, which is always written.
     fn save(&mut self, last: bool) -> Option<Request<SnapshotActor, SaveSpace>> {
         // The final snapshot of a space that reserves versions always lands, so that the
         // next start needs no gap.
@@ -278,6 +283,9 @@ impl SpaceActor {
         if self.saving || !(self.dirty || (last && reserves)) {
             return None;
         }
+        // Without a journal, the snapshots are all that keeps the writes.
+        let force = last || !self.journal.durability().journals_writes();
+        self.paying = self.pace.due(force)?;
         let mut view = self.space.view();
         let visible = self.visible();
         for pending in self
@@ -299,15 +307,20 @@ impl SpaceActor {
     /// Notes the end of a save; a failed one leaves the space dirty for the next tick.
     fn saved(
         &mut self,
-        outcome: Result<Result<(), StoreError>, MailboxError>,
+        outcome: Result<Result<u64, StoreError>, MailboxError>,
     ) -> Result<(), SnapshotFailure> {
         self.saving = false;
-        let outcome = answered(outcome);
-        if let Err(e) = &outcome {
-            log::error!("snapshot of space {} failed: {e}", self.space.id());
-            self.dirty = true;
+        match answered(outcome) {
+            Ok(len) => {
+                self.pace.paid(self.paying, len);
+                Ok(())
+            }
+            Err(e) => {
+                log::error!("snapshot of space {} failed: {e}", self.space.id());
+                self.dirty = true;
+                Err(e)
+            }
         }
-        outcome
     }
 
     /// After a panic: waits until the journal holds every entry sent so far, then reads
@@ -361,7 +374,7 @@ impl Actor for SpaceActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        ctx.run_interval(self.interval, |act, ctx| {
+        ctx.run_interval(self.pace.interval(), |act, ctx| {
             if let Some(request) = act.save(false) {
                 request
                     .into_actor(act)

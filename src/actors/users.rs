@@ -19,6 +19,7 @@ use crate::model::user::{hash_token, new_token, TokenHash};
 use crate::model::{User, UsersSnapshot};
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::{Journal, StorageError};
+use crate::store::Pace;
 
 /// How the answer kept for a user creation's idempotency key is rendered.
 pub type RenderUser = fn(&User) -> KeptAnswer;
@@ -39,11 +40,20 @@ pub struct Users {
     creation: Mutex<()>,
     /// How many users the users file on disk holds.
     saved: AtomicUsize,
+    /// What the users file owes the journal.
+    pace: Pace,
 }
 
 impl Users {
-    /// The users read at start-up (`saved` of them from the users file) and the admin token.
-    pub fn new(admin_token: &str, users: Vec<User>, saved: u64, journal: Journal) -> Users {
+    /// The users read at start-up (`saved` of them from the users file) and the admin token;
+    /// the users file is rewritten as `pace` says.
+    pub fn new(
+        admin_token: &str,
+        users: Vec<User>,
+        saved: u64,
+        journal: Journal,
+        pace: Pace,
+    ) -> Users {
         let mut known = Known::default();
         for user in users {
             known.add(user);
@@ -54,6 +64,7 @@ impl Users {
             journal,
             creation: Mutex::new(()),
             saved: AtomicUsize::new(saved as usize),
+            pace,
         }
     }
 
@@ -106,13 +117,13 @@ impl Users {
             key: key.map(|(used, render)| Box::new((used, render(&user)))),
             user: user.clone(),
         };
-        self.journal.append(
+        self.pace.add(self.journal.append(
             &entry,
             true,
             Box::new(move |result| {
                 let _ = done.send(result);
             }),
-        );
+        ));
         stored
             .await
             .unwrap_or(Err(StorageError::Closed))
@@ -134,21 +145,29 @@ impl Users {
             .len()
     }
 
-    /// Rewrites the users file if users were created since it was last written.
-    pub async fn save(&self, snapshots: &Addr<SnapshotActor>) {
+    /// Rewrites the users file if users were created since it was last written and the
+    /// journal grew enough for it (see [`crate::store::Compaction`]), or at all if `last`.
+    pub async fn save(&self, snapshots: &Addr<SnapshotActor>, last: bool) {
         let saved = self.saved.load(Ordering::SeqCst);
-        let users = {
-            let known = self.known.read().unwrap_or_else(PoisonError::into_inner);
-            if known.in_order.len() == saved {
-                return;
-            }
-            UsersSnapshot {
-                users: known.in_order.iter().map(|u| User::clone(u)).collect(),
-            }
+        if self.count() == saved {
+            return;
+        }
+        let Some(paying) = self.pace.due(last) else {
+            return;
+        };
+        let users = UsersSnapshot {
+            users: (self.known.read().unwrap_or_else(PoisonError::into_inner))
+                .in_order
+                .iter()
+                .map(|u| User::clone(u))
+                .collect(),
         };
         let count = users.users.len();
         match answered(snapshots.send(SaveUsers { users, saved }).await) {
-            Ok(()) => self.saved.store(count, Ordering::SeqCst),
+            Ok(len) => {
+                self.saved.store(count, Ordering::SeqCst);
+                self.pace.paid(paying, len);
+            }
             Err(e) => log::error!("users snapshot failed: {e}"),
         }
     }

@@ -42,6 +42,7 @@
 //! | 2 | space snapshots carry `reserved`; the journal; the idempotency keys file |
 
 use std::fmt;
+use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use bincode::Options;
@@ -258,9 +259,9 @@ struct SpaceV1 {
     collections: Vec<(Kind, Vec<Arc<Record>>)>,
 }
 
-/// Encodes a space snapshot file.
-pub fn encode_space(view: &SpaceView) -> Result<Vec<u8>, CodecError> {
-    let out = SpaceOut {
+/// Writes a space snapshot file to `out`; its length.
+pub fn write_space<W: Write + Seek>(view: &SpaceView, out: &mut W) -> io::Result<u64> {
+    let payload = SpaceOut {
         id: &view.id,
         version: view.version,
         reserved: view.reserved,
@@ -270,7 +271,14 @@ pub fn encode_space(view: &SpaceView) -> Result<Vec<u8>, CodecError> {
             .map(|(kind, records)| (kind, RecordSeq(records)))
             .collect(),
     };
-    Ok(frame_file(FileKind::Space, &serialize(&out)?))
+    write_file(FileKind::Space, &payload, out)
+}
+
+/// A space snapshot file, whole in memory (for small ones).
+pub fn encode_space(view: &SpaceView) -> io::Result<Vec<u8>> {
+    let mut out = Cursor::new(Vec::new());
+    write_space(view, &mut out)?;
+    Ok(out.into_inner())
 }
 
 /// Decodes a space snapshot file of any format version this build reads.
@@ -298,9 +306,9 @@ pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
     })
 }
 
-/// Encodes the users file.
-pub fn encode_users(users: &UsersSnapshot) -> Result<Vec<u8>, CodecError> {
-    Ok(frame_file(FileKind::Users, &serialize(users)?))
+/// Writes the users file to `out`; its length.
+pub fn write_users<W: Write + Seek>(users: &UsersSnapshot, out: &mut W) -> io::Result<u64> {
+    write_file(FileKind::Users, users, out)
 }
 
 /// Decodes the users file (the same payload in formats 1 and 2).
@@ -309,9 +317,9 @@ pub fn decode_users(bytes: &[u8]) -> Result<UsersSnapshot, CodecError> {
     deserialize(payload)
 }
 
-/// Encodes the idempotency keys file.
-pub fn encode_keys(keys: &KeysSnapshot) -> Result<Vec<u8>, CodecError> {
-    Ok(frame_file(FileKind::Keys, &serialize(keys)?))
+/// Writes the idempotency keys file to `out`; its length.
+pub fn write_keys<W: Write + Seek>(keys: &KeysSnapshot, out: &mut W) -> io::Result<u64> {
+    write_file(FileKind::Keys, keys, out)
 }
 
 /// Decodes the idempotency keys file (format 2 and later).
@@ -320,17 +328,54 @@ pub fn decode_keys(bytes: &[u8]) -> Result<KeysSnapshot, CodecError> {
     deserialize(payload)
 }
 
-/// A whole file: header, then `payload`.
-fn frame_file(kind: FileKind, payload: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    bytes.push(kind as u8);
-    bytes.push(0);
-    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
-    bytes.extend_from_slice(payload);
-    bytes
+/// Writes a whole file to `out`: the header, then `payload` encoded straight into `out`
+/// (no copy of it in memory), then its checksum into the header; the file's length.
+fn write_file<W, T>(kind: FileKind, payload: &T, out: &mut W) -> io::Result<u64>
+where
+    W: Write + Seek,
+    T: Serialize + ?Sized,
+{
+    let to_io = |e: bincode::Error| match *e {
+        bincode::ErrorKind::Io(e) => e,
+        other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
+    };
+    let len = options(u64::MAX).serialized_size(payload).map_err(to_io)?;
+    let start = out.stream_position()?;
+    out.write_all(MAGIC)?;
+    out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+    out.write_all(&[kind as u8, 0])?;
+    out.write_all(&len.to_le_bytes())?;
+    out.write_all(&[0; 4])?; // the checksum, once the payload is written
+    let mut checked = Checksummed {
+        out: &mut *out,
+        crc: crc32fast::Hasher::new(),
+    };
+    options(u64::MAX)
+        .serialize_into(&mut checked, payload)
+        .map_err(to_io)?;
+    let crc = checked.crc.finalize();
+    out.seek(SeekFrom::Start(start + HEADER_LEN as u64 - 4))?;
+    out.write_all(&crc.to_le_bytes())?;
+    out.seek(SeekFrom::Start(start + HEADER_LEN as u64 + len))?;
+    Ok(HEADER_LEN as u64 + len)
+}
+
+/// A writer that checksums what passes through it.
+struct Checksummed<'a, W> {
+    out: &'a mut W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Checksummed<'_, W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.out.write(bytes)?;
+        self.crc.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// Checks a file's header and checksum; returns its format version and payload.
@@ -446,6 +491,13 @@ mod tests {
         UsersSnapshot {
             users: vec![User::new("alice", "token")],
         }
+    }
+
+    fn encode_users(users: &UsersSnapshot) -> io::Result<Vec<u8>> {
+        let mut out = Cursor::new(Vec::new());
+        let len = write_users(users, &mut out)?;
+        assert_eq!(len, out.get_ref().len() as u64);
+        Ok(out.into_inner())
     }
 
     #[test]

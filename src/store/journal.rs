@@ -388,12 +388,14 @@ impl Journal {
     }
 
     /// Queues `entry`; `done` runs once it is written (and synced, in `fsync` durability or
-    /// when `sync` is set), or failed.
-    pub fn append(&self, entry: &Entry, sync: bool, done: Done) {
+    /// when `sync` is set), or failed. Returns the bytes it takes in the journal.
+    pub fn append(&self, entry: &Entry, sync: bool, done: Done) -> u64 {
         let mut bytes = Vec::new();
         if let Err(e) = codec::encode_entry(entry, &mut bytes) {
-            return done(Err(StorageError::Io(e.to_string().into())));
+            done(Err(StorageError::Io(e.to_string().into())));
+            return 0;
         }
+        let len = bytes.len() as u64;
         let request = Request::Append {
             bytes,
             mark: Marked::of(entry),
@@ -403,6 +405,7 @@ impl Journal {
         if let Err(mpsc::SendError(Request::Append { done, .. })) = self.requests.send(request) {
             done(Err(StorageError::Closed));
         }
+        len
     }
 
     /// Notes that the snapshot on disk of `space` holds `version` and `reserved`, so

@@ -34,6 +34,7 @@ use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::model::{Space, SpaceView, User, UsersSnapshot};
 use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
@@ -146,6 +147,73 @@ pub struct Recovered {
     pub covered: Marks,
 }
 
+/// When snapshots compact the journal: a file (a space's, the users', the keys') is
+/// rewritten once the journal bytes written for it since its last rewrite reach `percent`
+/// of its size, and at least `min_bytes`, checked every `interval`. So a write costs disk
+/// work in proportion to what it changes, and a restart replays at most that much journal
+/// on top of each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compaction {
+    /// How often the rule is checked.
+    pub interval: std::time::Duration,
+    /// Journal growth, in percent of the file's size, that calls for a rewrite.
+    pub percent: u64,
+    /// Journal growth that calls for a rewrite of a file of any size.
+    pub min_bytes: u64,
+}
+
+/// What one file owes the journal under a [`Compaction`] rule: the journal bytes written for
+/// it since its last rewrite, and its size then. Shared by the writers that add to it and
+/// the one that rewrites the file.
+#[derive(Debug)]
+pub struct Pace {
+    rule: Compaction,
+    owed: AtomicU64,
+    file_len: AtomicU64,
+}
+
+impl Pace {
+    /// A file of `file_len` bytes that owes nothing yet.
+    pub fn new(rule: Compaction, file_len: u64) -> Pace {
+        Pace {
+            rule,
+            owed: AtomicU64::new(0),
+            file_len: AtomicU64::new(file_len),
+        }
+    }
+
+    /// How often the rule is checked.
+    pub fn interval(&self) -> std::time::Duration {
+        self.rule.interval
+    }
+
+    /// Notes `bytes` more of journal for the file.
+    pub fn add(&self, bytes: u64) {
+        self.owed.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// The debt a rewrite now pays, when the rule calls for one (or always, if `force`).
+    pub fn due(&self, force: bool) -> Option<u64> {
+        let owed = self.owed.load(Ordering::Relaxed);
+        let len = self.file_len.load(Ordering::Relaxed);
+        let threshold = self
+            .rule
+            .min_bytes
+            .max(len.saturating_mul(self.rule.percent) / 100);
+        (force || (owed > 0 && owed >= threshold)).then_some(owed)
+    }
+
+    /// A rewrite that paid `paid` of the debt wrote `len` bytes.
+    pub fn paid(&self, paid: u64, len: u64) {
+        let _ = self
+            .owed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| {
+                Some(o.saturating_sub(paid))
+            });
+        self.file_len.store(len, Ordering::Relaxed);
+    }
+}
+
 /// A data directory.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -250,6 +318,16 @@ impl Store {
     /// The file of space `id`.
     pub fn space_path(&self, id: &str) -> PathBuf {
         self.path(SPACES_DIR).join(format!("{id}{SPACE_SUFFIX}"))
+    }
+
+    /// The size of the file at `path`; 0 when there is none.
+    pub fn file_len(path: &Path) -> u64 {
+        fs::metadata(path).map_or(0, |m| m.len())
+    }
+
+    /// The path of the idempotency keys file.
+    pub fn keys_path(&self) -> PathBuf {
+        self.path(KEYS_FILE)
     }
 
     /// Reads the whole state: the users file, every space file, then the journal on top.
@@ -387,28 +465,28 @@ impl Store {
         }
     }
 
-    /// Replaces the idempotency keys file.
-    pub fn save_keys(&self, keys: &KeysSnapshot) -> Result<(), StoreError> {
+    /// Replaces the idempotency keys file; its length.
+    pub fn save_keys(&self, keys: &KeysSnapshot) -> Result<u64, StoreError> {
         let path = self.path(KEYS_FILE);
-        let bytes =
-            codec::encode_keys(keys).map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))?;
-        write_atomic(&path, &bytes)
+        replace_file(&path, |out| {
+            codec::write_keys(keys, out).map_err(io_at(&path))
+        })
     }
 
-    /// Replaces the users file.
-    pub fn save_users(&self, users: &UsersSnapshot) -> Result<(), StoreError> {
+    /// Replaces the users file; its length.
+    pub fn save_users(&self, users: &UsersSnapshot) -> Result<u64, StoreError> {
         let path = self.users_path();
-        let bytes =
-            codec::encode_users(users).map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))?;
-        write_atomic(&path, &bytes)
+        replace_file(&path, |out| {
+            codec::write_users(users, out).map_err(io_at(&path))
+        })
     }
 
-    /// Replaces one space's file.
-    pub fn save_space(&self, view: &SpaceView) -> Result<(), StoreError> {
+    /// Replaces one space's file, encoding straight into it; its length.
+    pub fn save_space(&self, view: &SpaceView) -> Result<u64, StoreError> {
         let path = self.space_path(&view.id);
-        let bytes =
-            codec::encode_space(view).map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))?;
-        write_atomic(&path, &bytes)
+        replace_file(&path, |out| {
+            codec::write_space(view, out).map_err(io_at(&path))
+        })
     }
 
     /// Writes an empty file for each space of `ids` that has none. The files are written
@@ -425,8 +503,7 @@ impl Store {
             .collect();
         let mut temps = Vec::with_capacity(missing.len());
         for (id, path) in &missing {
-            let bytes = codec::encode_space(&Space::new(id).view())
-                .map_err(|e| StoreError::new(path, Problem::Corrupt(e)))?;
+            let bytes = codec::encode_space(&Space::new(id).view()).map_err(io_at(path))?;
             temps.push(write_temp(path, &bytes)?);
         }
         for (temp, (_, path)) in temps.iter().zip(&missing) {
@@ -522,10 +599,12 @@ pub fn create_private_dirs(dir: &Path) -> io::Result<()> {
 
 /// Replaces `path` with `bytes` (mode 0600); see [`replace_file`].
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    replace_file(path, |out| {
-        out.write_all(bytes)
-            .map_err(|e| StoreError::new(path, Problem::Io(e)))
-    })
+    replace_file(path, |out| out.write_all(bytes).map_err(io_at(path)))
+}
+
+/// An I/O error about `path`, as a store error.
+fn io_at(path: &Path) -> impl Fn(io::Error) -> StoreError + '_ {
+    move |e| StoreError::new(path, Problem::Io(e))
 }
 
 /// Replaces `path` with what `fill` writes (mode 0600): a temporary file beside it, fsync,
@@ -701,6 +780,27 @@ mod tests {
         let err = store.recover().err().expect("a gap in the journal");
         assert_eq!(err.offset, Some(0));
         assert!(matches!(err.problem, Problem::Inconsistent(_)), "{err}");
+    }
+
+    #[test]
+    fn a_file_is_due_once_its_journal_reaches_the_share_of_its_size_and_the_floor() {
+        let rule = Compaction {
+            interval: std::time::Duration::from_secs(1),
+            percent: 50,
+            min_bytes: 100,
+        };
+        let pace = Pace::new(rule, 1000);
+        assert_eq!(pace.due(false), None, "nothing owed");
+        assert_eq!(pace.due(true), Some(0), "the last one is always written");
+        pace.add(499);
+        assert_eq!(pace.due(false), None, "below half of 1000");
+        pace.add(1);
+        assert_eq!(pace.due(false), Some(500));
+        pace.add(20); // written while the snapshot was saved
+        pace.paid(500, 10);
+        assert_eq!(pace.due(false), None, "20 is below the floor of 100");
+        pace.add(80);
+        assert_eq!(pace.due(false), Some(100));
     }
 
     #[test]

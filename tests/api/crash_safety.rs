@@ -186,8 +186,17 @@ async fn write_until_killed(app: &TestApp, writers: usize, tag: &str) -> Vec<(St
 /// land inside snapshot writes: every restart must succeed and lose no answered write.
 #[actix_web::test]
 async fn thirty_kills_during_frequent_snapshots_all_restart_and_lose_nothing() {
+    // Every change is snapshotted at the next tick, as before compaction was paced.
     let mut app = spawn_app_with(Options {
         snapshot_interval_ms: 10,
+        args: [
+            "--snapshot-growth-percent",
+            "0",
+            "--snapshot-min-growth-bytes",
+            "0",
+        ]
+        .map(String::from)
+        .to_vec(),
         ..Options::default()
     });
     let mut answered_all: Vec<(String, u64)> = Vec::new();
@@ -281,12 +290,13 @@ async fn a_stalled_storage_answers_503_within_the_bound_and_the_write_keeps_its_
         .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
         .await;
     assert_problem(&retried, 409, "idempotency_key_in_use");
-    let admin_key = [("Idempotency-Key", "stalled-user")];
-    let user = app
-        .request(Method::POST, "/api/v1/admin/users")
-        .insert_header(("Authorization", format!("Bearer {}", app.admin_token)))
-        .insert_header(("Content-Type", "application/json"))
-        .insert_header(admin_key[0]);
+    let carol = || {
+        app.request(Method::POST, "/api/v1/admin/users")
+            .insert_header(("Authorization", format!("Bearer {}", app.admin_token)))
+            .insert_header(("Content-Type", "application/json"))
+            .insert_header(("Idempotency-Key", "stalled-user"))
+    };
+    let user = carol();
     let stalled_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
     assert_problem(&stalled_user, 503, "storage_unavailable");
     let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
@@ -301,18 +311,30 @@ async fn a_stalled_storage_answers_503_within_the_bound_and_the_write_keeps_its_
 
     std::fs::remove_file(&stall).unwrap();
     wait_for_health(&app, 200).await;
-    let replayed = app
-        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
-        .await;
+    // The key is settled once the write's answer reaches it, a moment after the disk.
+    let mut replayed = retried;
+    for _ in 0..250 {
+        replayed = app
+            .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
+            .await;
+        if replayed.status != 409 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
     replayed.expect(201);
     assert_eq!(replayed.header("idempotent-replayed"), Some("true"));
     assert_eq!(replayed.data()["todoId"], "during");
-    let user = app
-        .request(Method::POST, "/api/v1/admin/users")
-        .insert_header(("Authorization", format!("Bearer {}", app.admin_token)))
-        .insert_header(("Content-Type", "application/json"))
-        .insert_header(admin_key[0]);
-    let replayed_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
+    let user = carol();
+    let mut replayed_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
+    for _ in 0..250 {
+        if replayed_user.status != 409 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+        let user = carol();
+        replayed_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
+    }
     replayed_user.expect(201);
     assert_eq!(replayed_user.header("idempotent-replayed"), Some("true"));
     assert_eq!(

@@ -462,6 +462,76 @@ async fn journal_segments_are_deleted_once_snapshots_cover_them() {
     assert_eq!(app.space_version().await, 20);
 }
 
+/// How many space snapshots the server has written, from `/metrics`.
+async fn snapshots_written(app: &TestApp) -> u64 {
+    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let text = metrics.body.as_str().unwrap().to_string();
+    text.lines()
+        .find_map(|l| l.strip_prefix("taskd_snapshot_seconds_count "))
+        .expect("snapshot count")
+        .parse()
+        .unwrap()
+}
+
+#[actix_web::test]
+async fn a_space_is_snapshotted_only_once_the_journal_has_grown_enough() {
+    let mut app = spawn_app_with(Options {
+        snapshot_interval_ms: 20,
+        args: ["--snapshot-min-growth-bytes", "1000000"]
+            .map(String::from)
+            .to_vec(),
+        ..Options::default()
+    });
+    for i in 0..20 {
+        app.create("tasks", json!({"todoId": format!("small{i}")}))
+            .await;
+    }
+    actix_web::rt::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        snapshots_written(&app).await,
+        0,
+        "20 small writes are not enough"
+    );
+    let note = "n".repeat(100_000);
+    for i in 0..12 {
+        app.create(
+            "tasks",
+            json!({"todoId": format!("big{i}"), "notesMarkdown": note}),
+        )
+        .await;
+    }
+    let mut written = 0;
+    for _ in 0..250 {
+        written = snapshots_written(&app).await;
+        if written > 0 {
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(written, 1, "1.2 MB of journal calls for one snapshot");
+    actix_web::rt::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        snapshots_written(&app).await,
+        1,
+        "and no more without growth"
+    );
+
+    // A crash with journal beyond the snapshot loses nothing.
+    for i in 0..20 {
+        app.patch(&format!("/api/v1/tasks/small{i}"), json!({"name": "after"}))
+            .await
+            .expect(200);
+    }
+    let version = app.space_version().await;
+    app.crash();
+    let app = app.restart_after_stop();
+    assert_eq!(app.space_version().await, version);
+    let tasks = app.default_user().list_all("/api/v1/tasks", 100).await;
+    assert_eq!(tasks.len(), 32);
+    let renamed = tasks.iter().filter(|t| t["name"] == "after").count();
+    assert_eq!(renamed, 20);
+}
+
 /// One try of issue 14's race, as a client saw it.
 struct Try {
     /// The first line of the answer to the half-sent request, or why there was none.
