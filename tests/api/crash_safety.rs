@@ -4,13 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actix_web::http::Method;
-use futures_util::future::join_all;
 use serde_json::{json, Value};
 
+use crate::durability::write_until_killed;
 use crate::helpers::{assert_problem, spawn_app_with, Options, TestApp};
 
 /// Every file of `dir` and its folders, by path relative to `dir`.
@@ -146,42 +145,6 @@ async fn a_crash_during_the_first_start_leaves_a_directory_that_starts() {
     assert!(refused.stderr.contains("users.bin"), "{}", refused.stderr);
 }
 
-/// Creates tasks from `writers` connections until the server dies; every answered write
-/// as (id, version).
-async fn write_until_killed(app: &TestApp, writers: usize, tag: &str) -> Vec<(String, u64)> {
-    let answered = Arc::new(Mutex::new(Vec::new()));
-    let loops = (0..writers).map(|w| {
-        let answered = Arc::clone(&answered);
-        async move {
-            for i in 0.. {
-                let id = format!("{tag}-{w}-{i}");
-                let body =
-                    json!({"todoId": id, "name": "crash", "notesMarkdown": "n".repeat(2000)});
-                let Ok(mut response) = app
-                    .authorized(Method::POST, "/api/v1/tasks")
-                    .insert_header(("Content-Type", "application/json"))
-                    .send_body(body.to_string())
-                    .await
-                else {
-                    return;
-                };
-                let Ok(bytes) = response.body().await else {
-                    return;
-                };
-                if response.status().as_u16() != 201 {
-                    return;
-                }
-                let reply: Value = serde_json::from_slice(&bytes).expect("JSON reply");
-                let version = reply["spaceVersion"].as_u64().expect("spaceVersion");
-                answered.lock().unwrap().push((id, version));
-            }
-        }
-    });
-    join_all(loops).await;
-    let answered = answered.lock().unwrap().clone();
-    answered
-}
-
 /// 30 kill -9 cycles with snapshots every 10 ms of a space of 2 KB tasks, so that kills
 /// land inside snapshot writes: every restart must succeed and lose no answered write.
 #[actix_web::test]
@@ -199,6 +162,7 @@ async fn thirty_kills_during_frequent_snapshots_all_restart_and_lose_nothing() {
         .to_vec(),
         ..Options::default()
     });
+    let note = "n".repeat(2000);
     let mut answered_all: Vec<(String, u64)> = Vec::new();
     let mut inside_a_write = 0;
     for cycle in 0..30u64 {
@@ -208,7 +172,7 @@ async fn thirty_kills_during_frequent_snapshots_all_restart_and_lose_nothing() {
             std::thread::sleep(delay);
             Command::new("kill").args(["-9", &pid]).status().unwrap()
         });
-        let answered = write_until_killed(&app, 8, &format!("c{cycle}")).await;
+        let answered = write_until_killed(&app, 8, &format!("c{cycle}"), &note).await;
         answered_all.extend(answered);
         assert!(killer.join().unwrap().success());
         app.wait();

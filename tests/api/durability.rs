@@ -28,16 +28,22 @@ fn spawn_durable(mode: &str, snapshot_interval_ms: u64) -> TestApp {
     })
 }
 
-/// Creates tasks from `writers` concurrent connections until the server dies; returns
-/// every answered write as (id, version).
-async fn write_until_killed(app: &TestApp, writers: usize, tag: &str) -> Vec<(String, u64)> {
+/// Creates tasks (with `note` as their notes) from `writers` concurrent connections until
+/// the server dies; returns every answered write as (id, version).
+pub(crate) async fn write_until_killed(
+    app: &TestApp,
+    writers: usize,
+    tag: &str,
+    note: &str,
+) -> Vec<(String, u64)> {
     let answered = Arc::new(Mutex::new(Vec::new()));
     let loops = (0..writers).map(|w| {
         let answered = Arc::clone(&answered);
         async move {
             for i in 0.. {
                 let id = format!("{tag}-{w}-{i}");
-                let body = json!({"todoId": id, "name": "crash test"}).to_string();
+                let body =
+                    json!({"todoId": id, "name": "crash test", "notesMarkdown": note}).to_string();
                 let sent = app
                     .authorized(Method::POST, "/api/v1/tasks")
                     .insert_header(("Content-Type", "application/json"))
@@ -76,7 +82,7 @@ async fn crash_cycles_lose_no_answered_write(mode: &str) {
     let mut highest_seen = 0;
     for cycle in 0..3 {
         let killer = kill_after(&app, Duration::from_millis(400));
-        let answered = write_until_killed(&app, 16, &format!("c{cycle}")).await;
+        let answered = write_until_killed(&app, 16, &format!("c{cycle}"), "").await;
         killer.join().unwrap();
         app.wait();
         assert!(

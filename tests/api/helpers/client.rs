@@ -100,6 +100,11 @@ impl TestApp {
         for header in headers {
             request = request.insert_header(*header);
         }
+        self.send_json(request, body).await
+    }
+
+    /// Sends `request` with `body` as JSON, when given.
+    async fn send_json(&self, request: awc::ClientRequest, body: Option<&Value>) -> Reply {
         match body {
             Some(body) => {
                 let request = request.insert_header(("Content-Type", "application/json"));
@@ -121,14 +126,7 @@ impl TestApp {
         let request = self
             .request(method, path)
             .insert_header(("Authorization", format!("Bearer {token}")));
-        match body {
-            Some(body) => {
-                let request = request.insert_header(("Content-Type", "application/json"));
-                self.send(request, Some(body.to_string().into_bytes()))
-                    .await
-            }
-            None => self.send(request, None).await,
-        }
+        self.send_json(request, body).await
     }
 
     /// The same requests as the default user makes, with another user's token.
