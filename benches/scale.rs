@@ -67,13 +67,29 @@ impl Server {
 
     /// Resident memory of the process, in bytes.
     fn rss(&self) -> u64 {
+        self.status_bytes("VmRSS:")
+    }
+
+    /// The most resident memory the process has had, in bytes.
+    fn peak_rss(&self) -> u64 {
+        self.status_bytes("VmHWM:")
+    }
+
+    /// A `kB` line of `/proc/<pid>/status`, in bytes.
+    fn status_bytes(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
         let kb: u64 = status
             .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .find_map(|l| l.strip_prefix(field))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmRSS");
+            .expect(field);
         kb * 1024
+    }
+
+    /// Sends SIGKILL and waits for the process to end.
+    fn crash(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
     }
 
     /// Sends SIGTERM and waits for the exit; the time that took.
@@ -183,12 +199,14 @@ fn big_space(tasks: usize, seconds: f64) {
     std::thread::sleep(Duration::from_secs(3)); // the snapshot after the last write
     let full = server.rss();
     println!(
-        "{tasks} tasks in one space: filled in {:.1} s ({:.0} tasks/s); RSS {:.0} MiB -> {:.0} MiB, {:.0} bytes per task",
+        "{tasks} tasks in one space: filled in {:.1} s ({:.0} tasks/s); RSS {:.0} MiB -> {:.0} MiB, {:.0} bytes per task; peak RSS {:.0} MiB ({:.0} bytes per task, snapshots included)",
         filled.as_secs_f64(),
         tasks as f64 / filled.as_secs_f64(),
         mib(empty),
         mib(full),
-        (full - empty) as f64 / tasks as f64
+        (full - empty) as f64 / tasks as f64,
+        mib(server.peak_rss()),
+        (server.peak_rss() - empty) as f64 / tasks as f64
     );
 
     let page = |token: &'static str| {
@@ -225,7 +243,59 @@ fn big_space(tasks: usize, seconds: f64) {
         percentile_ms(&big_lat, 0.99) / percentile_ms(&small_lat, 0.99)
     );
 
-    restart(server, dir.path(), bare, tasks, "task");
+    let server = restart(server, dir.path(), bare, tasks, "task");
+    longest_journal(server, dir.path(), tasks);
+}
+
+/// The bytes of the files in `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Renames tasks of the big space (batches of 100) until the journal holds almost as much
+/// as the compaction rule lets it (25% of the space's file, the default) without a snapshot, kills the
+/// server, and times the restart that replays it all.
+fn longest_journal(server: Server, dir: &Path, tasks: usize) {
+    let file = std::fs::read_dir(dir.join("spaces"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .max()
+        .unwrap();
+    let journal = dir.join("journal");
+    let mut reader = connect(server.addr);
+    let mut round = 0;
+    while dir_bytes(&journal) < file * 24 / 100 {
+        let operations: Vec<Value> = (0..100)
+            .map(|i| {
+                let id = (round * 100 + i) % tasks;
+                json!({"method": "PATCH", "path": format!("/api/v1/tasks/t{id}"), "body": {"name": format!("renamed {round}")}})
+            })
+            .collect();
+        let body = json!({ "operations": operations }).to_string();
+        let bytes = request(TOKEN, "POST", "/api/v1/batch", Some(&body));
+        assert_eq!(exchange(&mut reader, &bytes).0, 200);
+        round += 1;
+    }
+    let replay = dir_bytes(&journal);
+    server.crash();
+    let started = Instant::now();
+    let (server, listening) = Server::start(dir);
+    first_page(server.addr, TOKEN);
+    let restarted = started.elapsed();
+    println!(
+        "longest journal: space file {:.0} MiB, journal {:.0} MiB ({} writes); kill -9, restart: listening after {:.2} s, first page after {:.2} s",
+        mib(file),
+        mib(replay),
+        round * 100,
+        listening.as_secs_f64(),
+        restarted.as_secs_f64()
+    );
+    server.stop();
 }
 
 /// `spaces` users, each with its own (idle) space.
@@ -259,13 +329,13 @@ fn many_spaces(spaces: usize) {
         mib(after),
         (after - before) as f64 / spaces as f64
     );
-    restart(server, dir.path(), before, spaces, "space");
+    restart(server, dir.path(), before, spaces, "space").stop();
 }
 
 /// Stops `server` with SIGTERM, starts it again on `dir` and waits for the first page;
 /// prints both times and the RSS after the restart per `unit` (`count` of them) above
-/// `empty`, an empty server's RSS.
-fn restart(server: Server, dir: &Path, empty: u64, count: usize, unit: &str) {
+/// `empty`, an empty server's RSS. Returns the restarted server.
+fn restart(server: Server, dir: &Path, empty: u64, count: usize, unit: &str) -> Server {
     let stopped = server.stop();
     let started = Instant::now();
     let (server, listening) = Server::start(dir);
@@ -281,5 +351,5 @@ fn restart(server: Server, dir: &Path, empty: u64, count: usize, unit: &str) {
         (rss - empty) as f64 / count as f64,
         mib(empty)
     );
-    server.stop();
+    server
 }

@@ -36,7 +36,7 @@ pub struct Config {
 
     /// A space's snapshot (or the users or keys file) is rewritten once the journal bytes
     /// written for it since the last one reach this percent of its size...
-    #[arg(long, env = "TASKD_SNAPSHOT_GROWTH_PERCENT", default_value_t = 50)]
+    #[arg(long, env = "TASKD_SNAPSHOT_GROWTH_PERCENT", default_value_t = 25)]
     pub snapshot_growth_percent: u64,
 
     /// ...and at least this many bytes.

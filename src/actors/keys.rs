@@ -15,7 +15,7 @@
 //! requests without a key are never refused.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use actix::Addr;
@@ -42,7 +42,7 @@ enum Slot {
     /// The first request with the key is still running.
     Running { seq: u64 },
     /// Its answer.
-    Done(Box<(KeyUse, KeptAnswer)>),
+    Done(Arc<(KeyUse, KeptAnswer)>),
 }
 
 /// What a request with a key does.
@@ -90,16 +90,16 @@ struct Table {
 }
 
 impl Table {
-    /// Records `answer` as the kept answer of `used`.
-    fn keep(&mut self, used: KeyUse, answer: KeptAnswer) {
-        let bytes = stored_bytes(&used, &answer);
+    /// Records the kept answer of a key use.
+    fn keep(&mut self, kept: Arc<(KeyUse, KeptAnswer)>) {
+        let (used, answer) = &*kept;
+        let bytes = stored_bytes(used, answer);
         let held = self.users.entry(used.user.clone()).or_default();
         held.kept
             .insert((used.at, used.seq), (used.key.clone(), bytes));
         held.bytes += bytes;
         let slot = (used.user.clone(), used.key.clone());
-        self.slots
-            .insert(slot, Slot::Done(Box::new((used, answer))));
+        self.slots.insert(slot, Slot::Done(kept));
         self.changed = true;
     }
 
@@ -166,15 +166,15 @@ pub struct Keys {
 impl Keys {
     /// The keys read at start-up (expired ones are dropped, and each user's oldest beyond
     /// its bounds); `keys.bin` is rewritten as `pace` says.
-    pub fn new(kept: Vec<(KeyUse, KeptAnswer)>, now: i64, pace: Pace) -> Keys {
+    pub fn new(kept: Vec<Arc<(KeyUse, KeptAnswer)>>, now: i64, pace: Pace) -> Keys {
         let mut table = Table {
             changed: !kept.is_empty(),
             ..Table::default()
         };
-        for (used, answer) in kept {
-            table.next_seq = table.next_seq.max(used.seq + 1);
-            if now - used.at < KEEP_MS {
-                table.keep(used, answer);
+        for kept in kept {
+            table.next_seq = table.next_seq.max(kept.0.seq + 1);
+            if now - kept.0.at < KEEP_MS {
+                table.keep(kept);
             }
         }
         let users: Vec<Box<str>> = table.users.keys().cloned().collect();
@@ -238,7 +238,7 @@ impl Keys {
             match answer {
                 Some(answer) => {
                     self.pace.add(stored_bytes(&used, &answer));
-                    table.keep(used, answer)
+                    table.keep(Arc::new((used, answer)))
                 }
                 None => {
                     table.slots.remove(&slot);
@@ -279,7 +279,7 @@ impl Keys {
             .slots
             .values()
             .filter_map(|slot| match slot {
-                Slot::Done(kept) => Some((kept.0.clone(), kept.1.clone())),
+                Slot::Done(kept) => Some(Arc::clone(kept)),
                 Slot::Running { .. } => None,
             })
             .collect();

@@ -2,8 +2,9 @@
 //! blocking thread of its own.
 //!
 //! It runs in a `SyncArbiter` so that encoding and fsync never block the threads that run
-//! space actors or HTTP workers; one thread, so writes to the same file happen in the order
-//! they were sent and the newest snapshot always lands last. Each file it writes is
+//! space actors or HTTP workers, at a lower priority so that it does not compete with them
+//! for the cores; one thread, so one snapshot at a time, writes to the same file happen in
+//! the order they were sent and the newest snapshot always lands last. Each file it writes is
 //! reported to the journal, which then deletes the segments the snapshots cover.
 
 use std::fmt;
@@ -57,8 +58,19 @@ impl SnapshotActor {
     }
 }
 
+/// The nice value of the snapshot thread: encoding a big space yields the cores to the HTTP
+/// workers, the space actors and the journal.
+const SNAPSHOT_NICE: i32 = 10;
+
 impl Actor for SnapshotActor {
     type Context = SyncContext<Self>;
+
+    fn started(&mut self, _: &mut SyncContext<Self>) {
+        // On Linux, `setpriority(PRIO_PROCESS, 0)` sets the calling thread's nice value only.
+        if let Err(e) = rustix::process::setpriority_process(None, SNAPSHOT_NICE) {
+            log::warn!("cannot lower the snapshot thread's priority: {e}");
+        }
+    }
 }
 
 /// Replace one space's file with this view of it; answers the file's length.

@@ -6,9 +6,11 @@
 //! its space's actor, and queues events in its [`Outbox`], which the response body takes
 //! from. A write's events are rendered once and the bytes shared by every stream of the
 //! space. The backlog waits for the client to take what is queued; live events cannot
-//! wait, so a stream whose unsent events pass [`MAX_UNSENT`] is ended: the unsent events
-//! are dropped, `event: overflow` is queued in their place, and the connection closes
-//! after it (the client resumes with `Last-Event-ID` and misses nothing). The task also
+//! wait, so a stream whose unsent events pass [`MAX_UNSENT`] when the next write comes is
+//! ended: the unsent events are dropped, `event: overflow` is queued in their place, and
+//! the connection closes after it (the client resumes with `Last-Event-ID` and misses
+//! nothing). One write's events are queued whole however big, so a client that reads gets
+//! every write live. The task also
 //! ends when the client goes (the body is dropped), when the space's actor drops a stream
 //! that cannot keep up, or when shutdown begins (the stream ends cleanly).
 
@@ -123,11 +125,12 @@ impl Outbox {
         self.queue.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Queues a live chunk. When that takes the unsent bytes past [`MAX_UNSENT`], the
-    /// unsent chunks are dropped for `event: overflow` and the stream ends: `false`.
+    /// Queues a live chunk (one write's events, whatever their size). When the unsent bytes
+    /// already pass [`MAX_UNSENT`], the unsent chunks are dropped for `event: overflow` and
+    /// the stream ends instead: `false`.
     fn push(&self, chunk: Bytes) -> bool {
         let mut queue = self.queue();
-        let fits = queue.bytes + chunk.len() <= MAX_UNSENT;
+        let fits = queue.bytes <= MAX_UNSENT;
         if fits {
             queue.bytes += chunk.len();
             queue.chunks.push_back(chunk);

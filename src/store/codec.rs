@@ -193,8 +193,8 @@ pub enum Entry {
 pub struct KeysSnapshot {
     /// Every key use numbered below this is in the file (or expired).
     pub covers: u64,
-    /// The keys and their answers.
-    pub keys: Vec<(KeyUse, KeptAnswer)>,
+    /// The keys and their answers, shared with the table they were taken from.
+    pub keys: Vec<Arc<(KeyUse, KeptAnswer)>>,
 }
 
 /// The one bincode configuration, for writing and reading: little-endian, variable-length

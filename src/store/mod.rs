@@ -35,6 +35,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::model::{Space, SpaceView, User, UsersSnapshot};
 use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
@@ -140,7 +141,7 @@ pub struct Recovered {
     pub spaces: HashMap<Box<str>, Space>,
     /// Every idempotency key use with its answer, from `keys.bin` and the journal (older
     /// ones included; the keys table drops what has expired).
-    pub keys: Vec<(KeyUse, KeptAnswer)>,
+    pub keys: Vec<Arc<(KeyUse, KeptAnswer)>>,
     /// The journal's segments, with the marks of their entries.
     pub segments: Vec<Segment>,
     /// What the snapshots on disk cover.
@@ -545,7 +546,7 @@ impl Store {
 fn replay(
     spaces: &mut HashMap<Box<str>, Space>,
     users: &mut Vec<User>,
-    keys: &mut Vec<(KeyUse, KeptAnswer)>,
+    keys: &mut Vec<Arc<(KeyUse, KeptAnswer)>>,
     entry: Entry,
 ) -> Result<(), String> {
     match entry {
@@ -555,7 +556,7 @@ fn replay(
             key,
         } => {
             space_mut(spaces, id).replay(&outcome)?;
-            keys.extend(key.map(|k| *k));
+            keys.extend(key.map(Arc::from));
             Ok(())
         }
         Entry::Reserve { space: id, up_to } => {
@@ -573,11 +574,11 @@ fn replay(
             if seq == known {
                 users.push(user);
             }
-            keys.extend(key.map(|k| *k));
+            keys.extend(key.map(Arc::from));
             Ok(())
         }
         Entry::Answer(kept) => {
-            keys.push(*kept);
+            keys.push(Arc::from(kept));
             Ok(())
         }
     }

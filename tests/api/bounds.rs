@@ -297,3 +297,31 @@ async fn a_stream_that_falls_4_mib_behind_ends_with_overflow_and_resumes_losing_
         .unwrap()
         .contains("taskd_streams_overflowed_total 1"));
 }
+
+#[actix_web::test]
+async fn a_stream_that_reads_gets_a_write_of_10_mb_live() {
+    let app = spawn_app();
+    big_tasks(&app, 100).await;
+    let version = app.space_version().await;
+    let mut response = app
+        .authorized(Method::GET, "/api/v1/changes/stream")
+        .insert_header(("Last-Event-ID", version.to_string()))
+        .timeout(Duration::from_secs(60))
+        .send()
+        .await
+        .unwrap();
+    let mut payload = actix_web::HttpMessage::take_payload(&mut response);
+    app.send_with(
+        Method::POST,
+        "/api/v1/batch",
+        Some(&rename_all(100, "big")),
+        &[],
+    )
+    .await
+    .expect(200);
+    let events = read_events(&mut payload, |events| events.len() >= 100).await;
+    assert_eq!(events.len(), 100);
+    assert!(events
+        .iter()
+        .all(|e| e.0 == "change" && e.2["record"]["name"] == "big"));
+}
