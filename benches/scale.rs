@@ -11,112 +11,18 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use support::{connect, drive, exchange, percentile_ms, request};
+use support::{
+    connect, drive, env_or, exchange, mib, percentile_ms, request, Server, ADMIN, TOKEN,
+};
 
-const TOKEN: &str = "bench-token-0123456789abcdef0123456789";
-const ADMIN: &str = "bench-admin-token-0123456789abcdef012345";
 const SMALL: usize = 1_000;
 const CONNECTIONS: usize = 32;
-
-/// A running taskd process.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    /// Starts the binary on `dir`; returns it once it answers `GET /healthz`, with the time
-    /// that took.
-    fn start(dir: &Path) -> (Server, Duration) {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_taskd"))
-            .args(["--bind", &addr.to_string(), "--data-dir"])
-            .arg(dir)
-            .args(["--log-level", "warn"])
-            .env("TASKD_DEFAULT_TOKEN", TOKEN)
-            .env("TASKD_ADMIN_TOKEN", ADMIN)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("taskd starts");
-        let stderr = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                eprintln!("taskd: {line}");
-            }
-        });
-        while std::net::TcpStream::connect(addr).is_err() {
-            assert!(child.try_wait().unwrap().is_none(), "taskd exited");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        (Server { child, addr }, started.elapsed())
-    }
-
-    /// Resident memory of the process, in bytes.
-    fn rss(&self) -> u64 {
-        self.status_bytes("VmRSS:")
-    }
-
-    /// The most resident memory the process has had, in bytes.
-    fn peak_rss(&self) -> u64 {
-        self.status_bytes("VmHWM:")
-    }
-
-    /// A `kB` line of `/proc/<pid>/status`, in bytes.
-    fn status_bytes(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let kb: u64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix(field))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect(field);
-        kb * 1024
-    }
-
-    /// Sends SIGKILL and waits for the process to end.
-    fn crash(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-
-    /// Sends SIGTERM and waits for the exit; the time that took.
-    fn stop(mut self) -> Duration {
-        let started = Instant::now();
-        let term = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(term.success());
-        assert!(self.child.wait().unwrap().success(), "taskd exit status");
-        started.elapsed()
-    }
-
-    /// One request; its status and JSON body.
-    fn call(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let body = body.map(|b| b.to_string());
-        let (status, bytes) = exchange(
-            &mut connect(self.addr),
-            &request(token, method, path, body.as_deref()),
-        );
-        (
-            status,
-            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-        )
-    }
-}
 
 fn task(i: usize) -> Value {
     json!({"todoId": format!("t{i}"), "name": format!("Task {i}"), "status": "open", "tagIds": ["a", "b"]})
@@ -153,17 +59,6 @@ fn first_page(addr: SocketAddr, token: &str) {
     while exchange(&mut connect(addr), &bytes).0 != 200 {
         std::thread::sleep(Duration::from_millis(5));
     }
-}
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
 }
 
 fn main() {
@@ -205,8 +100,8 @@ fn big_space(tasks: usize, seconds: f64) {
         mib(empty),
         mib(full),
         (full - empty) as f64 / tasks as f64,
-        mib(server.peak_rss()),
-        (server.peak_rss() - empty) as f64 / tasks as f64
+        mib(server.peak()),
+        (server.peak() - empty) as f64 / tasks as f64
     );
 
     let page = |token: &'static str| {

@@ -1,13 +1,22 @@
 //! What the benches share: raw HTTP/1.1 keep-alive exchanges, a load driver, latencies
-//! gathered from its threads, and percentiles.
+//! gathered from its threads, percentiles, and a taskd process to measure from outside.
 
 // Each bench uses a part of this module.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The default user's token of a [`Server`].
+pub const TOKEN: &str = "bench-token-0123456789abcdef0123456789";
+/// The admin token of a [`Server`].
+pub const ADMIN: &str = "bench-admin-token-0123456789abcdef012345";
 
 /// One request as raw HTTP/1.1 bytes, with `token` as its bearer token.
 pub fn request(token: &str, method: &str, path: &str, body: Option<&str>) -> Vec<u8> {
@@ -108,4 +117,198 @@ pub fn gather(threads: Vec<JoinHandle<Vec<Duration>>>) -> Vec<Duration> {
 pub fn percentile_ms(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 * p) as usize).min(sorted.len() - 1);
     sorted[i].as_secs_f64() * 1e3
+}
+
+/// The taskd binary the process benches run: `TASKD_BENCH_BIN` when set (to compare with
+/// another build in the same session), else the release binary built with the bench.
+pub fn binary() -> PathBuf {
+    std::env::var_os("TASKD_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_taskd")))
+}
+
+/// A running taskd process ([`binary`]), its default user's token [`TOKEN`], its admin's
+/// [`ADMIN`], logging at `warn`.
+pub struct Server {
+    child: Child,
+    /// Where it listens.
+    pub addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts the binary on `dir`; returns it once it accepts connections, with the time
+    /// that took.
+    pub fn start(dir: &Path) -> (Server, Duration) {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        let mut child = Command::new(binary())
+            .args(["--bind", &addr.to_string(), "--data-dir"])
+            .arg(dir)
+            .args(["--log-level", "warn"])
+            .env("TASKD_DEFAULT_TOKEN", TOKEN)
+            .env("TASKD_ADMIN_TOKEN", ADMIN)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("taskd starts");
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("taskd: {line}");
+            }
+        });
+        while TcpStream::connect(addr).is_err() {
+            assert!(child.try_wait().unwrap().is_none(), "taskd exited");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        (Server { child, addr }, started.elapsed())
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Resident memory of the process (`VmRSS`), in bytes.
+    pub fn rss(&self) -> u64 {
+        self.status("VmRSS:")
+    }
+
+    /// The most resident memory of the process (`VmHWM`) since it started or since the last
+    /// [`Server::reset_peak`], in bytes.
+    pub fn peak(&self) -> u64 {
+        self.status("VmHWM:")
+    }
+
+    /// Starts [`Server::peak`] again from the current RSS (Linux's `clear_refs`, 5).
+    pub fn reset_peak(&self) {
+        std::fs::write(format!("/proc/{}/clear_refs", self.pid()), "5").expect("clear_refs");
+    }
+
+    /// A size in kB of `/proc/PID/status`, in bytes.
+    fn status(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect(field);
+        kb * 1024
+    }
+
+    /// CPU time the process has used so far, user and system (`utime + stime` of
+    /// `/proc/PID/stat`, in clock ticks of 10 ms).
+    pub fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        // Fields after the command name, which is in parentheses: state is field 3, utime
+        // field 14 and stime field 15.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64)
+    }
+
+    /// Waits until the RSS has moved less than 1 MiB for a second (at most `limit`);
+    /// returns it.
+    pub fn settled_rss(&self, limit: Duration) -> u64 {
+        let until = Instant::now() + limit;
+        let mut last = self.rss();
+        let mut steady = 0;
+        while steady < 4 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(250));
+            let now = self.rss();
+            steady = if now.abs_diff(last) < 1 << 20 {
+                steady + 1
+            } else {
+                0
+            };
+            last = now;
+        }
+        last
+    }
+
+    /// Sends SIGKILL, as a crash would, and waits for the process to end.
+    pub fn crash(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// Sends SIGTERM and waits for the exit; the time that took.
+    pub fn stop(mut self) -> Duration {
+        let started = Instant::now();
+        let term = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(term.success());
+        assert!(self.child.wait().unwrap().success(), "taskd exit status");
+        started.elapsed()
+    }
+
+    /// One request on a new connection; its status and JSON body.
+    pub fn call(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let body = body.map(|b| b.to_string());
+        let (status, bytes) = exchange(
+            &mut connect(self.addr),
+            &request(token, method, path, body.as_deref()),
+        );
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// Creates a user named `name`; its token.
+    pub fn user(&self, name: &str) -> String {
+        let (status, user) = self.call(
+            ADMIN,
+            "POST",
+            "/api/v1/admin/users",
+            Some(serde_json::json!({ "name": name })),
+        );
+        assert_eq!(status, 201, "{user}");
+        user["data"]["token"].as_str().unwrap().to_string()
+    }
+
+    /// The version of `token`'s default space.
+    pub fn version(&self, token: &str) -> u64 {
+        let (status, page) = self.call(token, "GET", "/api/v1/tasks?limit=1", None);
+        assert_eq!(status, 200, "{page}");
+        page["spaceVersion"].as_u64().unwrap()
+    }
+}
+
+impl Drop for Server {
+    /// A bench that panics leaves no server behind.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Clock ticks per second of `/proc/PID/stat`.
+fn clock_ticks() -> u64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100)
+}
+
+/// `bytes` in MiB.
+pub fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The value of the environment variable `name`, or `default`.
+pub fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
