@@ -254,18 +254,16 @@ impl Keys {
         }
     }
 
-    /// The table for `keys.bin` if it changed since the last call and the journal grew
-    /// enough for it (or at all, if `last`), without expired keys, with the debt it pays.
-    /// It covers every key use numbered below the oldest one still running. Also updates
-    /// the per-user figures of `/metrics`.
+    /// Drops expired keys; then the table for `keys.bin` if it changed since it was last
+    /// written and the journal grew enough for it (or at all, if `last`), with the debt it
+    /// pays. It covers every key use numbered below the oldest one still running. Also
+    /// updates the per-user figures of `/metrics` when the table changed.
     fn snapshot(&self, now: i64, last: bool) -> Option<(KeysSnapshot, u64)> {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        table.expire(now);
         if !table.changed {
             return None;
         }
-        let paying = self.pace.due(last)?;
-        table.changed = false;
-        table.expire(now);
         let mut largest: Vec<(&str, usize, u64)> = table
             .users
             .iter()
@@ -274,6 +272,8 @@ impl Keys {
         largest.sort_unstable_by_key(|(_, _, bytes)| std::cmp::Reverse(*bytes));
         largest.truncate(TOP_USERS);
         METRICS.kept_answers(&largest);
+        let paying = self.pace.due(last)?;
+        table.changed = false;
         let covers = table.running.first().copied().unwrap_or(table.next_seq);
         let keys = table
             .slots
