@@ -286,9 +286,7 @@ impl Application {
             // Runs once on every worker thread.
             registry.register_current();
             App::new()
-                .wrap(from_fn(crate::http::throttle))
-                .wrap(from_fn(crate::http::gate))
-                .wrap(from_fn(crate::http::observe))
+                .wrap(from_fn(crate::http::front))
                 .configure(|cfg| {
                     if metrics_here {
                         crate::http::configure_metrics(cfg);

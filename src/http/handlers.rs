@@ -64,14 +64,23 @@ pub async fn create_user(
     let name = parse_user_name(body.0)?;
     let keyed = key.0.is_some();
     let render: RenderUser = render::user_answer;
-    let late = idempotency::settle_later(
-        &req,
-        key.0.clone(),
-        move |(user, _): (Arc<User>, String)| Some(render(&user)),
-    );
+    let late = key.0.clone().map(|used| {
+        idempotency::settle_later(&req, used, move |(user, _): (Arc<User>, String)| {
+            Some(render(&user))
+        })
+    });
     let (user, token) = users
         .into_inner()
-        .create_user(name, spaces.into_inner(), key.0.map(|k| (k, render)), late)
+        .create_user(
+            name,
+            spaces.into_inner(),
+            key.0.map(|k| (k, render)),
+            move |created| {
+                if let Some(settle) = late {
+                    settle(created)
+                }
+            },
+        )
         .await?;
     if keyed {
         kept_with_write(&req, render::user_answer(&user));
@@ -279,16 +288,22 @@ pub(super) async fn send_write(
     render: Render,
 ) -> Result<Result<KeptAnswer, (usize, SpaceError)>, ApiError> {
     let keyed = key.0.is_some();
-    let owned = space.to_string();
-    let late = idempotency::settle_later(req, key.0.clone(), move |written: WriteResult| {
-        written.ok().map(|outcome| render(&outcome, &owned))
+    let late = key.0.clone().map(|used| {
+        let space = space.to_string();
+        idempotency::settle_later(req, used, move |written: WriteResult| {
+            written.ok().map(|outcome| render(&outcome, &space))
+        })
     });
     let write = Write {
         commands,
         key: key.0.map(|k| (k, render)),
     };
     let answer = spaces
-        .call_or_later(space, write, late)
+        .call_or_later(space, write, move |written| {
+            if let Some(settle) = late {
+                settle(written)
+            }
+        })
         .await?
         .map(|outcome| render(&outcome, space));
     if let (true, Ok(answer)) = (keyed, &answer) {

@@ -163,18 +163,18 @@ pub async fn idempotency(
     Ok(ServiceResponse::new(request, rebuilt.body(body)))
 }
 
-/// What settles the claimed key `used` (if any) of a write whose request gave up waiting
+/// What settles the claimed key `used` of a write whose request gave up waiting
 /// for a stalled storage (the middleware leaves the key claimed after a `StorageStalled`
 /// answer): once the journal decides, it records the answer `answer` makes of the write's
 /// result (as it was stored with the write), or frees the key if the write failed.
 pub fn settle_later<T>(
     req: &HttpRequest,
-    used: Option<KeyUse>,
+    used: KeyUse,
     answer: impl FnOnce(T) -> Option<KeptAnswer> + 'static,
 ) -> impl FnOnce(Result<T, Failure>) + 'static {
     let keys = req.app_data::<Data<Keys>>().cloned();
     move |late| {
-        if let (Some(used), Some(keys)) = (used, keys) {
+        if let Some(keys) = keys {
             keys.finish(used, late.ok().and_then(answer));
         }
     }

@@ -1,7 +1,8 @@
 //! The HTTP layer: routes, extractors, rendering and the error mapping.
 //!
-//! Request flow: the logging middleware times the request (and, with [`client`], works out
-//! who sent it, behind a trusted proxy or not); an extractor per input checks
+//! Request flow: the one middleware, [`front`], times the request, refuses it during
+//! shutdown or for a locked-out client (with [`client`] working out who sent it, behind a
+//! trusted proxy or not), and counts and logs it; an extractor per input checks
 //! the route, token, path id, query and body; a handler in [`handlers`] sends one typed
 //! message to the space's actor through the [`Spaces`](crate::actors::Spaces) registry and
 //! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
@@ -68,50 +69,6 @@ impl Gate {
     fn watch(&self) -> tokio::sync::watch::Receiver<bool> {
         self.watch.subscribe()
     }
-}
-
-/// Middleware answering every request `503 unavailable` with `Retry-After` once the
-/// [`Gate`] in the app data is closed, whatever the route (`/healthz` included).
-pub async fn gate(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    if req.app_data::<Data<Gate>>().is_some_and(|g| g.is_closed()) {
-        let refused = ApiError::Unavailable("the server is shutting down");
-        return Ok(req.error_response(refused).map_into_right_body());
-    }
-    next.call(req)
-        .await
-        .map(ServiceResponse::map_into_left_body)
-}
-
-/// Middleware for failed-authentication throttling (see [`throttle`]): a client address
-/// (see [`client`]) that is blocked gets `429 too_many_requests` on every `/api/v1` request
-/// before its token is looked at, counted in `taskd_too_many_requests_total` as
-/// `auth_lockout`; every `401` counts as a failure of its client address.
-pub async fn throttle(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let throttle = req.app_data::<Data<Throttle>>().cloned();
-    let (Some(throttle), Some(ip)) = (throttle, client::client_addr(&req)) else {
-        return next
-            .call(req)
-            .await
-            .map(ServiceResponse::map_into_left_body);
-    };
-    if req.path().starts_with("/api/v1") {
-        if let Some(wait) = throttle.blocked(ip) {
-            METRICS.too_many("auth_lockout");
-            let refused = ApiError::TooManyRequests(wait);
-            return Ok(req.error_response(refused).map_into_right_body());
-        }
-    }
-    let response = next.call(req).await?;
-    if response.status() == StatusCode::UNAUTHORIZED {
-        throttle.failed(ip);
-    }
-    Ok(response.map_into_left_body())
 }
 
 /// A write route behind the idempotency-key middleware (see [`idempotency`]); only the
@@ -208,23 +165,37 @@ pub fn configure(cfg: &mut ServiceConfig) {
 /// The request-id header: the client's, if it sent a sane one, else a new one.
 pub const REQUEST_ID: &str = "x-request-id";
 
-/// Middleware around every request: gives it an id (echoed in `X-Request-Id`), counts and
-/// times it by route pattern in the metrics, and logs one line at info: the client address
-/// (see [`client`]; `-` when there is none), method, path, status, microseconds and the id.
-pub async fn observe(
+/// The one middleware around every request (one layer, not three: each costs every
+/// request a boxed future and a body conversion). Before the route: an id for the request
+/// (the client's, else a new one, echoed in `X-Request-Id`); `503 unavailable` with
+/// `Retry-After` once the [`Gate`] is closed, whatever the route (`/healthz` included);
+/// `429 too_many_requests` for a client address (see [`client`]) locked out by the
+/// [`Throttle`], on every `/api/v1` request before its token is looked at. After it: a
+/// `401` counts as a failure of its client address; the request is counted and timed by
+/// route pattern in the metrics, and logged in one line at info: client address (`-` when
+/// there is none), method, path, status, microseconds and id.
+pub async fn front(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
     let id = request_id(req.headers().get(REQUEST_ID));
     let client = client::client_addr(&req);
-    let method = req.method().clone();
-    let path = req.path().to_string();
-    let mut response = next.call(req).await?;
+    let throttle = req.app_data::<Data<Throttle>>().cloned();
+    let mut response = match refusal(&req, client, throttle.as_ref().map(|t| t.get_ref())) {
+        Some(refused) => req.error_response(refused).map_into_right_body(),
+        None => next.call(req).await?.map_into_left_body(),
+    };
     let elapsed = started.elapsed();
     let status = response.status();
-    let route = response
-        .request()
+    if status == StatusCode::UNAUTHORIZED {
+        METRICS.auth_failures.inc();
+        if let (Some(throttle), Some(ip)) = (throttle, client) {
+            throttle.failed(ip);
+        }
+    }
+    let request = response.request();
+    let route = request
         .match_pattern()
         .unwrap_or_else(|| "unmatched".into());
     METRICS
@@ -236,20 +207,19 @@ pub async fn observe(
     METRICS
         .requests
         .get_or_create(&RequestLabels {
-            method: method.to_string(),
+            method: request.method().to_string(),
             route,
             status: status.as_u16(),
         })
         .inc();
-    if status == StatusCode::UNAUTHORIZED {
-        METRICS.auth_failures.inc();
-    }
     let client: &dyn std::fmt::Display = match &client {
         Some(ip) => ip,
         None => &"-",
     };
     log::info!(
-        "{client} {method} {path} {} {}us id={id}",
+        "{client} {} {} {} {}us id={id}",
+        request.method(),
+        request.path(),
         status.as_u16(),
         elapsed.as_micros()
     );
@@ -259,6 +229,25 @@ pub async fn observe(
             .insert(HeaderName::from_static(REQUEST_ID), value);
     }
     Ok(response)
+}
+
+/// Why `req` is refused before its route runs, if it is: shutdown, or a locked-out client.
+fn refusal(
+    req: &ServiceRequest,
+    client: Option<std::net::IpAddr>,
+    throttle: Option<&Throttle>,
+) -> Option<ApiError> {
+    if req.app_data::<Data<Gate>>().is_some_and(|g| g.is_closed()) {
+        return Some(ApiError::Unavailable("the server is shutting down"));
+    }
+    let (Some(throttle), Some(ip)) = (throttle, client) else {
+        return None;
+    };
+    let wait = throttle
+        .blocked(ip)
+        .filter(|_| req.path().starts_with("/api/v1"))?;
+    METRICS.too_many("auth_lockout");
+    Some(ApiError::TooManyRequests(wait))
 }
 
 /// The client's request id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`; else
@@ -312,7 +301,7 @@ mod tests {
         let state = test_state(data.path(), vec![user]);
         let app = test::init_service(
             App::new()
-                .wrap(from_fn(gate))
+                .wrap(from_fn(front))
                 .configure(|cfg| state.configure(cfg)),
         )
         .await;
@@ -385,7 +374,7 @@ mod tests {
         let state = test_state(data.path(), vec![user]);
         let app = test::init_service(
             App::new()
-                .wrap(from_fn(gate))
+                .wrap(from_fn(front))
                 .configure(|cfg| state.configure(cfg)),
         )
         .await;

@@ -58,6 +58,8 @@ pub const FORMAT_VERSION: u16 = 2;
 const OLDEST_VERSION: u16 = 1;
 const MAGIC: &[u8; 4] = b"TSKD";
 const HEADER_LEN: usize = 20;
+/// The buffer a file's payload is encoded into before it is checksummed and written.
+const WRITE_BUFFER: usize = 64 << 10;
 /// Bytes of a journal frame before its payload.
 pub const FRAME_HEADER_LEN: usize = 14;
 /// The largest journal entry accepted, written or read.
@@ -329,7 +331,8 @@ pub fn decode_keys(bytes: &[u8]) -> Result<KeysSnapshot, CodecError> {
 }
 
 /// Writes a whole file to `out`: the header, then `payload` encoded straight into `out`
-/// (no copy of it in memory), then its checksum into the header; the file's length.
+/// (no copy of it in memory, one pass over it), then its length and checksum into the
+/// header; the file's length.
 fn write_file<W, T>(kind: FileKind, payload: &T, out: &mut W) -> io::Result<u64>
 where
     W: Write + Seek,
@@ -339,37 +342,43 @@ where
         bincode::ErrorKind::Io(e) => e,
         other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
     };
-    let len = options(u64::MAX).serialized_size(payload).map_err(to_io)?;
     let start = out.stream_position()?;
     out.write_all(MAGIC)?;
     out.write_all(&FORMAT_VERSION.to_le_bytes())?;
     out.write_all(&[kind as u8, 0])?;
-    out.write_all(&len.to_le_bytes())?;
-    out.write_all(&[0; 4])?; // the checksum, once the payload is written
-    let mut checked = Checksummed {
-        out: &mut *out,
-        crc: crc32fast::Hasher::new(),
-    };
+    out.write_all(&[0; 12])?; // length and checksum, once the payload is written
+                              // bincode writes field by field: buffered here, the checksum runs a block at a time.
+    let mut checked = io::BufWriter::with_capacity(
+        WRITE_BUFFER,
+        Checksummed {
+            out: &mut *out,
+            crc: crc32fast::Hasher::new(),
+            len: 0,
+        },
+    );
     options(u64::MAX)
         .serialize_into(&mut checked, payload)
         .map_err(to_io)?;
-    let crc = checked.crc.finalize();
-    out.seek(SeekFrom::Start(start + HEADER_LEN as u64 - 4))?;
-    out.write_all(&crc.to_le_bytes())?;
+    let Checksummed { crc, len, .. } = checked.into_inner().map_err(|e| e.into_error())?;
+    out.seek(SeekFrom::Start(start + 8))?;
+    out.write_all(&len.to_le_bytes())?;
+    out.write_all(&crc.finalize().to_le_bytes())?;
     out.seek(SeekFrom::Start(start + HEADER_LEN as u64 + len))?;
     Ok(HEADER_LEN as u64 + len)
 }
 
-/// A writer that checksums what passes through it.
+/// A writer that checksums and counts what passes through it.
 struct Checksummed<'a, W> {
     out: &'a mut W,
     crc: crc32fast::Hasher,
+    len: u64,
 }
 
 impl<W: Write> Write for Checksummed<'_, W> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let written = self.out.write(bytes)?;
         self.crc.update(&bytes[..written]);
+        self.len += written as u64;
         Ok(written)
     }
 
