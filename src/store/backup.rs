@@ -159,6 +159,9 @@ pub fn check_target(data: &Path, to: &Path) -> Result<(), BackupError> {
     if resolved.starts_with(&data) {
         return bad("must be outside the data directory");
     }
+    if !rest.is_empty() && !resolved.is_dir() {
+        return bad("is below a file, not a folder");
+    }
     if rest.is_empty() {
         let empty = fs::read_dir(&resolved).map(|mut entries| entries.next().is_none());
         if !matches!(empty, Ok(true)) {

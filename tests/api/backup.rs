@@ -279,6 +279,8 @@ async fn the_admin_backup_route_copies_the_data_directory_for_the_admin_only() {
         .join("..")
         .join(app.dir.path().file_name().unwrap())
         .join("spaces/x");
+    let plain = copy.path().join("plain");
+    std::fs::write(&plain, b"a file").unwrap();
     let through = copy.path().join("link");
     std::os::unix::fs::symlink(app.dir.path(), &through).unwrap();
     for bad in [
@@ -290,6 +292,7 @@ async fn the_admin_backup_route_copies_the_data_directory_for_the_admin_only() {
         json!({"to": tricky}),                           // inside it, through `..`
         json!({"to": copy.path().join("nul\u{0}byte")}), // not printable
         json!({"to": copy.path().join("tab\tbyte")}),
+        json!({"to": plain.join("below")}), // below a file
     ] {
         let reply = admin(bad.clone()).await;
         assert_problem(&reply, 400, "invalid_parameter");
