@@ -24,7 +24,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::io::{BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use socket2::{Domain, Protocol, Socket, Type};
 
-use support::{binary, connect, exchange, mib, request, Server, TOKEN};
+use support::{binary, connect, exchange, mib, read_status, request, Server, TOKEN};
 
 /// Characters of `notesMarkdown` of every big task: the most §3 allows (~100 KB).
 const NOTE: usize = 100_000;
@@ -389,13 +389,7 @@ fn many_streams(rows: &mut Vec<Row>) {
             .unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let mut reader = BufReader::new(s);
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("status line");
-        let status = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
+        let status = read_status(&mut reader);
         *statuses.entry(status).or_default() += 1;
         if status != 200 && first_refused.is_none() {
             first_refused = Some(i + 1);

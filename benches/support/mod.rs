@@ -40,17 +40,22 @@ pub fn connect(addr: SocketAddr) -> BufReader<TcpStream> {
     BufReader::new(stream)
 }
 
+/// Reads a response's status line; its status (0 when it is not one).
+pub fn read_status(reader: &mut impl BufRead) -> u16 {
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("status line");
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Sends one request on a keep-alive connection and reads the whole response: its status
 /// and body.
 pub fn exchange(reader: &mut BufReader<TcpStream>, bytes: &[u8]) -> (u16, Vec<u8>) {
     reader.get_mut().write_all(bytes).expect("send");
+    let status = read_status(reader);
     let mut line = String::new();
-    reader.read_line(&mut line).expect("status line");
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
     let mut length = 0;
     loop {
         line.clear();
