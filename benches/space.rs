@@ -33,7 +33,7 @@ fn main() {
     for i in 0..n {
         let changes = parse_changes(Kind::Task, Mode::Create, body(i)).unwrap();
         let id = changes.id.unwrap();
-        let record = Record::new(Kind::Task, id.clone(), i as f64, 0, i as u64);
+        let record = Record::new(Kind::Task, id.as_ref().into(), i as f64, 0, i as u64);
         baseline.lock().unwrap().insert(id, record);
     }
     let baseline_create = started.elapsed();

@@ -4,9 +4,14 @@
 //! These types are also what snapshot files hold (see `store::codec`), so changing their
 //! shape changes the snapshot format and needs a new format version there.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::kind::{FieldType, Kind};
+
+/// A record id: one allocation per record, shared by every map and index that keys on it.
+pub type Id = Arc<str>;
 
 /// The value of one field of a record. The order of the variants is part of the on-disk
 /// format (`store::codec`): never reorder them.
@@ -56,8 +61,9 @@ impl Value {
 /// One record of any kind. `fields` runs parallel to [`Kind::fields`] of its kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
-    /// The record's id, unique per kind per space; also its own id field.
-    pub id: Box<str>,
+    /// The record's id, unique per kind per space; also its own id field. Shared (not
+    /// copied) by the maps and indexes that key on it.
+    pub id: Id,
     /// Position in listings: ascending, ties broken by id.
     pub sort_order: f64,
     /// Creation time, milliseconds since the Unix epoch.
@@ -74,7 +80,7 @@ pub struct Record {
 
 impl Record {
     /// A new record of `kind` with every field at its default.
-    pub fn new(kind: Kind, id: Box<str>, sort_order: f64, now: i64, version: u64) -> Record {
+    pub fn new(kind: Kind, id: Id, sort_order: f64, now: i64, version: u64) -> Record {
         Record {
             id,
             sort_order,

@@ -25,20 +25,20 @@ use serde::{Deserialize, Serialize};
 use super::cursor::Cursor;
 use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
-use super::record::{Record, Value};
+use super::record::{Id, Record, Value};
 use super::validate::Changes;
 
 /// A collection with at least this many records is loaded on two threads.
 const PARALLEL_LOAD: usize = 50_000;
 
 /// The records of one kind by id: a persistent map, cloned in O(1).
-pub type Records = imbl::OrdMap<Box<str>, Arc<Record>>;
+pub type Records = imbl::OrdMap<Id, Arc<Record>>;
 
 /// A record's place in listing order: `sortOrder` ascending, then id ascending.
 #[derive(Debug, Clone, PartialEq)]
 struct OrderKey {
     sort_order: f64,
-    id: Box<str>,
+    id: Id,
 }
 
 impl OrderKey {
@@ -80,7 +80,7 @@ struct Indexes {
     by_field: Vec<(usize, FieldIndex)>,
     /// For each exclusive flag (by position), the ids of records that have it set: at
     /// most one once a write completes, so clearing it elsewhere needs no scan.
-    flagged: Vec<(usize, BTreeSet<Box<str>>)>,
+    flagged: Vec<(usize, BTreeSet<Id>)>,
 }
 
 impl Indexes {
@@ -388,7 +388,7 @@ pub struct FeedPage {
 }
 
 /// A record's state before a write: its kind, id, and the record (`None`: it did not exist).
-type Former = (Kind, Box<str>, Option<Arc<Record>>);
+type Former = (Kind, Id, Option<Arc<Record>>);
 
 /// How to take an applied write back: the touched records' former states.
 #[derive(Debug, Clone)]
@@ -454,7 +454,7 @@ pub struct Space {
 }
 
 /// A record's place in the change feed.
-type FeedKey = (u64, Kind, Box<str>);
+type FeedKey = (u64, Kind, Id);
 
 impl Space {
     /// A new, empty space at version 0.
@@ -602,7 +602,7 @@ impl Space {
                 version: self.version,
             });
         }
-        let from: FeedKey = (since + 1, Kind::Task, Box::default());
+        let from: FeedKey = (since + 1, Kind::Task, Id::from(""));
         let mut keys = self.feed.range(from..).peekable();
         let mut changes: Vec<Touched> = Vec::with_capacity(limit.min(1024));
         while let Some(((version, kind, _), record)) = keys.peek() {
@@ -650,7 +650,7 @@ impl Space {
         };
         let mut record = match op {
             Op::Create(changes) => {
-                if collection.records.contains_key(id) {
+                if collection.records.contains_key(&**id) {
                     return Err(SpaceError::AlreadyExists {
                         kind,
                         id: id.to_string(),
@@ -660,7 +660,7 @@ impl Space {
                 let sort_order = changes
                     .sort_order
                     .unwrap_or_else(|| collection.next_sort_order());
-                Record::new(kind, id.clone(), sort_order, now, version)
+                Record::new(kind, Id::from(&**id), sort_order, now, version)
             }
             Op::Update(changes) => {
                 let current = existing(id)?;
@@ -753,7 +753,7 @@ impl Space {
                     .ok_or(SpaceError::InvalidCursor)?;
                 let after = OrderKey {
                     sort_order: cursor.sort_order,
-                    id: cursor.id,
+                    id: cursor.id.into(),
                 };
                 (cursor.version, Some(after))
             }
@@ -778,7 +778,7 @@ impl Space {
                 Cursor {
                     version: walk_version,
                     sort_order: last.sort_order,
-                    id: last.id.clone(),
+                    id: (*last.id).into(),
                 }
                 .encode(&binding),
             ),
