@@ -17,8 +17,8 @@ use crate::model::{Kind, Outcome, SpaceView};
 /// Labels of one HTTP request: its method, route pattern (never the raw path) and status.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
-    /// `GET`, `POST`, ...
-    pub method: String,
+    /// `GET`, `POST`, ... (`OTHER` for an extension method).
+    pub method: &'static str,
     /// The matched route pattern, e.g. `/api/v1/tasks/{id}`, or `unmatched`.
     pub route: String,
     /// The response status code.

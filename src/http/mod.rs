@@ -18,6 +18,7 @@ pub mod render;
 pub mod stream;
 pub mod throttle;
 
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::LazyLock;
 use std::time::Instant;
@@ -207,7 +208,7 @@ pub async fn front(
     METRICS
         .requests
         .get_or_create(&RequestLabels {
-            method: request.method().to_string(),
+            method: method_label(request.method()),
             route,
             status: status.as_u16(),
         })
@@ -229,6 +230,24 @@ pub async fn front(
             .insert(HeaderName::from_static(REQUEST_ID), value);
     }
     Ok(response)
+}
+
+/// The metrics label of a method: its name, or `OTHER` for an extension method (so a
+/// client cannot grow the label set).
+fn method_label(method: &actix_web::http::Method) -> &'static str {
+    use actix_web::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::TRACE => "TRACE",
+        Method::CONNECT => "CONNECT",
+        _ => "OTHER",
+    }
 }
 
 /// Why `req` is refused before its route runs, if it is: shutdown, or a locked-out client.
@@ -253,7 +272,7 @@ fn refusal(
 /// The client's request id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`; else
 /// a new one: a random prefix for this process and a counter.
 fn request_id(sent: Option<&HeaderValue>) -> String {
-    static PREFIX: LazyLock<u64> = LazyLock::new(rand::random);
+    static PREFIX: LazyLock<String> = LazyLock::new(|| format!("{:016x}-", rand::random::<u64>()));
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let sane = |id: &&str| {
         (1..=128).contains(&id.len())
@@ -263,7 +282,12 @@ fn request_id(sent: Option<&HeaderValue>) -> String {
     };
     match sent.and_then(|v| v.to_str().ok()).filter(sane) {
         Some(id) => id.to_string(),
-        None => format!("{:016x}-{}", *PREFIX, NEXT.fetch_add(1, Ordering::Relaxed)),
+        None => {
+            let mut id = String::with_capacity(PREFIX.len() + 20);
+            id.push_str(&PREFIX);
+            let _ = write!(id, "{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            id
+        }
     }
 }
 

@@ -92,7 +92,7 @@ struct Many<'a> {
 
 /// A JSON response with `status`.
 pub fn json<T: Serialize>(status: StatusCode, body: &T) -> HttpResponse {
-    match serde_json::to_vec(body) {
+    match to_json(body) {
         Ok(bytes) => HttpResponse::build(status)
             .content_type("application/json")
             .body(bytes),
@@ -102,6 +102,14 @@ pub fn json<T: Serialize>(status: StatusCode, body: &T) -> HttpResponse {
     }
 }
 
+/// `body` as JSON, into a buffer sized for a record's envelope (so rendering one does not
+/// grow it several times).
+fn to_json<T: Serialize>(body: &T) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(1024);
+    serde_json::to_writer(&mut bytes, body)?;
+    Ok(bytes)
+}
+
 /// The strong tag of a version: `"<n>"`.
 pub fn etag(version: u64) -> String {
     format!("\"{version}\"")
@@ -109,7 +117,7 @@ pub fn etag(version: u64) -> String {
 
 /// Serializes `body` as a JSON answer with `status`.
 fn answer<T: Serialize>(status: StatusCode, body: &T) -> KeptAnswer {
-    match serde_json::to_vec(body) {
+    match to_json(body) {
         Ok(body) => KeptAnswer {
             status: status.as_u16(),
             content_type: "application/json".into(),
