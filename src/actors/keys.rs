@@ -29,7 +29,7 @@ use crate::store::Pace;
 pub const KEEP_MS: i64 = 24 * 60 * 60 * 1000;
 /// The most keys one user holds (kept answers and requests still running).
 pub const MAX_KEYS: usize = 100_000;
-/// The most bytes of kept answers one user holds, as stored (see [`stored_bytes`]); one
+/// The most bytes of kept answers one user holds, as stored (see `stored_bytes`); one
 /// answer recorded while a user is just below may take it over by that answer's size.
 pub const MAX_BYTES: u64 = 64 << 20;
 /// A kept answer younger than this (1 hour) is never dropped to make room.

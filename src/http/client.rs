@@ -1,5 +1,5 @@
 //! The client address of a request (CONTRACT §9a), for the failed-authentication
-//! [`throttle`](super::throttle) and the access log line of [`observe`](super::observe).
+//! [`throttle`](super::throttle) and the access log line, both in the middleware [`front`](super::front).
 //!
 //! Without `--trusted-proxy` it is the peer address. When the peer is in one of the
 //! trusted blocks, `X-Forwarded-For` is read right to left, from the entry the peer itself

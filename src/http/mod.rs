@@ -38,7 +38,7 @@ pub use client::TrustedProxies;
 pub use error::ApiError;
 pub use throttle::Throttle;
 
-/// Closed once shutdown begins; from then on every request gets 503 (see [`gate`]), and
+/// Closed once shutdown begins; from then on every request gets 503 (see [`front`]), and
 /// open change streams end.
 #[derive(Debug)]
 pub struct Gate {
