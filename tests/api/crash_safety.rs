@@ -225,6 +225,10 @@ async fn a_stalled_storage_answers_503_within_the_bound_and_the_write_keeps_its_
         ..Options::default()
     });
     app.create("tasks", json!({"todoId": "before"})).await;
+    let other = app.create_user("other").await;
+    app.user(&other.token)
+        .create("tasks", json!({"todoId": "theirs"}))
+        .await;
     let stall = app.path("journal/STALL");
     std::fs::write(&stall, b"").unwrap();
 
