@@ -4,6 +4,7 @@
 //! [`Space`] method, and `http` renders the returned records.
 
 pub mod cursor;
+pub mod deps;
 pub mod error;
 pub mod kind;
 pub mod record;
