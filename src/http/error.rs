@@ -292,7 +292,9 @@ impl From<SpaceError> for ApiError {
             SpaceError::AlreadyExists { .. } => ApiError::AlreadyExists(detail),
             SpaceError::RecordDeleted { .. } => ApiError::RecordDeleted(detail),
             SpaceError::InvalidReference { .. } => ApiError::InvalidReference(detail),
-            SpaceError::DependencyCycle { cycle, .. } => ApiError::DependencyCycle { detail, cycle },
+            SpaceError::DependencyCycle { cycle, .. } => {
+                ApiError::DependencyCycle { detail, cycle }
+            }
             SpaceError::InvalidCursor => ApiError::InvalidCursor,
             SpaceError::PreconditionFailed { .. } => ApiError::PreconditionFailed(detail),
             SpaceError::SinceAhead { .. } => ApiError::InvalidParameter(detail),

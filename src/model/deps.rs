@@ -167,10 +167,7 @@ impl Graph {
     /// Refuses `changes` to record `id` when the predecessors they set name `id` itself or
     /// would close a cycle.
     pub fn check(&self, id: &str, changes: &[(usize, Value)]) -> Result<(), SpaceError> {
-        let Some((_, value)) = changes
-            .iter()
-            .find(|(f, _)| *f == self.fields.predecessors)
-        else {
+        let Some((_, value)) = changes.iter().find(|(f, _)| *f == self.fields.predecessors) else {
             return Ok(());
         };
         match self.find_cycle(id, value.as_ids()).cycle {
@@ -525,7 +522,10 @@ mod tests {
         let err = update(&mut space, "t0", json!({ "predecessorIds": [last] })).unwrap_err();
         let cycle = cycle(err);
         assert_eq!(cycle.len(), N);
-        assert_eq!((cycle[0].as_str(), cycle[1].as_str()), ("t0", last.as_str()));
+        assert_eq!(
+            (cycle[0].as_str(), cycle[1].as_str()),
+            ("t0", last.as_str())
+        );
         assert_eq!(cycle[N - 1], "t1");
     }
 }

@@ -414,8 +414,7 @@ async fn the_format_2_golden_data_dir_with_a_journal_loads_to_the_exact_records_
 /// journal the writes that flipped `isBlocked` of other tasks (a status, a batch, a delete
 /// and a restore); `tests/fixtures/make_v3.py` made it.
 #[actix_web::test]
-async fn the_format_3_golden_data_dir_with_dependencies_loads_to_the_exact_records_and_versions(
-) {
+async fn the_format_3_golden_data_dir_with_dependencies_loads_to_the_exact_records_and_versions() {
     golden_data_dir_loads_exactly("v3").await;
 }
 
