@@ -1019,6 +1019,45 @@ mod tests {
     }
 
     #[test]
+    fn tasks_document_their_dependencies() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        let task = &schemas["Task"]["properties"];
+        assert_eq!(task["predecessorIds"]["type"], "array");
+        assert_eq!(task["predecessorIds"]["items"]["type"], "string");
+        assert_eq!(task["isBlocked"]["type"], "boolean");
+        assert_eq!(task["isBlocked"]["readOnly"], true);
+        for body in ["TaskCreate", "TaskUpdate"] {
+            let properties = &schemas[body]["properties"];
+            assert!(properties["predecessorIds"].is_object(), "{body}");
+            assert!(properties.get("isBlocked").is_none(), "{body}");
+        }
+        let list = &document["paths"]["/api/v1/tasks"]["get"];
+        let parameter = list["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "isBlocked")
+            .expect("an isBlocked parameter");
+        assert_eq!(
+            parameter["schema"]["enum"],
+            serde_json::json!(["true", "false"])
+        );
+        let problem = document["components"]["responses"]["Problem422"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(problem.contains("dependency_cycle"));
+        for method in ["post", "patch"] {
+            let path = if method == "post" {
+                "/api/v1/tasks"
+            } else {
+                "/api/v1/tasks/{todoId}"
+            };
+            assert!(document["paths"][path][method]["responses"]["422"].is_object());
+        }
+    }
+
+    #[test]
     fn every_reference_names_a_component() {
         fn walk(value: &Value, document: &Value) {
             match value {
