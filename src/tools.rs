@@ -24,7 +24,7 @@ use serde_json::{Map, Value as Json};
 use crate::config::Tool;
 use crate::http::render::RecordJson;
 use crate::model::validate::{parse_changes, READ_ONLY};
-use crate::model::{Command, Kind, Mode, Op, Space, SpaceError};
+use crate::model::{Changes, Command, FieldType, Kind, Mode, Op, Space, SpaceError};
 use crate::store::backup::{self, BackupError};
 use crate::store::{replace_file, Problem, Store, StoreError};
 
@@ -288,9 +288,11 @@ struct LineIn {
 /// Loads the records of an export (`input`, named `name` in errors) into `space`, an
 /// existing space of `data_dir`, all or nothing; the server must not be running.
 ///
-/// Every record is created with its own id and field values, checked as a `POST` body is;
-/// records marked deleted are soft-deleted after every record is created, so references to
-/// them resolve. All of it is one write of the space (one version per record and per
+/// Every record is created with its own id and field values, checked as a `POST` body is
+/// (read-only fields such as `isBlocked` are the space's to work out); task predecessors
+/// are set by an update once every record is created, since an export lists tasks by id,
+/// not in dependency order; records marked deleted are soft-deleted last, so references
+/// to them resolve. All of it is one write of the space (one version per record and per
 /// deletion), so `createdAt`, `updatedAt`, `deletedAt` and `versionUpdatedAt` are the
 /// import's, and the space's version only goes up. The space's snapshot is then replaced;
 /// the journal's older entries of the space stay, covered by it, and are skipped on replay.
@@ -318,6 +320,7 @@ pub fn import(
         .unwrap_or_else(|| Space::new(space_id));
 
     let mut creates = Vec::new();
+    let mut links = Vec::new();
     let mut deletes = Vec::new();
     for (n, line) in input.lines().enumerate() {
         let line_no = n + 1;
@@ -325,10 +328,13 @@ pub fn import(
         if line.trim().is_empty() {
             continue;
         }
-        let (command, deleted) = command_of(&line).map_err(|message| ToolError::Line {
+        let (command, link, deleted) = command_of(&line).map_err(|message| ToolError::Line {
             line: line_no,
             message,
         })?;
+        if let Some(link) = link {
+            links.push((line_no, link));
+        }
         if deleted {
             let delete = Command {
                 kind: command.kind,
@@ -342,7 +348,8 @@ pub fn import(
     }
     let records = creates.len();
     let deleted = deletes.len();
-    let (lines, commands): (Vec<usize>, Vec<Command>) = creates.into_iter().chain(deletes).unzip();
+    let (lines, commands): (Vec<usize>, Vec<Command>) =
+        creates.into_iter().chain(links).chain(deletes).unzip();
     if commands.is_empty() {
         return Ok(ImportSummary {
             records,
@@ -365,8 +372,9 @@ pub fn import(
     })
 }
 
-/// The create command of one export line, and whether the record is to be deleted.
-fn command_of(line: &str) -> Result<(Command, bool), String> {
+/// The create command of one export line, the update that sets its predecessors (when it
+/// has some), and whether the record is to be deleted.
+fn command_of(line: &str) -> Result<(Command, Option<Command>, bool), String> {
     let LineIn {
         kind, mut record, ..
     } = serde_json::from_str(line).map_err(|e| format!("not an export line: {e}"))?;
@@ -389,7 +397,12 @@ fn command_of(line: &str) -> Result<(Command, bool), String> {
         }
         _ => {}
     }
-    for field in READ_ONLY.iter().chain(&["spaceId"]) {
+    let derived = kind.fields().iter().filter(|f| !f.ty.is_writable());
+    for field in READ_ONLY
+        .iter()
+        .chain(&["spaceId"])
+        .chain(derived.map(|f| &f.name))
+    {
         record.remove(*field);
     }
     let mut changes = parse_changes(kind, Mode::Create, record).map_err(|e| {
@@ -404,13 +417,27 @@ fn command_of(line: &str) -> Result<(Command, bool), String> {
         .id
         .take()
         .ok_or_else(|| format!("the {} has no {}", kind.noun(), kind.id_field()))?;
+    let (predecessors, fields): (Vec<_>, Vec<_>) =
+        changes.fields.into_iter().partition(|(field, value)| {
+            kind.fields()[*field].ty == FieldType::Predecessors && !value.as_ids().is_empty()
+        });
+    changes.fields = fields;
+    let link = (!predecessors.is_empty()).then(|| Command {
+        kind,
+        id: id.clone(),
+        op: Op::Update(Changes {
+            fields: predecessors,
+            ..Changes::default()
+        }),
+        if_match: None,
+    });
     let command = Command {
         kind,
         id,
         op: Op::Create(changes),
         if_match: None,
     };
-    Ok((command, deleted))
+    Ok((command, link, deleted))
 }
 
 /// `GET`s `url` (`http://host:port/path`) and succeeds on a `200`: the container health
@@ -461,14 +488,41 @@ mod tests {
             "updatedAt":"2024-01-01T00:00:00.000Z","deletedAt":"2024-01-02T00:00:00.000Z",
             "isDeleted":true,"versionUpdatedAt":3}}"#
             .replace('\n', "");
-        let (command, deleted) = command_of(&line).unwrap();
-        assert!(deleted);
+        let (command, link, deleted) = command_of(&line).unwrap();
+        assert!(deleted && link.is_none());
         assert_eq!((command.kind, &*command.id), (Kind::List, "L"));
         let Op::Create(changes) = command.op else {
             panic!("not a create: {command:?}");
         };
         assert_eq!(changes.sort_order, Some(2.0));
         assert_eq!(changes.fields.len(), Kind::List.fields().len());
+    }
+
+    /// A task's predecessors may be listed after it: they are set by an update once every
+    /// record exists; its `isBlocked` is the space's to work out, not an error.
+    #[test]
+    fn a_tasks_predecessors_come_as_an_update_and_its_is_blocked_is_dropped() {
+        let line = r#"{"kind":"task","record":{"todoId":"a","name":"n",
+            "predecessorIds":["z"],"isBlocked":true}}"#
+            .replace('\n', "");
+        let (command, link, deleted) = command_of(&line).unwrap();
+        assert!(!deleted);
+        let Op::Create(changes) = command.op else {
+            panic!("not a create: {command:?}");
+        };
+        let predecessors = Kind::Task.field_index("predecessorIds").unwrap();
+        assert_eq!(changes.fields.len(), 1, "only the name: {changes:?}");
+        let link = link.expect("an update setting the predecessors");
+        assert_eq!((link.kind, &*link.id), (Kind::Task, "a"));
+        let Op::Update(update) = link.op else {
+            panic!("not an update: {link:?}");
+        };
+        assert_eq!(
+            update.fields,
+            [(predecessors, crate::model::Value::Ids(vec!["z".into()]))]
+        );
+        let none = r#"{"kind":"task","record":{"todoId":"b","predecessorIds":[]}}"#;
+        assert!(command_of(none).unwrap().1.is_none());
     }
 
     #[test]

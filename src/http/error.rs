@@ -65,6 +65,14 @@ pub enum ApiError {
     UnsupportedMediaType,
     /// 422 invalid_reference.
     InvalidReference(String),
+    /// 422 dependency_cycle: predecessors that would close a cycle; the body's `cycle`
+    /// lists its ids in order (CONTRACT §15).
+    DependencyCycle {
+        /// The detail, naming the cycle.
+        detail: String,
+        /// The cycle's ids in order.
+        cycle: Vec<String>,
+    },
     /// 429 too_many_requests, with `Retry-After`: too many failed authentications.
     TooManyRequests(Duration),
     /// 429 too_many_requests, with `Retry-After`: a new idempotency key of a user whose
@@ -115,6 +123,7 @@ impl ApiError {
             ApiError::PayloadTooLarge => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::InvalidReference(_) => "invalid_reference",
+            ApiError::DependencyCycle { .. } => "dependency_cycle",
             ApiError::TooManyRequests(_) | ApiError::TooManyKeys(_) | ApiError::TooManyStreams => {
                 "too_many_requests"
             }
@@ -133,7 +142,8 @@ impl ApiError {
             | ApiError::RecordDeleted(d)
             | ApiError::PreconditionFailed(d)
             | ApiError::LimitReached(d)
-            | ApiError::InvalidReference(d) => d.clone(),
+            | ApiError::InvalidReference(d)
+            | ApiError::DependencyCycle { detail: d, .. } => d.clone(),
             ApiError::DefaultSpace => DirectoryError::DefaultSpace.to_string(),
             ApiError::LastOwner => DirectoryError::LastOwner.to_string(),
             ApiError::IdempotencyKeyInUse => {
@@ -222,7 +232,9 @@ impl ResponseError for ApiError {
                 StatusCode::TOO_MANY_REQUESTS
             }
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::InvalidReference(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::InvalidReference(_) | ApiError::DependencyCycle { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_)
             | ApiError::StorageUnavailable(_)
@@ -250,6 +262,9 @@ impl ResponseError for ApiError {
         });
         if let Some(index) = operation {
             body["operationIndex"] = index.into();
+        }
+        if let ApiError::DependencyCycle { cycle, .. } = this {
+            body["cycle"] = cycle.clone().into();
         }
         if let ApiError::Validation(e) = this {
             body["errors"] = e
@@ -303,6 +318,9 @@ impl From<SpaceError> for ApiError {
             SpaceError::AlreadyExists { .. } => ApiError::AlreadyExists(detail),
             SpaceError::RecordDeleted { .. } => ApiError::RecordDeleted(detail),
             SpaceError::InvalidReference { .. } => ApiError::InvalidReference(detail),
+            SpaceError::DependencyCycle { cycle, .. } => {
+                ApiError::DependencyCycle { detail, cycle }
+            }
             SpaceError::InvalidCursor => ApiError::InvalidCursor,
             SpaceError::PreconditionFailed { .. } => ApiError::PreconditionFailed(detail),
             SpaceError::SinceAhead { .. } => ApiError::InvalidParameter(detail),
@@ -423,6 +441,14 @@ mod tests {
                 },
                 422,
                 "invalid_reference",
+            ),
+            (
+                SpaceError::DependencyCycle {
+                    field: "predecessorIds",
+                    cycle: vec!["a".into(), "b".into()],
+                },
+                422,
+                "dependency_cycle",
             ),
             (SpaceError::InvalidCursor, 400, "invalid_cursor"),
         ];

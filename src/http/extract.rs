@@ -21,7 +21,7 @@ use serde_json::{Map, Value as Json};
 use super::error::ApiError;
 use crate::actors::Directory;
 use crate::model::access::{self, Action, Reason};
-use crate::model::kind::MAX_IDS;
+use crate::model::kind::{FieldType, MAX_IDS};
 use crate::model::validate::is_id;
 use crate::model::{Caller, IfMatch, Kind, ListQuery};
 use crate::store::codec::{KeptAnswer, KeyUse};
@@ -278,13 +278,19 @@ impl Params {
                 )))
             }
         };
-        let filters = kind
-            .fields()
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.filter)
-            .filter_map(|(i, f)| self.get(f.name).map(|v| (i, v.to_string())))
-            .collect();
+        let mut filters = Vec::new();
+        for (i, field) in kind.fields().iter().enumerate().filter(|(_, f)| f.filter) {
+            let Some(value) = self.get(field.name) else {
+                continue;
+            };
+            if field.ty == FieldType::Blocked && value != "true" && value != "false" {
+                return Err(ApiError::InvalidParameter(format!(
+                    "{} must be true or false, not '{value}'",
+                    field.name
+                )));
+            }
+            filters.push((i, value.to_string()));
+        }
         Ok(ListQuery {
             limit,
             include_deleted,

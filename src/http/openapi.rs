@@ -93,6 +93,23 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
             .pattern(Some(ID_PATTERN))
             .into(),
         FieldType::Refs(_) | FieldType::Ids => ids().into(),
+        FieldType::Predecessors => ids()
+            .description(Some(
+                "Ids of the tasks this one waits for (CONTRACT §15): each an active task of the \
+                 space when set, else 422 invalid_reference; naming itself or closing a cycle \
+                 is 422 dependency_cycle. Duplicates dropped, order kept; [] clears.",
+            ))
+            .into(),
+        FieldType::Blocked => ObjectBuilder::new()
+            .schema_type(Type::Boolean)
+            .read_only(Some(true))
+            .description(Some(
+                "Read-only (CONTRACT §15). With TodoPredecessorsAllAny ALL: some predecessor is \
+                 unfinished; with ANY: there are predecessors and none is finished. A \
+                 predecessor is finished when deleted or its status is done or completed (ASCII \
+                 case-insensitive). A write that flips it touches the task in the same version.",
+            ))
+            .into(),
     };
     schema.into()
 }
@@ -150,7 +167,7 @@ fn body_schema(kind: Kind, create: bool) -> Object {
     if create {
         body = body.property(kind.id_field(), id_string());
     }
-    for field in kind.fields() {
+    for field in kind.fields().iter().filter(|f| f.ty.is_writable()) {
         body = body.property(field.name, field_schema(field.ty));
     }
     body.build()
@@ -221,7 +238,10 @@ fn problem_response(status: u16) -> Response {
         412 => "precondition_failed: `If-Match` did not match",
         413 => "payload_too_large: body over 1 MiB",
         415 => "unsupported_media_type: a body without a JSON content type",
-        422 => "invalid_reference or idempotency_key_reused",
+        422 => {
+            "invalid_reference, dependency_cycle (with the cycle's ids in order in `cycle`) or \
+             idempotency_key_reused"
+        }
         429 => {
             "too_many_requests: too many failed authentications from the client, a new \
              idempotency key while the user's kept answers are at their bound, or the user's \
@@ -410,7 +430,15 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
     )
     .response("304", not_modified());
     for field in kind.fields().iter().filter(|f| f.filter) {
-        list = list.parameter(query(field.name, string(), "Exact match."));
+        list = match field.ty {
+            FieldType::Blocked => list.parameter(query(
+                field.name,
+                string().enum_values(Some(["true", "false"])),
+                "Only tasks that are (true) or are not (false) blocked; another value → 400 \
+                 invalid_parameter.",
+            )),
+            _ => list.parameter(query(field.name, string(), "Exact match.")),
+        };
     }
     let create = operation(
         &format!("create_{noun}"),
@@ -908,6 +936,13 @@ fn problem_schema() -> Object {
             "operationIndex",
             ObjectBuilder::new().schema_type(Type::Integer),
         )
+        .property(
+            "cycle",
+            ArrayBuilder::new().items(string()).description(Some(
+                "dependency_cycle: the cycle's task ids in order, the written task first; \
+                 each names the next as a predecessor, the last names the first.",
+            )),
+        )
         .required("type")
         .required("title")
         .required("status")
@@ -980,6 +1015,45 @@ mod tests {
                     "a {a:?} record would also match the {b:?} schema"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn tasks_document_their_dependencies() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        let task = &schemas["Task"]["properties"];
+        assert_eq!(task["predecessorIds"]["type"], "array");
+        assert_eq!(task["predecessorIds"]["items"]["type"], "string");
+        assert_eq!(task["isBlocked"]["type"], "boolean");
+        assert_eq!(task["isBlocked"]["readOnly"], true);
+        for body in ["TaskCreate", "TaskUpdate"] {
+            let properties = &schemas[body]["properties"];
+            assert!(properties["predecessorIds"].is_object(), "{body}");
+            assert!(properties.get("isBlocked").is_none(), "{body}");
+        }
+        let list = &document["paths"]["/api/v1/tasks"]["get"];
+        let parameter = list["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "isBlocked")
+            .expect("an isBlocked parameter");
+        assert_eq!(
+            parameter["schema"]["enum"],
+            serde_json::json!(["true", "false"])
+        );
+        let problem = document["components"]["responses"]["Problem422"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(problem.contains("dependency_cycle"));
+        for method in ["post", "patch"] {
+            let path = if method == "post" {
+                "/api/v1/tasks"
+            } else {
+                "/api/v1/tasks/{todoId}"
+            };
+            assert!(document["paths"][path][method]["responses"]["422"].is_object());
         }
     }
 

@@ -59,6 +59,14 @@ pub enum SpaceError {
         /// The id it named.
         id: String,
     },
+    /// Setting predecessors would close a cycle (CONTRACT §15).
+    DependencyCycle {
+        /// The field that names the predecessors.
+        field: &'static str,
+        /// The cycle's ids in order: the record written first, then each predecessor in
+        /// turn, the last one naming the first.
+        cycle: Vec<String>,
+    },
     /// A paging cursor that is garbled or belongs to another query.
     InvalidCursor,
     /// An `If-Match` that the record's current version does not satisfy.
@@ -93,6 +101,12 @@ impl fmt::Display for SpaceError {
             SpaceError::InvalidReference { field, id } => write!(
                 f,
                 "{field} names '{id}', which is not an active record in this space"
+            ),
+            SpaceError::DependencyCycle { field, cycle } => write!(
+                f,
+                "{field} would close the cycle {} -> {}",
+                cycle.join(" -> "),
+                cycle.first().map_or("", String::as_str)
             ),
             SpaceError::InvalidCursor => {
                 write!(f, "cursor is malformed or belongs to another query")

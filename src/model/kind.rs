@@ -49,6 +49,19 @@ pub enum FieldType {
     Refs(Kind),
     /// Up to [`MAX_IDS`] id-shaped strings; duplicates dropped.
     Ids,
+    /// Up to [`MAX_IDS`] ids of active records of the same kind that the record waits for;
+    /// duplicates dropped; never closing a cycle (CONTRACT §15, `model::deps`).
+    Predecessors,
+    /// A boolean the space derives from the record's predecessors (`isBlocked`): read-only
+    /// in a request body, false by default, never null.
+    Blocked,
+}
+
+impl FieldType {
+    /// Whether a request body may set the field.
+    pub fn is_writable(self) -> bool {
+        self != FieldType::Blocked
+    }
 }
 
 /// The most ids an array field may hold.
@@ -61,7 +74,8 @@ pub struct Field {
     pub name: &'static str,
     /// Its type and rules.
     pub ty: FieldType,
-    /// Whether listing the collection can filter on it by exact match.
+    /// Whether listing the collection can filter on it by exact match (booleans: `true` or
+    /// `false`).
     pub filter: bool,
 }
 
@@ -100,6 +114,10 @@ const TASK_FIELDS: &[Field] = &[
     field("isTimeSensitive", FieldType::Flag),
     field("TodoPredecessorsAllAny", FieldType::Choice(&["ALL", "ANY"])),
     field("TodoPredecessorsView", FieldType::Flag),
+    // Added in format 3: records of format 1 and 2 are read with these two at their
+    // defaults (`store::codec`), so they stay last.
+    field("predecessorIds", FieldType::Predecessors),
+    filter("isBlocked", FieldType::Blocked),
 ];
 
 const LIST_FIELDS: &[Field] = &[

@@ -5,6 +5,7 @@
 
 pub mod access;
 pub mod cursor;
+pub mod deps;
 pub mod directory;
 pub mod error;
 pub mod kind;

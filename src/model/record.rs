@@ -37,9 +37,9 @@ impl Value {
     /// The value a field of type `ty` has when a create request leaves it out.
     pub fn default_for(ty: FieldType) -> Value {
         match ty {
-            FieldType::Flag | FieldType::ExclusiveFlag => Value::Bool(false),
+            FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked => Value::Bool(false),
             FieldType::Choice(options) => Value::Text(options[0].into()),
-            FieldType::Refs(_) | FieldType::Ids => Value::Ids(Vec::new()),
+            FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => Value::Ids(Vec::new()),
             FieldType::Text(_)
             | FieldType::NonNegative
             | FieldType::Count
@@ -54,6 +54,25 @@ impl Value {
         match self {
             Value::Text(s) => Some(s),
             _ => None,
+        }
+    }
+
+    /// What a listing filter matches this value against: a string as it is, a boolean as
+    /// `true` or `false`; other values match no filter.
+    pub fn filter_key(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            Value::Bool(true) => Some("true"),
+            Value::Bool(false) => Some("false"),
+            _ => None,
+        }
+    }
+
+    /// The ids this value holds (none when it holds no array).
+    pub fn as_ids(&self) -> &[Box<str>] {
+        match self {
+            Value::Ids(ids) => ids,
+            _ => &[],
         }
     }
 }

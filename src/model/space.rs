@@ -23,6 +23,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::cursor::Cursor;
+use super::deps::Graph;
 use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
 use super::record::{Id, Record, Value};
@@ -113,7 +114,7 @@ impl Indexes {
         for (field, index) in &mut indexes.by_field {
             let mut runs: BTreeMap<&str, Vec<OrderKey>> = BTreeMap::new();
             for (key, record) in &keyed {
-                if let Some(value) = record.fields[*field].as_text() {
+                if let Some(value) = record.fields[*field].filter_key() {
                     runs.entry(value).or_default().push(key.clone());
                 }
             }
@@ -141,7 +142,7 @@ impl Indexes {
     fn add(&mut self, record: &Record) {
         let key = OrderKey::of(record);
         for (field, index) in &mut self.by_field {
-            if let Some(value) = record.fields[*field].as_text() {
+            if let Some(value) = record.fields[*field].filter_key() {
                 match index.get_mut(value) {
                     Some(keys) => keys.insert(key.clone()),
                     None => index.entry(value.into()).or_default().insert(key.clone()),
@@ -162,7 +163,7 @@ impl Indexes {
     fn remove(&mut self, record: &Record) {
         let key = OrderKey::of(record);
         for (field, index) in &mut self.by_field {
-            let Some(value) = record.fields[*field].as_text() else {
+            let Some(value) = record.fields[*field].filter_key() else {
                 continue;
             };
             if let Some(keys) = index.get_mut(value) {
@@ -213,6 +214,8 @@ struct Collection {
     kind: Kind,
     records: Records,
     indexes: Indexes,
+    /// The dependency graph, for a kind whose records have predecessors (tasks).
+    graph: Option<Graph>,
 }
 
 impl Collection {
@@ -221,6 +224,7 @@ impl Collection {
             kind,
             records: Records::new(),
             indexes: Indexes::new(kind),
+            graph: Graph::of(kind),
         }
     }
 
@@ -241,8 +245,12 @@ impl Collection {
         if let Some(old) = &old {
             self.indexes.remove(old);
         }
-        if let Some(new) = self.records.get(id) {
+        let new = self.records.get(id);
+        if let Some(new) = new {
             self.indexes.add(new);
+        }
+        if let Some(graph) = &mut self.graph {
+            graph.relink(old.as_deref(), new.map(|r| &**r), &self.records);
         }
         old
     }
@@ -502,6 +510,11 @@ impl Space {
         &mut self.collections[kind.index()]
     }
 
+    /// The dependency graph of `kind`, when its records have predecessors.
+    pub fn graph(&self, kind: Kind) -> Option<&Graph> {
+        self.collection(kind).graph.as_ref()
+    }
+
     /// The record `id` of `kind`, deleted or not.
     pub fn get(&self, kind: Kind, id: &str) -> Result<Item, SpaceError> {
         Ok(Item {
@@ -656,6 +669,7 @@ impl Space {
                         id: id.to_string(),
                     });
                 }
+                self.check_dependencies(kind, id, &changes.fields)?;
                 self.check_references(kind, &changes.fields)?;
                 let sort_order = changes
                     .sort_order
@@ -670,6 +684,7 @@ impl Space {
                         id: id.to_string(),
                     });
                 }
+                self.check_dependencies(kind, id, &changes.fields)?;
                 self.check_references(kind, &changes.fields)?;
                 Record::clone(current)
             }
@@ -683,7 +698,6 @@ impl Space {
                 record
             }
         };
-        let mut touched = Vec::with_capacity(1);
         if let Op::Create(changes) | Op::Update(changes) = op {
             injected_panic(kind, changes);
             if let Some(sort_order) = changes.sort_order {
@@ -692,19 +706,27 @@ impl Space {
             for (field, value) in &changes.fields {
                 record.fields[*field] = value.clone();
             }
-            record.touch(version, now);
-            touched.push(Touched {
-                kind,
-                record: Arc::new(record),
-            });
-            self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
-        } else {
-            record.touch(version, now);
-            touched.push(Touched {
-                kind,
-                record: Arc::new(record),
-            });
         }
+        record.touch(version, now);
+        let flipped = match &collection.graph {
+            Some(graph) => {
+                let before = collection.records.get(&**id).map(|r| &**r);
+                graph.settle(&collection.records, before, &mut record, version, now)
+            }
+            None => Vec::new(),
+        };
+        let mut touched = Vec::with_capacity(1 + flipped.len());
+        touched.push(Touched {
+            kind,
+            record: Arc::new(record),
+        });
+        if let Op::Create(changes) | Op::Update(changes) = op {
+            self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
+        }
+        touched.extend(flipped.into_iter().map(|record| Touched {
+            kind,
+            record: Arc::new(record),
+        }));
         Ok(Step {
             created: matches!(op, Op::Create(_)),
             touched,
@@ -770,7 +792,7 @@ impl Space {
                     && query
                         .filters
                         .iter()
-                        .all(|(field, value)| record.fields[*field].as_text() == Some(value))
+                        .all(|(field, value)| record.fields[*field].filter_key() == Some(value))
             });
         let records: Vec<Arc<Record>> = matching.by_ref().take(query.limit).cloned().collect();
         let next_cursor = match (matching.next(), records.last()) {
@@ -822,6 +844,9 @@ impl Space {
                     fill_map(map)
                 })?;
             }
+            if let Some(graph) = &mut collection.graph {
+                graph.rebuild(&collection.records);
+            }
         }
         space.feed = space
             .collections
@@ -842,6 +867,7 @@ impl Space {
             let (target, ids): (Kind, &[Box<str>]) = match (spec.ty, value) {
                 (FieldType::Ref(target), Value::Text(id)) => (target, std::slice::from_ref(id)),
                 (FieldType::Refs(target), Value::Ids(ids)) => (target, ids),
+                (FieldType::Predecessors, Value::Ids(ids)) => (kind, ids),
                 _ => continue,
             };
             let targets = self.collection(target);
@@ -853,6 +879,21 @@ impl Space {
             }
         }
         Ok(())
+    }
+
+    /// Checks that the predecessors the changes set to record `id` close no cycle
+    /// (`model::deps`); checked before the references, so that a record naming itself is
+    /// a cycle even on create, where it does not exist yet.
+    fn check_dependencies(
+        &self,
+        kind: Kind,
+        id: &str,
+        changes: &[(usize, Value)],
+    ) -> Result<(), SpaceError> {
+        match &self.collection(kind).graph {
+            Some(graph) => graph.check(id, changes),
+            None => Ok(()),
+        }
     }
 
     /// When the write sets an exclusive flag on record `id`, every other record of the kind

@@ -89,7 +89,12 @@ pub fn parse_changes(
         } else if READ_ONLY.contains(&name.as_str()) {
             Err("is read-only".to_string())
         } else if let Some(index) = kind.field_index(&name) {
-            parse_value(kind.fields()[index].ty, json).map(|v| changes.fields.push((index, v)))
+            let ty = kind.fields()[index].ty;
+            if ty.is_writable() {
+                parse_value(ty, json).map(|v| changes.fields.push((index, v)))
+            } else {
+                Err("is read-only".to_string())
+            }
         } else {
             Err(format!("is not a field of a {}", kind.noun()))
         };
@@ -298,9 +303,13 @@ fn finite(json: &Json) -> Option<f64> {
 fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
     if json.is_null() {
         return match ty {
-            FieldType::Flag | FieldType::ExclusiveFlag => Err("must be a boolean".into()),
+            FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked => {
+                Err("must be a boolean".into())
+            }
             FieldType::Choice(options) => Err(one_of(options)),
-            FieldType::Refs(_) | FieldType::Ids => Err("must be an array; clear it with []".into()),
+            FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => {
+                Err("must be an array; clear it with []".into())
+            }
             _ => Ok(Value::Null),
         };
     }
@@ -311,7 +320,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
                 "must be a string of at most {max} characters, or null"
             )),
         },
-        FieldType::Flag | FieldType::ExclusiveFlag => match json {
+        FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked => match json {
             Json::Bool(b) => Ok(Value::Bool(b)),
             _ => Err("must be a boolean".into()),
         },
@@ -342,7 +351,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
             Json::String(s) => Ok(Value::Text(s.into())),
             _ => Err("must be an id string or null".into()),
         },
-        FieldType::Refs(_) => parse_ids(json, |_| true),
+        FieldType::Refs(_) | FieldType::Predecessors => parse_ids(json, |_| true),
         FieldType::Ids => parse_ids(json, is_id),
     }
 }

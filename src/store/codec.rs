@@ -40,7 +40,7 @@
 //! | --- | --- |
 //! | 1 | snapshot files only: users, and spaces without a reservation |
 //! | 2 | space snapshots carry `reserved`; the journal; the idempotency keys file |
-//! | 3 | the users file holds the directory ([`DirectorySnapshot`]: users, spaces, members, tokens); journal entry [`Entry::Directory`] (format 2 frames are still read) |
+//! | 3 | the users file holds the directory ([`DirectorySnapshot`]: users, spaces, members, tokens); journal entry [`Entry::Directory`]; a task record has two more fields, last: `predecessorIds` (`Value::Ids`) and `isBlocked` (`Value::Bool`). Task records of formats 1 and 2 (space files, journal `Write` entries) are read with `[]` and `false` appended ([`upgrade_record`]): right, since those formats had no predecessors |
 
 use std::fmt;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
@@ -53,14 +53,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     Change, DirectorySnapshot, Kind, Outcome, Record, Records, SpaceSnapshot, SpaceView, User,
+    Value,
 };
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u16 = 3;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
-/// The oldest format version of a journal frame (format 2 is the first with a journal).
-const OLDEST_JOURNAL_VERSION: u16 = 2;
+/// Format 2 is the first with a journal: there is no older entry to read.
+const FIRST_JOURNAL_VERSION: u16 = 2;
 const MAGIC: &[u8; 4] = b"TSKD";
 const HEADER_LEN: usize = 20;
 /// The buffer a file's payload is encoded into before it is checksummed and written.
@@ -259,7 +260,7 @@ impl Serialize for RecordSeq<'_> {
     }
 }
 
-/// A space file's payload in format 2.
+/// A space file's payload in formats 2 and 3 (they differ only in the records' fields).
 #[derive(Deserialize)]
 struct SpaceV2 {
     id: Box<str>,
@@ -298,10 +299,46 @@ pub fn encode_space(view: &SpaceView) -> io::Result<Vec<u8>> {
     Ok(out.into_inner())
 }
 
+/// The fields of a task record before format 3 added `predecessorIds` and `isBlocked`.
+const TASK_FIELDS_BEFORE_3: usize = 18;
+
+/// Brings a record of `kind` written in format `version` to this build's shape: a task of
+/// format 1 or 2 gets the fields format 3 added, at their defaults (no task of those
+/// formats has predecessors, so `isBlocked` is false). A record of any other length is
+/// left alone for the space's own check to refuse.
+fn upgrade_record(version: u16, kind: Kind, record: &mut Arc<Record>) {
+    if version < 3 && kind == Kind::Task && record.fields.len() == TASK_FIELDS_BEFORE_3 {
+        let added = &kind.fields()[TASK_FIELDS_BEFORE_3..];
+        Arc::make_mut(record)
+            .fields
+            .extend(added.iter().map(|f| Value::default_for(f.ty)));
+    }
+}
+
+/// Brings every record of a decoded space or entry of format `version` to this build's
+/// shape (see [`upgrade_record`]).
+fn upgrade_collections(version: u16, collections: &mut [(Kind, Vec<Arc<Record>>)]) {
+    for (kind, records) in collections {
+        for record in records {
+            upgrade_record(version, *kind, record);
+        }
+    }
+}
+
+fn upgrade_entry(version: u16, entry: &mut Entry) {
+    if let Entry::Write { outcome, .. } = entry {
+        for step in &mut Arc::make_mut(outcome).steps {
+            for touched in &mut step.touched {
+                upgrade_record(version, touched.kind, &mut touched.record);
+            }
+        }
+    }
+}
+
 /// Decodes a space snapshot file of any format version this build reads.
 pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
     let (version, payload) = open_file(FileKind::Space, bytes)?;
-    Ok(match version {
+    let mut snapshot = match version {
         1 => {
             let v1: SpaceV1 = deserialize(payload)?;
             SpaceSnapshot {
@@ -320,7 +357,9 @@ pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
                 collections: v2.collections,
             }
         }
-    })
+    };
+    upgrade_collections(version, &mut snapshot.collections);
+    Ok(snapshot)
 }
 
 /// Writes the users file, the directory, to `out`; its length.
@@ -502,15 +541,20 @@ pub fn read_frame(bytes: &[u8], offset: usize) -> Frame {
         };
     }
     let version = u16::from_le_bytes([rest[12], rest[13]]);
-    if !(OLDEST_JOURNAL_VERSION..=FORMAT_VERSION).contains(&version) {
+    if !(FIRST_JOURNAL_VERSION..=FORMAT_VERSION).contains(&version) {
         return Frame::Corrupt(CodecError::UnknownVersion(version));
     }
-    // Format 3 only added variants to `Entry`: a format 2 payload reads as it is.
+    // A segment may hold entries of several formats: those an older build wrote before an
+    // upgrade, then this build's. Entry variants are only ever appended, so an older
+    // entry decodes as this build's `Entry`; only its records need the new fields.
     match deserialize(&rest[FRAME_HEADER_LEN..end]) {
-        Ok(entry) => Frame::Entry {
-            entry,
-            end: offset + end,
-        },
+        Ok(mut entry) => {
+            upgrade_entry(version, &mut entry);
+            Frame::Entry {
+                entry,
+                end: offset + end,
+            }
+        }
         Err(e) => Frame::Corrupt(e),
     }
 }
@@ -550,13 +594,21 @@ mod tests {
         assert_eq!(decode_users(&bytes).unwrap(), users);
     }
 
+    /// Every flip is refused, except one that turns the format version into another this
+    /// build reads with the same payload (3 into 2 for the users file): the header's
+    /// version is outside the checksum, and such a flip reads back the very same data.
     #[test]
     fn every_single_byte_flip_is_refused() {
-        let bytes = encode_users(&users()).unwrap();
+        let users = users();
+        let bytes = encode_users(&users).unwrap();
         for i in 0..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x01;
-            assert!(decode_users(&bad).is_err(), "flip at byte {i} was accepted");
+            match decode_users(&bad) {
+                Err(_) => {}
+                Ok(read) if (4..6).contains(&i) => assert_eq!(read, users, "flip at byte {i}"),
+                Ok(_) => panic!("flip at byte {i} was accepted"),
+            }
         }
     }
 
@@ -584,6 +636,48 @@ mod tests {
         }
     }
 
+    /// Tasks of formats 1 and 2, in space files and in journal entries, come out with the
+    /// fields format 3 added at their defaults; other kinds as they were.
+    #[test]
+    fn older_golden_files_read_with_the_format_3_task_fields_at_their_defaults() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let added = [Value::Ids(Vec::new()), Value::Bool(false)];
+        let check = |kind: Kind, record: &Record| {
+            assert_eq!(record.fields.len(), kind.fields().len(), "{kind:?}");
+            if kind == Kind::Task {
+                assert_eq!(record.fields[TASK_FIELDS_BEFORE_3..], added);
+            }
+        };
+        let mut tasks = 0;
+        for version in ["v1", "v2"] {
+            for entry in std::fs::read_dir(fixtures.join(version).join("spaces")).unwrap() {
+                let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+                let snapshot = decode_space(&bytes).unwrap();
+                for (kind, records) in &snapshot.collections {
+                    records.iter().for_each(|r| check(*kind, r));
+                    tasks += records.len() * usize::from(*kind == Kind::Task);
+                }
+                crate::model::Space::from_snapshot(snapshot).unwrap();
+            }
+        }
+        let segment = fixtures.join("v2/journal/00000000000000000001.log");
+        let bytes = std::fs::read(segment).unwrap();
+        let mut offset = 0;
+        while offset < bytes.len() {
+            let Frame::Entry { entry, end } = read_frame(&bytes, offset) else {
+                panic!("the v2 journal does not read at {offset}");
+            };
+            if let Entry::Write { outcome, .. } = entry {
+                for touched in outcome.touched() {
+                    check(touched.kind, &touched.record);
+                    tasks += usize::from(touched.kind == Kind::Task);
+                }
+            }
+            offset = end;
+        }
+        assert!(tasks >= 3, "the fixtures hold tasks in files and entries");
+    }
+
     #[test]
     fn truncation_other_kinds_and_versions_are_refused() {
         let bytes = encode_users(&users()).unwrap();
@@ -598,8 +692,11 @@ mod tests {
             })
         ));
         let mut future = bytes.clone();
-        future[4] = 4;
-        assert_eq!(decode_users(&future), Err(CodecError::UnknownVersion(4)));
+        future[4] = FORMAT_VERSION as u8 + 1;
+        assert_eq!(
+            decode_users(&future),
+            Err(CodecError::UnknownVersion(FORMAT_VERSION + 1))
+        );
     }
 
     fn entry(n: u64) -> Entry {

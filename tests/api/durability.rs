@@ -459,9 +459,48 @@ async fn the_format_2_golden_data_dir_with_a_journal_loads_to_the_exact_records_
     golden_data_dir_loads_exactly("v2").await;
 }
 
+/// Format 3 adds shared spaces, members, scoped tokens and task dependencies;
+/// `tests/fixtures/generate.py` made it.
 #[actix_web::test]
 async fn the_format_3_golden_data_dir_loads_to_the_exact_spaces_members_tokens_and_records() {
     golden_data_dir_loads_exactly("v3").await;
+}
+
+/// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after
+/// its own journal entries, and a crash then replays both kinds of entry: the predecessors,
+/// `isBlocked` and the reverse index that flips it all come back.
+#[actix_web::test]
+async fn a_format_2_data_dir_takes_dependencies_and_replays_them_after_a_crash() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2");
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    copy_dir(&fixture, dir.path());
+    let mut app = TestApp::start(Arc::clone(&dir), Options::default()).expect("v2 loads");
+    let token = "fixture-default-token-000000000000000";
+    let user = app.user(token);
+    let milk = user.get("/api/v1/tasks/milk").await;
+    assert_eq!(milk.data()["predecessorIds"], json!([]));
+    assert_eq!(milk.data()["isBlocked"], false);
+    let after = user
+        .post(
+            "/api/v1/tasks",
+            json!({"todoId": "after", "predecessorIds": ["milk"]}),
+        )
+        .await;
+    after.expect(201);
+    assert_eq!(after.data()["isBlocked"], true);
+    app.crash();
+    let app = app.restart_after_stop();
+    let user = app.user(token);
+    let after = user.get("/api/v1/tasks/after").await;
+    assert_eq!(after.data()["predecessorIds"], json!(["milk"]));
+    assert_eq!(after.data()["isBlocked"], true);
+    let done = user
+        .patch("/api/v1/tasks/milk", json!({"status": "done"}))
+        .await;
+    done.expect(200);
+    let after = user.get("/api/v1/tasks/after").await;
+    assert_eq!(after.data()["isBlocked"], false);
+    assert_eq!(after.data()["versionUpdatedAt"], done.version());
 }
 
 /// The one journal segment in `dir`.

@@ -8,6 +8,7 @@ mod backup;
 mod bounds;
 mod concurrency;
 mod crash_safety;
+mod dependencies;
 mod durability;
 mod ecosystem;
 mod errors;

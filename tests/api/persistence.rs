@@ -64,6 +64,22 @@ pub(crate) async fn fill(user: As<'_>) {
     user.patch("/api/v1/tasks/T", json!({"status": "doing"}))
         .await
         .expect(200);
+    // Dependencies (CONTRACT §15): a task listed (by id) before its predecessors, one of
+    // them deleted after it was named, and a flip of `isBlocked` by a status.
+    user.create("tasks", json!({"todoId": "Z-first", "status": "open"}))
+        .await;
+    user.create("tasks", json!({"todoId": "Y-gone"})).await;
+    user.create(
+        "tasks",
+        json!({"todoId": "A-waits", "predecessorIds": ["Z-first", "Y-gone", "T"]}),
+    )
+    .await;
+    user.delete("/api/v1/tasks/Y-gone").await.expect(200);
+    user.patch("/api/v1/tasks/Z-first", json!({"status": "done"}))
+        .await
+        .expect(200);
+    let waiting = user.get("/api/v1/tasks/A-waits").await;
+    assert_eq!(waiting.data()["isBlocked"], true, "T is still being done");
 }
 
 /// The one space file of a data directory that holds a single written space.
@@ -102,7 +118,7 @@ async fn a_graceful_restart_brings_back_every_record_user_token_and_version() {
     let write = app.post("/api/v1/tasks", json!({})).await;
     write.expect(201);
     assert_eq!(write.version(), before + 1);
-    assert_eq!(write.data()["sortOrder"].as_f64(), Some(5.0));
+    assert_eq!(write.data()["sortOrder"].as_f64(), Some(8.0));
     app.default_user()
         .restore("/api/v1/lists/L")
         .await

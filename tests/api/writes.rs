@@ -340,6 +340,7 @@ async fn patch_null_on_flags_choices_sort_order_and_arrays_is_400() {
                 "categoryIds",
                 "scheduleIds",
                 "tagIds",
+                "predecessorIds",
             ],
         ),
         ("lists", &["isDefault", "sortOrder"]),

@@ -27,7 +27,8 @@ pub const BASE_FIELDS: [&str; 7] = [
 ];
 
 /// The updatable fields of a collection's records with the value each has when a create
-/// leaves it out (CONTRACT §3), `sortOrder` excepted.
+/// leaves it out (CONTRACT §3, §15), `sortOrder` excepted, and a task's read-only
+/// `isBlocked`.
 pub fn default_fields(collection: &str) -> serde_json::Map<String, Value> {
     let value = match collection {
         "tasks" => json!({
@@ -37,6 +38,7 @@ pub fn default_fields(collection: &str) -> serde_json::Map<String, Value> {
             "dateDue": null, "dateStart": null, "durationEstimate": null, "durationMs": null,
             "isImportant": false, "isTimeSensitive": false,
             "TodoPredecessorsAllAny": "ALL", "TodoPredecessorsView": false,
+            "predecessorIds": [], "isBlocked": false,
         }),
         "lists" => json!({
             "name": null, "color": null, "emoji": null, "icon": null,
