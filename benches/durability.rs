@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use taskd::model::validate::{parse_changes, Mode};
-use taskd::model::{Command, Kind, ListQuery, Op, Record, Space, UsersSnapshot};
+use taskd::model::{Command, DirectorySnapshot, Kind, ListQuery, Op, Record, Space};
 use taskd::store::codec::Entry;
 use taskd::store::journal::{self, Durability, Journal, Marks, Tail};
 use taskd::store::Store;
@@ -158,7 +158,7 @@ fn main() {
 
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
-    store.save_users(&UsersSnapshot::default()).unwrap();
+    store.save_directory(&DirectorySnapshot::default()).unwrap();
     let started = Instant::now();
     store.save_space(&view).unwrap();
     let size = std::fs::metadata(store.space_path("bench")).unwrap().len();
@@ -179,7 +179,7 @@ fn main() {
     // The same tasks from the journal alone.
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
-    store.save_users(&UsersSnapshot::default()).unwrap();
+    store.save_directory(&DirectorySnapshot::default()).unwrap();
     let segments = journal::read(&store.journal_dir(), Tail::Cut, |_| Ok(())).unwrap();
     let journal = Journal::start(
         &store.journal_dir(),

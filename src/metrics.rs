@@ -46,12 +46,22 @@ pub struct UserLabels {
     pub user: String,
 }
 
-/// Why a request was answered 429.
+/// Why a request was answered 429 or 403.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ReasonLabels {
-    /// `auth_lockout`, `idempotency_keys` or `streams`.
+    /// For 429: `auth_lockout`, `idempotency_keys` or `streams`; for 403: see
+    /// `model::access::Reason`.
     pub reason: &'static str,
 }
+
+/// The reasons of a 403 (see `model::access::Reason`), shown at 0 from the start.
+const FORBIDDEN_REASONS: [&str; 5] = [
+    "role",
+    "read_only_token",
+    "primary_token_only",
+    "admin_token",
+    "admin_only",
+];
 
 /// Every metric taskd exports.
 pub struct Metrics {
@@ -87,6 +97,16 @@ pub struct Metrics {
     pub kept_answers: Family<UserLabels, Gauge>,
     /// `taskd_idempotency_kept_bytes{user}`: their bytes, as stored.
     pub kept_bytes: Family<UserLabels, Gauge>,
+    /// `taskd_forbidden_total{reason}`: requests answered 403, by reason.
+    pub forbidden: Family<ReasonLabels, Counter>,
+    /// `taskd_users`: users.
+    pub users: Gauge,
+    /// `taskd_spaces`: spaces (deleted ones not counted).
+    pub spaces: Gauge,
+    /// `taskd_memberships`: members of all spaces, summed.
+    pub memberships: Gauge,
+    /// `taskd_scoped_tokens`: scoped tokens not revoked (expired ones included).
+    pub scoped_tokens: Gauge,
 }
 
 /// The process's metrics.
@@ -116,7 +136,18 @@ impl Metrics {
             too_many_requests: Family::default(),
             kept_answers: Family::default(),
             kept_bytes: Family::default(),
+            forbidden: Family::default(),
+            users: Gauge::default(),
+            spaces: Gauge::default(),
+            memberships: Gauge::default(),
+            scoped_tokens: Gauge::default(),
         };
+        for reason in FORBIDDEN_REASONS {
+            metrics
+                .forbidden
+                .get_or_create(&ReasonLabels { reason })
+                .inc_by(0);
+        }
         // Shown at 0 from the start, so a rate or an alert over them works before the first.
         for reason in ["auth_lockout", "idempotency_keys", "streams"] {
             metrics
@@ -200,7 +231,42 @@ impl Metrics {
             "Bytes of answers kept for idempotency keys, as stored, for the same users",
             metrics.kept_bytes.clone(),
         );
+        r.register(
+            "forbidden",
+            "Requests answered 403, by reason: role, read_only_token, primary_token_only, \
+             admin_token, admin_only",
+            metrics.forbidden.clone(),
+        );
+        r.register("users", "Users", metrics.users.clone());
+        r.register(
+            "spaces",
+            "Spaces, deleted ones not counted",
+            metrics.spaces.clone(),
+        );
+        r.register(
+            "memberships",
+            "Members of all spaces, summed",
+            metrics.memberships.clone(),
+        );
+        r.register(
+            "scoped_tokens",
+            "Scoped tokens not revoked, expired ones included",
+            metrics.scoped_tokens.clone(),
+        );
         metrics
+    }
+
+    /// Counts a request answered 403 for `reason`.
+    pub fn forbidden(&self, reason: &'static str) {
+        self.forbidden.get_or_create(&ReasonLabels { reason }).inc();
+    }
+
+    /// Shows the directory's counts.
+    pub fn count_directory(&self, users: usize, (spaces, members, tokens): (usize, usize, usize)) {
+        self.users.set(users as i64);
+        self.spaces.set(spaces as i64);
+        self.memberships.set(members as i64);
+        self.scoped_tokens.set(tokens as i64);
     }
 
     /// Counts the records of a space loaded (`sign` 1) or dropped (`sign` -1).

@@ -19,13 +19,15 @@ use tokio::sync::oneshot;
 use self::catch_up::{catch_up, ListenQueues, Workers};
 
 use crate::actors::snapshot::{answered, SaveSpace};
-use crate::actors::{Keys, SnapshotActor, Spaces, Users};
+use crate::actors::{Directory, Keys, SnapshotActor, Spaces};
 use crate::config::Config;
 use crate::http::extract::BodyTimeout;
 use crate::http::stream::Streams;
 use crate::http::{Gate, Throttle, TrustedProxies};
-use crate::model::user::new_token;
-use crate::model::{Space, User, UsersSnapshot};
+use crate::model::user::{hash_token, new_token};
+#[cfg(test)]
+use crate::model::User;
+use crate::model::{Account, Change, DirectoryState, Space};
 use crate::store::journal::{Durability, Journal, StorageError};
 use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
 
@@ -99,7 +101,7 @@ pub struct Application {
 /// What the HTTP layer and the shutdown sequence share.
 #[derive(Clone)]
 pub struct State {
-    users: web::Data<Users>,
+    directory: web::Data<Directory>,
     spaces: web::Data<Spaces>,
     gate: web::Data<Gate>,
     throttle: web::Data<Throttle>,
@@ -130,17 +132,20 @@ impl State {
             SnapshotActor::new(snapshot_store.clone(), snapshot_journal.clone())
         });
         let Recovered {
-            users,
-            users_saved,
+            directory,
+            directory_saved,
             mut spaces,
             covered,
             keys,
             ..
         } = recovered;
-        let owned: Vec<Space> = users
-            .iter()
-            .flat_map(|u| &u.spaces)
-            .map(|id| spaces.remove(id.as_str()).unwrap_or_else(|| Space::new(id)))
+        let owned: Vec<Space> = directory
+            .spaces()
+            .map(|info| {
+                spaces
+                    .remove(&info.id)
+                    .unwrap_or_else(|| Space::new(&info.id))
+            })
             .collect();
         for id in spaces.keys() {
             log::warn!("space {id} belongs to no user; not served");
@@ -167,10 +172,10 @@ impl State {
             compaction,
         );
         State {
-            users: web::Data::new(Users::new(
+            directory: web::Data::new(Directory::new(
                 admin_token,
-                users,
-                users_saved,
+                directory,
+                directory_saved,
                 journal.clone(),
                 Pace::new(compaction, Store::file_len(&store.users_path())),
             )),
@@ -193,7 +198,7 @@ impl State {
 
     /// Registers the shared state and every route.
     pub fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.users.clone())
+        cfg.app_data(self.directory.clone())
             .app_data(self.spaces.clone())
             .app_data(self.gate.clone())
             .app_data(self.throttle.clone())
@@ -231,14 +236,18 @@ impl Application {
         let store = Store::open(&config.data_dir)?;
         let lock = store.lock()?;
         let mut recovered = store.recover()?;
-        if recovered.users.is_empty() {
+        if recovered.directory.user_count() == 0 {
             bootstrap(&store, config.default_token.as_deref(), &mut recovered)?;
+        }
+        // Deleted spaces whose files a crash left behind (the deletion itself is durable).
+        for id in recovered.directory.deleted() {
+            store.remove_space(id)?;
         }
         let admin_token = admin_token(&store, config.admin_token.as_deref())?;
         let signals = Signals::watch().map_err(StartError::Signals)?;
         log::info!(
             "recovered {} user(s) and {} space(s) from {} ({} journal segment(s))",
-            recovered.users.len(),
+            recovered.directory.user_count(),
             recovered.spaces.len(),
             config.data_dir.display(),
             recovered.segments.len()
@@ -270,7 +279,7 @@ impl Application {
             let mut tick = actix_web::rt::time::interval(interval);
             loop {
                 tick.tick().await;
-                saver.users.save(&saver.snapshots, false).await;
+                saver.directory.save(&saver.snapshots, false).await;
                 saver.keys.save(&saver.snapshots, false).await;
             }
         });
@@ -393,7 +402,7 @@ impl Application {
         } else {
             state.spaces.flush_all().await
         };
-        state.users.save(&state.snapshots, true).await;
+        state.directory.save(&state.snapshots, true).await;
         state.keys.save(&state.snapshots, true).await;
         let (done, closed) = oneshot::channel();
         state.journal.close(Box::new(move |r| {
@@ -484,23 +493,28 @@ fn bootstrap(
     recovered: &mut Recovered,
 ) -> Result<(), StoreError> {
     let token = token.map_or_else(new_token, str::to_string);
-    let user = User::new("default", &token);
-    let space = Space::new(&user.default_space);
-    let users = UsersSnapshot {
-        users: vec![user.clone()],
+    let account = Account {
+        id: uuid::Uuid::new_v4().to_string().into(),
+        name: "default".into(),
+        primary: hash_token(&token),
+        default_space: uuid::Uuid::new_v4().to_string().into(),
+        created_at: chrono::Utc::now().timestamp_millis(),
     };
+    let space = Space::new(&account.default_space);
+    let mut directory = DirectoryState::default();
+    directory.apply(&Change::UserCreated(account));
     store.write_secret(DEFAULT_TOKEN_FILE, &token)?;
     store.save_space(&space.view())?;
-    store.save_users(&users)?;
+    store.save_directory(&directory.snapshot())?;
     log::info!(
         "first start: created user 'default'; its token is in {}",
         store.path(DEFAULT_TOKEN_FILE).display()
     );
-    recovered.users.push(user);
-    recovered.users_saved = 1;
-    recovered.covered.users(1);
+    recovered.directory_saved = directory.applied();
+    recovered.covered.directory(directory.applied());
     recovered.covered.space(space.id(), 0, 0);
     recovered.spaces.insert(space.id().into(), space);
+    recovered.directory = directory;
     Ok(())
 }
 
@@ -552,7 +566,10 @@ impl Signals {
 pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
     let store = Store::open(dir).unwrap();
     let mut recovered = store.recover().unwrap();
-    recovered.users = users;
+    for user in users {
+        let account = Account::from_legacy(user, 0);
+        recovered.directory.apply(&Change::UserCreated(account));
+    }
     let journal = Journal::start(
         &store.journal_dir(),
         Durability::Fsync,

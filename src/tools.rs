@@ -183,21 +183,26 @@ pub fn export(
     let mut ids: Vec<&str> = match user {
         None => recovered.spaces.keys().map(|id| &**id).collect(),
         Some(wanted) => {
-            let by_id: Vec<_> = recovered.users.iter().filter(|u| u.id == wanted).collect();
-            let by_name: Vec<_> = recovered
-                .users
-                .iter()
-                .filter(|u| u.name == wanted)
+            let directory = &recovered.directory;
+            let by_id: Vec<_> = directory.accounts().filter(|u| *u.id == *wanted).collect();
+            let by_name: Vec<_> = directory
+                .accounts()
+                .filter(|u| *u.name == *wanted)
                 .collect();
             let found = match (by_id.as_slice(), by_name.as_slice()) {
                 ([user], _) | ([], [user]) => user,
                 ([], []) => return Err(ToolError::NoSuchUser(wanted.into())),
                 (_, several) => {
-                    let ids = several.iter().map(|u| u.id.clone()).collect();
+                    let mut ids: Vec<String> = several.iter().map(|u| u.id.to_string()).collect();
+                    ids.sort();
                     return Err(ToolError::AmbiguousUser(wanted.into(), ids));
                 }
             };
-            found.spaces.iter().map(String::as_str).collect()
+            directory
+                .spaces()
+                .filter(|s| s.members.contains_key(&found.id))
+                .map(|s| &*s.id)
+                .collect()
         }
     };
     ids.sort_unstable();
@@ -304,7 +309,7 @@ pub fn import(
         _ => ToolError::Store(e),
     })?;
     let mut recovered = store.recover()?;
-    if !recovered.users.iter().any(|u| u.owns(space_id)) {
+    if recovered.directory.space(space_id).is_none() {
         return Err(ToolError::NoSuchSpace(space_id.into()));
     }
     let mut space = recovered

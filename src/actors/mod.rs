@@ -1,21 +1,22 @@
 //! Actors between the HTTP layer and the model: a [`SpaceActor`] per space, the
-//! [`Spaces`] registry that finds (and starts) them, the [`Users`] that tokens belong to,
-//! and the [`SnapshotActor`] that writes snapshot files and reloads spaces.
+//! [`Spaces`] registry that finds (and starts) them, the [`Directory`] of users, spaces,
+//! members and tokens, and the [`SnapshotActor`] that writes snapshot files and reloads
+//! spaces.
 
+pub mod directory;
 pub mod keys;
 pub mod registry;
 pub mod snapshot;
 pub mod space;
-pub mod users;
 
 use std::fmt;
 use std::time::Duration;
 
+pub use directory::Directory;
 pub use keys::Keys;
 pub use registry::Spaces;
 pub use snapshot::SnapshotActor;
 pub use space::SpaceActor;
-pub use users::Users;
 
 use tokio::sync::oneshot;
 
@@ -29,6 +30,8 @@ pub enum Failure {
     Busy,
     /// The space's actor has stopped.
     Stopped,
+    /// The space was deleted.
+    Gone,
     /// The journal could not store the write (or a write this answer depended on).
     Storage(StorageError),
     /// The space panicked while handling the request; it is reloaded from disk.
@@ -43,6 +46,7 @@ impl fmt::Display for Failure {
         match self {
             Failure::Busy => f.write_str("the space is overloaded; retry shortly"),
             Failure::Stopped => f.write_str("the space is not available"),
+            Failure::Gone => f.write_str("the space was deleted"),
             Failure::Storage(e) => write!(f, "{e}"),
             Failure::Panicked => f.write_str("the space failed while handling the request"),
             Failure::Stalled(waited) => write!(

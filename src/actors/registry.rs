@@ -22,8 +22,8 @@ use actix::prelude::*;
 use futures_util::future::join_all;
 use tokio::sync::oneshot;
 
-use super::snapshot::SnapshotActor;
-use super::space::{Bounded, Flush, Operation, SpaceActor};
+use super::snapshot::{answered, RemoveSpace, SnapshotActor};
+use super::space::{Bounded, Flush, Forget, Operation, SpaceActor, Version};
 use super::{within_storage, Failure};
 use crate::metrics::METRICS;
 use crate::model::Space;
@@ -33,10 +33,13 @@ use crate::store::{Compaction, Pace, Store};
 /// The most messages a space's mailbox holds before requests are refused with 503.
 pub const MAILBOX_CAPACITY: usize = 4096;
 
-/// A space that has an actor, or one loaded from disk that has not been used yet.
+/// A space that has an actor, or one loaded from disk that has not been used yet, or one
+/// deleted while the server runs (a request that was let in before the deletion finds it
+/// gone instead of starting it afresh).
 enum Slot {
     Idle(Box<Space>),
     Running(Addr<SpaceActor>),
+    Gone,
 }
 
 /// Every space and the actor behind it; shared by every HTTP worker.
@@ -78,11 +81,46 @@ impl Spaces {
         }
     }
 
-    /// Adds a new, empty space (of a new user).
+    /// Adds a new, empty space.
     pub fn add(&self, id: &str) {
         let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
         slots.insert(id.into(), Slot::Idle(Box::new(Space::new(id))));
         METRICS.spaces_loaded.set(slots.len() as i64);
+    }
+
+    /// Deletes space `id`, whose deletion is durable: its actor stops (its change streams
+    /// end, nothing of it is saved again), then its file is removed and the journal drops
+    /// its entries.
+    pub async fn delete(&self, id: &str) {
+        let slot = {
+            let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
+            let slot = slots.insert(id.into(), Slot::Gone);
+            METRICS.spaces_loaded.set(slots.len() as i64);
+            slot
+        };
+        match slot {
+            Some(Slot::Running(addr)) => {
+                let _ = addr.send(Forget).await;
+            }
+            Some(Slot::Idle(space)) => METRICS.count_space(&space.view(), -1),
+            Some(Slot::Gone) | None => {}
+        }
+        if let Err(e) = answered(self.snapshots.send(RemoveSpace(id.into())).await) {
+            log::error!("file of deleted space {id} not removed: {e}");
+        }
+    }
+
+    /// The version of space `space_id`, without starting its actor if it has none yet.
+    pub async fn version(&self, space_id: &str) -> Result<u64, Failure> {
+        {
+            let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
+            match slots.get(space_id) {
+                Some(Slot::Idle(space)) => return Ok(space.version()),
+                Some(Slot::Gone) => return Err(Failure::Gone),
+                _ => {}
+            }
+        }
+        self.call(space_id, Version).await
     }
 
     /// Sends `op` to the actor of space `space_id` (which must exist) and waits for the
@@ -104,6 +142,7 @@ impl Spaces {
     ) -> Result<O::Output, Failure> {
         let (reply, answer) = oneshot::channel();
         self.with_actor(space_id, |addr| addr.try_send(Bounded { op, reply }))
+            .ok_or(Failure::Gone)?
             .map_err(|e| match e {
                 SendError::Full(_) => {
                     METRICS.mailbox_rejections.inc();
@@ -114,23 +153,30 @@ impl Spaces {
         within_storage(self.journal.health(), answer, late).await
     }
 
-    /// Runs `f` on the actor of `space_id`, starting the actor on first use.
-    fn with_actor<R>(&self, space_id: &str, f: impl FnOnce(&Addr<SpaceActor>) -> R) -> R {
+    /// Runs `f` on the actor of `space_id`, starting the actor on first use; `None` for a
+    /// deleted space.
+    fn with_actor<R>(&self, space_id: &str, f: impl FnOnce(&Addr<SpaceActor>) -> R) -> Option<R> {
         {
             let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
-            if let Some(Slot::Running(addr)) = slots.get(space_id) {
-                return f(addr);
+            match slots.get(space_id) {
+                Some(Slot::Running(addr)) => return Some(f(addr)),
+                Some(Slot::Gone) => return None,
+                _ => {}
             }
         }
         let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
         let addr = match slots.remove(space_id) {
             Some(Slot::Running(addr)) => addr, // another request started it meanwhile
             Some(Slot::Idle(space)) => self.start(*space),
+            Some(Slot::Gone) => {
+                slots.insert(space_id.into(), Slot::Gone);
+                return None;
+            }
             None => self.start(Space::new(space_id)),
         };
         let result = f(&addr);
         slots.insert(space_id.into(), Slot::Running(addr));
-        result
+        Some(result)
     }
 
     /// Starts the actor of `space` on an arbiter picked by a hash of the space id. The
@@ -165,7 +211,7 @@ impl Spaces {
             .values()
             .filter_map(|slot| match slot {
                 Slot::Running(addr) => Some(addr.clone()),
-                Slot::Idle(_) => None,
+                Slot::Idle(_) | Slot::Gone => None,
             })
             .collect();
         let outcomes = join_all(running.iter().map(|addr| addr.send(Flush))).await;

@@ -13,7 +13,7 @@ use std::time::Instant;
 use actix::{Actor, Handler, MailboxError, Message, SyncContext};
 
 use crate::metrics::METRICS;
-use crate::model::{Space, SpaceView, UsersSnapshot};
+use crate::model::{DirectorySnapshot, Space, SpaceView};
 use crate::store::codec::KeysSnapshot;
 use crate::store::journal::Journal;
 use crate::store::{Store, StoreError};
@@ -100,28 +100,48 @@ impl Handler<SaveSpace> for SnapshotActor {
     }
 }
 
-/// Replace the users file with this snapshot; answers the file's length. The spaces of the
-/// users it adds get a file first (an empty one if they have none), so that every user in
-/// `users.bin` has its space file and one missing later is noticed at start-up.
+/// Replace the users file with this snapshot of the directory; answers the file's length.
+/// The spaces it adds get a file first (an empty one if they have none), so that every
+/// space in `users.bin` has its file and one missing later is noticed at start-up.
 #[derive(Message)]
 #[rtype(result = "Result<u64, StoreError>")]
-pub struct SaveUsers {
-    /// Every user.
-    pub users: UsersSnapshot,
-    /// How many of them the users file on disk holds already.
-    pub saved: usize,
+pub struct SaveDirectory {
+    /// The directory.
+    pub directory: DirectorySnapshot,
+    /// The spaces created since the users file on disk was written.
+    pub added: Vec<Box<str>>,
 }
 
-impl Handler<SaveUsers> for SnapshotActor {
+impl Handler<SaveDirectory> for SnapshotActor {
     type Result = Result<u64, StoreError>;
 
-    fn handle(&mut self, msg: SaveUsers, _: &mut SyncContext<Self>) -> Self::Result {
-        let added = msg.users.users.get(msg.saved..).unwrap_or_default();
-        self.store
-            .ensure_space_files(added.iter().flat_map(|u| &u.spaces).map(String::as_str))?;
-        let len = self.store.save_users(&msg.users)?;
-        self.journal.covered_users(msg.users.users.len() as u64);
+    fn handle(&mut self, msg: SaveDirectory, _: &mut SyncContext<Self>) -> Self::Result {
+        let live = msg.added.iter().filter(|id| {
+            msg.directory
+                .spaces
+                .binary_search_by(|s| s.id.cmp(id))
+                .is_ok()
+        });
+        self.store.ensure_space_files(live.map(|id| &**id))?;
+        let len = self.store.save_directory(&msg.directory)?;
+        self.journal.covered_directory(msg.directory.applied);
         Ok(len)
+    }
+}
+
+/// Remove the file of a deleted space (whose deletion is durable and whose actor has
+/// stopped), then let the journal drop the space's entries.
+#[derive(Message)]
+#[rtype(result = "Result<(), StoreError>")]
+pub struct RemoveSpace(pub Box<str>);
+
+impl Handler<RemoveSpace> for SnapshotActor {
+    type Result = Result<(), StoreError>;
+
+    fn handle(&mut self, msg: RemoveSpace, _: &mut SyncContext<Self>) -> Self::Result {
+        self.store.remove_space(&msg.0)?;
+        self.journal.forget(&msg.0);
+        Ok(())
     }
 }
 

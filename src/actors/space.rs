@@ -593,6 +593,35 @@ impl Handler<Reserved> for SpaceActor {
     }
 }
 
+/// Stop for good: the space was deleted. Nothing of it is saved again; its change streams
+/// end and replies still held fail.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Forget;
+
+impl Handler<Forget> for SpaceActor {
+    type Result = ();
+
+    fn handle(&mut self, _: Forget, ctx: &mut Context<Self>) {
+        METRICS.count_space(&self.space.view(), -1);
+        self.dirty = false;
+        self.streams.clear();
+        ctx.stop();
+    }
+}
+
+/// The space's version.
+pub struct Version;
+
+impl Operation for Version {
+    type Output = u64;
+
+    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        let version = actor.visible();
+        (version, version)
+    }
+}
+
 /// Write the final snapshot if the space changed, and reply once it is on disk. Sent at
 /// shutdown, once no request is in flight.
 #[derive(Message)]

@@ -11,12 +11,13 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
-use super::extract::{bounded_object, parse_fields, Caller, JsonBody, KeyClaim, Params};
+use super::extract::{bounded_object, parse_fields, space_of, JsonBody, KeyClaim, Params};
 use super::handlers::send_write;
 use super::render;
 use crate::actors::Spaces;
+use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
-use crate::model::{Command, FieldError, Kind, Mode, Op, ValidationError};
+use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
 
 /// The most operations a batch holds.
 pub const MAX_OPERATIONS: usize = 100;
@@ -34,7 +35,7 @@ pub async fn batch(
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let operations = parse_batch(&body)?;
-    let space = caller.space(params.space_id(), None)?;
+    let space = space_of(&caller, params.space_id(), None, access::Action::Write)?;
     let mut commands = Vec::with_capacity(operations.len());
     for (index, (kind, action, body)) in operations.into_iter().enumerate() {
         let in_operation = |error: ApiError| ApiError::InOperation {

@@ -11,7 +11,9 @@ use std::time::Duration;
 use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
 use crate::actors::Failure;
 use crate::http::stream::{MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
-use crate::model::{SpaceError, ValidationError};
+use crate::metrics::METRICS;
+use crate::model::access::{Denied, Reason};
+use crate::model::{DirectoryError, SpaceError, ValidationError};
 use crate::store::backup::BackupError;
 
 /// Seconds a client is asked to wait before retrying a 503.
@@ -32,8 +34,9 @@ pub enum ApiError {
     SpaceConflict,
     /// 401 unauthorized: no token, or an unknown one.
     Unauthorized,
-    /// 403 forbidden: a user token on an admin route.
-    Forbidden,
+    /// 403 forbidden: the caller's role or token does not allow it, or a user token on an
+    /// admin route, or the admin token on a user's route.
+    Forbidden(Reason),
     /// 404 not_found: no such record, space or route.
     NotFound(String),
     /// 405 method_not_allowed, with the methods the path allows.
@@ -44,6 +47,12 @@ pub enum ApiError {
     RecordDeleted(String),
     /// 409 idempotency_key_in_use: the first request with the key is still running.
     IdempotencyKeyInUse,
+    /// 409 default_space: a default space cannot be shared, left or deleted.
+    DefaultSpace,
+    /// 409 last_owner: a space must keep an owner.
+    LastOwner,
+    /// 409 limit_reached: a limit of §13 or §14.
+    LimitReached(String),
     /// 412 precondition_failed: `If-Match` did not match.
     PreconditionFailed(String),
     /// 422 idempotency_key_reused: the key came with another method, path or body.
@@ -90,12 +99,15 @@ impl ApiError {
             ApiError::InvalidCursor => "invalid_cursor",
             ApiError::SpaceConflict => "space_conflict",
             ApiError::Unauthorized => "unauthorized",
-            ApiError::Forbidden => "forbidden",
+            ApiError::Forbidden(_) => "forbidden",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::AlreadyExists(_) => "already_exists",
             ApiError::RecordDeleted(_) => "record_deleted",
             ApiError::IdempotencyKeyInUse => "idempotency_key_in_use",
+            ApiError::DefaultSpace => "default_space",
+            ApiError::LastOwner => "last_owner",
+            ApiError::LimitReached(_) => "limit_reached",
             ApiError::PreconditionFailed(_) => "precondition_failed",
             ApiError::IdempotencyKeyReused => "idempotency_key_reused",
             ApiError::InOperation { error, .. } => error.code(),
@@ -120,7 +132,10 @@ impl ApiError {
             | ApiError::AlreadyExists(d)
             | ApiError::RecordDeleted(d)
             | ApiError::PreconditionFailed(d)
+            | ApiError::LimitReached(d)
             | ApiError::InvalidReference(d) => d.clone(),
+            ApiError::DefaultSpace => DirectoryError::DefaultSpace.to_string(),
+            ApiError::LastOwner => DirectoryError::LastOwner.to_string(),
             ApiError::IdempotencyKeyInUse => {
                 "the first request with this Idempotency-Key is still running".into()
             }
@@ -136,7 +151,13 @@ impl ApiError {
                 "the query and the body name different spaces (spaceId)".into()
             }
             ApiError::Unauthorized => "a valid bearer token is required".into(),
-            ApiError::Forbidden => "this route needs the admin token".into(),
+            ApiError::Forbidden(reason) => match reason {
+                Reason::Role => "the caller's role in this space does not allow this".into(),
+                Reason::ReadOnlyToken => "this token may only read".into(),
+                Reason::PrimaryTokenOnly => "only the user's primary token may do this".into(),
+                Reason::AdminOnly => "this route needs the admin token".into(),
+                Reason::Admin => "the admin token is not a user's token".into(),
+            },
             ApiError::MethodNotAllowed(allow) => format!("this path allows {allow}"),
             ApiError::RequestTimeout => "the request body did not arrive in time".into(),
             ApiError::PayloadTooLarge => "the request body is over 1 MiB".into(),
@@ -183,12 +204,15 @@ impl ResponseError for ApiError {
             | ApiError::InvalidCursor
             | ApiError::SpaceConflict => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::AlreadyExists(_)
             | ApiError::RecordDeleted(_)
-            | ApiError::IdempotencyKeyInUse => StatusCode::CONFLICT,
+            | ApiError::IdempotencyKeyInUse
+            | ApiError::DefaultSpace
+            | ApiError::LastOwner
+            | ApiError::LimitReached(_) => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::InOperation { error, .. } => error.status_code(),
@@ -212,8 +236,10 @@ impl ResponseError for ApiError {
             other => (other, None),
         };
         let status = this.status_code();
-        if let ApiError::Internal(cause) = this {
-            log::error!("internal error: {cause}");
+        match this {
+            ApiError::Internal(cause) => log::error!("internal error: {cause}"),
+            ApiError::Forbidden(reason) => METRICS.forbidden(reason.as_str()),
+            _ => {}
         }
         let mut body = json!({
             "type": "about:blank",
@@ -284,11 +310,32 @@ impl From<SpaceError> for ApiError {
     }
 }
 
+impl From<Denied> for ApiError {
+    fn from(denied: Denied) -> ApiError {
+        match denied {
+            Denied::Hidden => ApiError::NotFound("space not found".into()),
+            Denied::Forbidden(reason) => ApiError::Forbidden(reason),
+        }
+    }
+}
+
+impl From<DirectoryError> for ApiError {
+    fn from(e: DirectoryError) -> ApiError {
+        match e {
+            DirectoryError::NotFound(_) => ApiError::NotFound(e.to_string()),
+            DirectoryError::DefaultSpace => ApiError::DefaultSpace,
+            DirectoryError::LastOwner => ApiError::LastOwner,
+            DirectoryError::LimitReached(what) => ApiError::LimitReached(what),
+        }
+    }
+}
+
 impl From<Failure> for ApiError {
     fn from(e: Failure) -> ApiError {
         match e {
             Failure::Busy => ApiError::Unavailable("the space is overloaded; retry shortly"),
             Failure::Stopped => ApiError::Unavailable("the space is not available"),
+            Failure::Gone => ApiError::NotFound("space not found".into()),
             Failure::Storage(e) => ApiError::StorageUnavailable(e.to_string()),
             Failure::Panicked => ApiError::Internal(e.to_string()),
             Failure::Stalled(waited) => ApiError::StorageStalled(waited),

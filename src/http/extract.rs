@@ -6,7 +6,6 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::dev::Payload;
@@ -20,10 +19,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
-use crate::actors::Users;
+use crate::actors::Directory;
+use crate::model::access::{self, Action, Reason};
 use crate::model::kind::MAX_IDS;
 use crate::model::validate::is_id;
-use crate::model::{IfMatch, Kind, ListQuery, User};
+use crate::model::{Caller, IfMatch, Kind, ListQuery};
 use crate::store::codec::{KeptAnswer, KeyUse};
 
 /// The largest request body accepted.
@@ -67,11 +67,11 @@ impl FromRequest for RecordId {
     }
 }
 
-/// The bearer token of `req`, and the users it may belong to.
-fn token(req: &HttpRequest) -> Result<(&str, &Data<Users>), ApiError> {
-    let users = req
-        .app_data::<Data<Users>>()
-        .ok_or_else(|| ApiError::Internal("users missing from app data".into()))?;
+/// The bearer token of `req`, and the directory it may belong to.
+fn token(req: &HttpRequest) -> Result<(&str, &Data<Directory>), ApiError> {
+    let directory = req
+        .app_data::<Data<Directory>>()
+        .ok_or_else(|| ApiError::Internal("directory missing from app data".into()))?;
     let value = req
         .headers()
         .get(header::AUTHORIZATION)
@@ -82,47 +82,60 @@ fn token(req: &HttpRequest) -> Result<(&str, &Data<Users>), ApiError> {
     if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
         return Err(ApiError::Unauthorized);
     }
-    Ok((token, users))
+    Ok((token, directory))
 }
 
-/// The user behind the request's bearer token; 401 without a known one.
-#[derive(Debug, Clone)]
-pub struct Caller(pub Arc<User>);
-
+/// The user (and token) behind the request's bearer token; 401 without a known, live one.
 impl FromRequest for Caller {
     type Error = ApiError;
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(token(req).and_then(|(token, users)| {
-            users
-                .authenticate(token)
-                .map(Caller)
-                .ok_or(ApiError::Unauthorized)
+        ready(token(req).and_then(|(token, directory)| {
+            directory.authenticate(token).ok_or(ApiError::Unauthorized)
         }))
     }
 }
 
-impl Caller {
-    /// The space a request works in: the query's `spaceId`, else the body's, else the
-    /// caller's default. 400 when both name different spaces; 404 for any space the caller
-    /// does not belong to, so other users' spaces cannot even be confirmed to exist.
-    pub fn space<'a>(
-        &'a self,
-        query: Option<&'a str>,
-        body: Option<&'a str>,
-    ) -> Result<&'a str, ApiError> {
-        let named = match (query, body) {
-            (Some(q), Some(b)) if q != b => return Err(ApiError::SpaceConflict),
-            (Some(q), _) => Some(q),
-            (None, b) => b,
-        };
-        match named {
-            None => Ok(&self.0.default_space),
-            Some(id) if self.0.owns(id) => Ok(id),
-            Some(id) => Err(ApiError::NotFound(format!("space '{id}' not found"))),
-        }
+/// The caller of a route that only users have (spaces, members, tokens): as [`Caller`],
+/// but `403` for the admin token, which is no user (§13).
+#[derive(Debug, Clone)]
+pub struct UserCaller(pub Caller);
+
+impl FromRequest for UserCaller {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(
+            token(req).and_then(|(token, directory)| match directory.authenticate(token) {
+                Some(caller) => Ok(UserCaller(caller)),
+                None if directory.is_admin(token) => Err(ApiError::Forbidden(Reason::Admin)),
+                None => Err(ApiError::Unauthorized),
+            }),
+        )
     }
+}
+
+/// The space a request works in: the query's `spaceId`, else the body's, else the
+/// caller's default; checked for `action` ([`access::decide`]). 400 when query and body
+/// name different spaces; 404 for a space the caller (or its token) does not reach, so
+/// other users' spaces cannot even be confirmed to exist; 403 when its role or token does
+/// not allow the action.
+pub fn space_of<'a>(
+    caller: &'a Caller,
+    query: Option<&'a str>,
+    body: Option<&'a str>,
+    action: Action,
+) -> Result<&'a str, ApiError> {
+    let named = match (query, body) {
+        (Some(q), Some(b)) if q != b => return Err(ApiError::SpaceConflict),
+        (Some(q), _) => Some(q),
+        (None, b) => b,
+    };
+    let space = named.unwrap_or(&caller.account.default_space);
+    access::decide(caller, Some(space), action)?;
+    Ok(space)
 }
 
 /// A request made with the admin token; 403 for a user's token, 401 for anything else.
@@ -134,11 +147,11 @@ impl FromRequest for Admin {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(token(req).and_then(|(token, users)| {
-            if users.is_admin(token) {
+        ready(token(req).and_then(|(token, directory)| {
+            if directory.is_admin(token) {
                 Ok(Admin)
-            } else if users.authenticate(token).is_some() {
-                Err(ApiError::Forbidden)
+            } else if directory.authenticate(token).is_some() {
+                Err(ApiError::Forbidden(Reason::AdminOnly))
             } else {
                 Err(ApiError::Unauthorized)
             }

@@ -2,8 +2,6 @@
 //! (or asks the users), and renders the reply. One set of handlers serves all five
 //! collections; the kind comes from the path.
 
-use std::sync::Arc;
-
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
@@ -11,15 +9,17 @@ use serde_json::json;
 
 use super::error::ApiError;
 use super::extract::{
-    kept_with_write, none_match, Admin, Caller, Collection, JsonObject, KeyClaim, Params,
+    kept_with_write, none_match, space_of, Admin, Collection, JsonObject, KeyClaim, Params,
     Preconditions, RecordId, Target,
 };
 use super::{idempotency, render};
+use crate::actors::directory::{Answer, Changed};
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
-use crate::actors::users::RenderUser;
-use crate::actors::{Spaces, Users};
+use crate::actors::{Directory, Spaces};
+use crate::model::access::Action;
+use crate::model::user::{hash_token, new_token};
 use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
-use crate::model::{Command, Mode, Op, SpaceError, User};
+use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, SpaceError};
 use crate::store::backup;
 use crate::store::codec::KeptAnswer;
 use crate::store::journal::Health;
@@ -37,16 +37,18 @@ pub async fn healthz(health: Data<Health>) -> HttpResponse {
     }
 }
 
-/// `GET /api/v1/me` → 200 with the caller's id, name and spaces. 401.
+/// `GET /api/v1/me` → 200 with the caller's id, name, default space and the spaces its
+/// token reaches, by id. 401.
 pub async fn me(caller: Caller) -> HttpResponse {
-    let user = &caller.0;
+    let spaces: Vec<&str> = caller.reached().map(|(id, _)| id).collect();
+    let user = &caller.account;
     render::json(
         StatusCode::OK,
         &json!({"data": {
             "userId": user.id,
             "name": user.name,
             "defaultSpaceId": user.default_space,
-            "spaceIds": user.spaces,
+            "spaceIds": spaces,
         }}),
     )
 }
@@ -58,43 +60,65 @@ pub async fn create_user(
     _: Admin,
     key: KeyClaim,
     body: JsonObject,
-    users: Data<Users>,
+    directory: Data<Directory>,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let name = parse_user_name(body.0)?;
+    let token = new_token();
+    let account = Account {
+        id: uuid::Uuid::new_v4().to_string().into(),
+        name: name.into(),
+        primary: hash_token(&token),
+        default_space: uuid::Uuid::new_v4().to_string().into(),
+        created_at: chrono::Utc::now().timestamp_millis(),
+    };
+    let answer = {
+        let account = account.clone();
+        move |_: &DirectoryState| render::user_answer(StatusCode::CREATED, &account, &token)
+    };
+    let then = move |change: &Change| {
+        if let Change::UserCreated(account) = change {
+            spaces.add(&account.default_space);
+            log::info!("created user '{}' ({})", account.name, account.id);
+        }
+    };
+    change(
+        &req,
+        directory,
+        Change::UserCreated(account),
+        key,
+        answer,
+        then,
+    )
+    .await
+}
+
+/// Makes one directory change and answers it (see [`Directory::change`]); a claimed
+/// idempotency key goes into the change's journal entry with the answer kept for it.
+pub(super) async fn change(
+    req: &HttpRequest,
+    directory: Data<Directory>,
+    change: Change,
+    key: KeyClaim,
+    answer: impl FnOnce(&DirectoryState) -> Answer + 'static,
+    then: impl FnOnce(&Change) + 'static,
+) -> Result<HttpResponse, ApiError> {
     let keyed = key.0.is_some();
-    let render: RenderUser = render::user_answer;
     let late = key.0.clone().map(|used| {
-        idempotency::settle_later(&req, used, move |(user, _): (Arc<User>, String)| {
-            Some(render(&user))
-        })
+        idempotency::settle_later(req, used, |changed: Changed| changed.ok().map(|a| a.kept))
     });
-    let (user, token) = users
+    let answer = directory
         .into_inner()
-        .create_user(
-            name,
-            spaces.into_inner(),
-            key.0.map(|k| (k, render)),
-            move |created| {
-                if let Some(settle) = late {
-                    settle(created)
-                }
-            },
-        )
-        .await?;
+        .change(change, key.0, answer, then, move |changed| {
+            if let Some(settle) = late {
+                settle(changed)
+            }
+        })
+        .await??;
     if keyed {
-        kept_with_write(&req, render::user_answer(&user));
+        kept_with_write(req, answer.kept.clone());
     }
-    log::info!("created user '{}' ({})", user.name, user.id);
-    Ok(render::json(
-        StatusCode::CREATED,
-        &json!({"data": {
-            "userId": user.id,
-            "name": user.name,
-            "defaultSpaceId": user.default_space,
-            "token": token,
-        }}),
-    ))
+    Ok(render::kept(&answer.shown))
 }
 
 /// `POST /api/v1/admin/backup` with `{"to": "/absolute/dir"}` → 200 with what the copy holds
@@ -134,7 +158,7 @@ pub async fn list(
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
     let query = params.list_query(kind)?;
-    let space = caller.space(params.space_id(), None)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let page = spaces.call(space, ListRecords { kind, query }).await??;
     if none_match(&req, page.version) {
         return Ok(render::not_modified(page.version));
@@ -155,7 +179,12 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let mut changes = parse_changes(kind, Mode::Create, body.0)?;
     let body_space = changes.space_id.take();
-    let space = caller.space(params.space_id(), body_space.as_deref())?;
+    let space = space_of(
+        &caller,
+        params.space_id(),
+        body_space.as_deref(),
+        Action::Write,
+    )?;
     let id = changes
         .id
         .take()
@@ -179,7 +208,7 @@ pub async fn get(
     params: Params,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
-    let space = caller.space(params.space_id(), None)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let item = spaces.call(space, GetRecord { kind, id }).await??;
     if none_match(&req, item.record.version) {
         return Ok(render::not_modified(item.record.version));
@@ -203,7 +232,12 @@ pub async fn update(
 ) -> Result<HttpResponse, ApiError> {
     let mut changes = parse_changes(kind, Mode::Update, body.0)?;
     let body_space = changes.space_id.take();
-    let space = caller.space(params.space_id(), body_space.as_deref())?;
+    let space = space_of(
+        &caller,
+        params.space_id(),
+        body_space.as_deref(),
+        Action::Write,
+    )?;
     let command = Command {
         kind,
         id: id.into(),
@@ -250,7 +284,7 @@ async fn set_deleted(
     spaces: Data<Spaces>,
     deleted: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let space = caller.space(params.space_id(), None)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Write)?;
     let command = Command {
         kind,
         id: id.into(),
@@ -321,7 +355,7 @@ pub async fn changes(
 ) -> Result<HttpResponse, ApiError> {
     let since = params.since(None)?;
     let limit = params.feed_limit()?;
-    let space = caller.space(params.space_id(), None)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let page = spaces.call(space, ListChanges { since, limit }).await??;
     Ok(render::feed(space, &page))
 }

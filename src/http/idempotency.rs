@@ -1,5 +1,5 @@
 //! Idempotent retries (CONTRACT §11), as a middleware around every write route (POST,
-//! PATCH and DELETE under `/api/v1`), acting on requests that carry `Idempotency-Key`.
+//! PATCH, PUT and DELETE under `/api/v1`), acting on requests that carry `Idempotency-Key`.
 //!
 //! It checks the key, reads the body once to fingerprint the request (method, path with
 //! query, body) and puts it back for the handler, then claims the key in [`Keys`]: a
@@ -29,7 +29,7 @@ use super::error::ApiError;
 use super::extract::{body_timeout, read_body};
 use super::render;
 use crate::actors::keys::Claim;
-use crate::actors::{Failure, Keys, Users};
+use crate::actors::{Directory, Failure, Keys};
 use crate::metrics::METRICS;
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::Journal;
@@ -182,17 +182,19 @@ pub fn settle_later<T>(
 
 /// Whose keys a request uses: its user's, or the admin's.
 fn owner(req: &ServiceRequest) -> Option<String> {
-    let users = req.app_data::<Data<Users>>()?;
+    let directory = req.app_data::<Data<Directory>>()?;
     let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();
     if !scheme.eq_ignore_ascii_case("bearer") {
         return None;
     }
-    if users.is_admin(token) {
+    if directory.is_admin(token) {
         return Some(ADMIN.into());
     }
-    users.authenticate(token).map(|u| u.id.clone())
+    directory
+        .authenticate(token)
+        .map(|c| c.account.id.to_string())
 }
 
 /// Journals an answer that no write carried, and waits until it is stored.

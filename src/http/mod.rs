@@ -15,8 +15,10 @@ pub mod handlers;
 pub mod idempotency;
 pub mod openapi;
 pub mod render;
+pub mod spaces;
 pub mod stream;
 pub mod throttle;
+pub mod tokens;
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -109,6 +111,47 @@ pub fn configure(cfg: &mut ServiceConfig) {
         web::resource("/api/v1/admin/users")
             .route(keyed(web::post().to(handlers::create_user)))
             .default_service(disallowed("POST")),
+    )
+    .service(
+        web::resource("/api/v1/admin/users/{userId}/token")
+            .route(keyed(web::post().to(tokens::reset_primary)))
+            .default_service(disallowed("POST")),
+    )
+    .service(
+        web::resource("/api/v1/spaces")
+            .route(web::get().to(spaces::list))
+            .route(keyed(web::post().to(spaces::create)))
+            .default_service(disallowed("GET, POST")),
+    )
+    .service(
+        web::resource("/api/v1/spaces/{spaceId}")
+            .route(web::get().to(spaces::get))
+            .route(keyed(web::patch().to(spaces::update)))
+            .route(keyed(web::delete().to(spaces::delete)))
+            .default_service(disallowed("GET, PATCH, DELETE")),
+    )
+    .service(
+        web::resource("/api/v1/spaces/{spaceId}/members")
+            .route(web::get().to(spaces::members))
+            .default_service(disallowed("GET")),
+    )
+    .service(
+        web::resource("/api/v1/spaces/{spaceId}/members/{userId}")
+            .route(keyed(web::put().to(spaces::put_member)))
+            .route(keyed(web::delete().to(spaces::remove_member)))
+            .default_service(disallowed("PUT, DELETE")),
+    )
+    .service(
+        web::resource("/api/v1/tokens")
+            .route(web::get().to(tokens::list))
+            .route(keyed(web::post().to(tokens::create)))
+            .default_service(disallowed("GET, POST")),
+    )
+    .service(
+        web::resource("/api/v1/tokens/{tokenId}")
+            .route(web::get().to(tokens::get))
+            .route(keyed(web::delete().to(tokens::revoke)))
+            .default_service(disallowed("GET, DELETE")),
     )
     .service(
         web::resource("/api/v1/admin/backup")

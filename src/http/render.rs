@@ -7,8 +7,12 @@ use actix_web::HttpResponse;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
+use crate::actors::directory::Answer;
 use crate::model::time::rfc3339_millis;
-use crate::model::{FeedPage, Item, Kind, Outcome, Page, Record, Touched, User, Value};
+use crate::model::{
+    Account, Caller, FeedPage, Item, Kind, Member, Outcome, Page, Record, SpaceInfo, Token,
+    Touched, Value,
+};
 use crate::store::codec::KeptAnswer;
 
 /// A record of `kind` in space `space`, as JSON.
@@ -200,16 +204,77 @@ pub fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
     )
 }
 
-/// The answer kept for a user creation: the user without its token (CONTRACT §11).
-pub fn user_answer(user: &User) -> KeptAnswer {
-    answer(
-        StatusCode::CREATED,
-        &serde_json::json!({"data": {
-            "userId": user.id,
-            "name": user.name,
-            "defaultSpaceId": user.default_space,
-        }}),
-    )
+/// The answer to a user's creation (`201`) or to a new primary token (`200`): the user,
+/// with its new token shown and not kept (CONTRACT §11: tokens are stored nowhere).
+pub fn user_answer(status: StatusCode, account: &Account, token: &str) -> Answer {
+    let mut user = serde_json::json!({
+        "userId": account.id,
+        "name": account.name,
+        "defaultSpaceId": account.default_space,
+    });
+    let kept = answer(status, &serde_json::json!({ "data": user }));
+    user["token"] = token.into();
+    Answer {
+        shown: answer(status, &serde_json::json!({ "data": user })),
+        kept,
+    }
+}
+
+/// A date-time as every response writes it (RFC 3339, UTC, milliseconds).
+fn stamp(ms: i64) -> serde_json::Value {
+    rfc3339_millis(ms).map_or(serde_json::Value::Null, |s| (*s).into())
+}
+
+/// The space object (CONTRACT §13) as `caller` sees it, at `version`.
+pub fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> serde_json::Value {
+    let role = info
+        .members
+        .get(&caller.account.id)
+        .map(|m| m.role.as_str());
+    serde_json::json!({
+        "spaceId": info.id,
+        "name": info.name,
+        "role": role,
+        "isDefault": info.default_of.as_deref() == Some(&*caller.account.id),
+        "spaceVersion": version,
+        "memberCount": info.members.len(),
+        "createdAt": stamp(info.created_at),
+    })
+}
+
+/// A member object (CONTRACT §13); `name` is the user's.
+pub fn member(user: &str, name: &str, member: &Member) -> serde_json::Value {
+    serde_json::json!({
+        "userId": user,
+        "name": name,
+        "role": member.role.as_str(),
+        "addedAt": stamp(member.added_at),
+    })
+}
+
+/// A token object (CONTRACT §14), with its secret only when given.
+pub fn token(token: &Token, secret: Option<&str>) -> serde_json::Value {
+    let mut json = serde_json::json!({
+        "tokenId": token.id,
+        "name": token.name,
+        "access": token.access.as_str(),
+        "spaceIds": token.spaces,
+        "expiresAt": token.expires_at.map(stamp),
+        "createdAt": stamp(token.created_at),
+        "lastUsedAt": token.last_used_at.map(stamp),
+    });
+    if let Some(secret) = secret {
+        json["token"] = secret.into();
+    }
+    json
+}
+
+/// `{"data": data}` with `status`, and `Location` when given, as an answer to keep.
+pub fn data(status: StatusCode, data: serde_json::Value, location: Option<String>) -> KeptAnswer {
+    KeptAnswer {
+        location: location.map(Box::from),
+        ..answer(status, &serde_json::json!({ "data": data }))
+    }
 }
 
 /// The response for a kept answer.

@@ -12,7 +12,9 @@
 //! nothing). One write's events are queued whole however big, so a client that reads gets
 //! every write live. The task also
 //! ends when the client goes (the body is dropped), when the space's actor drops a stream
-//! that cannot keep up, or when shutdown begins (the stream ends cleanly).
+//! that cannot keep up, when shutdown begins (the stream ends cleanly), or at once when its
+//! reader loses access ([`Streams::end`]: removed from the space, the space deleted, the
+//! token revoked).
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -24,11 +26,13 @@ use actix_web::{HttpRequest, HttpResponse};
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::error::ApiError;
-use super::extract::{Caller, Params};
+use super::extract::{space_of, Params};
 use super::{render, Gate};
 use crate::actors::space::{Committed, ListChanges, Subscribe};
 use crate::actors::Spaces;
 use crate::metrics::METRICS;
+use crate::model::access::Action;
+use crate::model::{Caller, Scope};
 
 /// The most streams open at once.
 pub const MAX_STREAMS: usize = 1000;
@@ -55,18 +59,34 @@ pub struct Streams(Arc<Mutex<Open>>);
 struct Open {
     total: usize,
     by_user: HashMap<Box<str>, usize>,
+    /// Every open stream by number: whose, which space, which token, and how to end it.
+    streams: HashMap<u64, Reader>,
+    next: u64,
+}
+
+/// Who reads an open stream, and what ends it.
+#[derive(Debug)]
+struct Reader {
+    user: Box<str>,
+    space: Box<str>,
+    token: Option<Box<str>>,
+    end: Arc<Notify>,
 }
 
 /// One open stream; frees its place when dropped.
 struct Slot {
     open: Arc<Mutex<Open>>,
     user: Box<str>,
+    number: u64,
+    /// Notified when the stream must end at once (its reader lost access).
+    end: Arc<Notify>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         open.total -= 1;
+        open.streams.remove(&self.number);
         if let Some(count) = open.by_user.get_mut(&self.user) {
             *count -= 1;
             if *count == 0 {
@@ -78,9 +98,21 @@ impl Drop for Slot {
 }
 
 impl Streams {
-    /// A place for a stream of `user`: `429` when the user has its most open, `503` when
-    /// the server has.
-    fn open(&self, user: &str) -> Result<Slot, ApiError> {
+    /// Ends at once every open stream whose reader `lost` access: given its user, space and
+    /// scoped token, if any.
+    pub fn end(&self, lost: impl Fn(&str, &str, Option<&str>) -> bool) {
+        let open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for reader in open.streams.values() {
+            if lost(&reader.user, &reader.space, reader.token.as_deref()) {
+                reader.end.notify_one();
+            }
+        }
+    }
+
+    /// A place for a stream of `caller` on `space`: `429` when the user has its most open,
+    /// `503` when the server has.
+    fn open(&self, caller: &Caller, space: &str) -> Result<Slot, ApiError> {
+        let user = &*caller.account.id;
         let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if open
             .by_user
@@ -96,9 +128,27 @@ impl Streams {
         open.total += 1;
         *open.by_user.entry(user.into()).or_default() += 1;
         METRICS.streams_open.set(open.total as i64);
+        let end = Arc::new(Notify::new());
+        let number = open.next;
+        open.next += 1;
+        let token = match &caller.scope {
+            Scope::Primary => None,
+            Scope::Scoped(token) => Some(token.token.id.clone()),
+        };
+        open.streams.insert(
+            number,
+            Reader {
+                user: user.into(),
+                space: space.into(),
+                token,
+                end: Arc::clone(&end),
+            },
+        );
         Ok(Slot {
             open: Arc::clone(&self.0),
             user: user.into(),
+            number,
+            end,
         })
     }
 }
@@ -195,7 +245,7 @@ pub async fn stream(
         .get("last-event-id")
         .map(|v| v.to_str().unwrap_or("?"));
     let since = params.since(last_event)?;
-    let space: Box<str> = caller.space(params.space_id(), None)?.into();
+    let space: Box<str> = space_of(&caller, params.space_id(), None, Action::Read)?.into();
     // The first page checks `since` against the space before the 200 is sent.
     let first = spaces
         .call(
@@ -206,12 +256,13 @@ pub async fn stream(
             },
         )
         .await??;
-    let slot = streams.open(&caller.0.id)?;
+    let slot = streams.open(&caller, &space)?;
     let outbox = Arc::new(Outbox::default());
     let (client, mut gone) = oneshot::channel::<Infallible>();
     let mut closed = gate.watch();
     let events = Arc::clone(&outbox);
     actix_web::rt::spawn(async move {
+        let ended = Arc::clone(&slot.end);
         let _slot = slot;
         let feed = async {
             let mut page = first;
@@ -261,10 +312,12 @@ pub async fn stream(
                 }
             }
         };
-        // The client went away: free the place now, not at the next keep-alive.
+        // The client went away: free the place now, not at the next keep-alive. Or its
+        // reader lost access to the space (removed, space deleted, token revoked).
         tokio::select! {
             _ = feed => {}
             _ = &mut gone => {}
+            _ = ended.notified() => {}
         }
         events.end();
     });

@@ -3,7 +3,9 @@
 //! Request flow: `http` validates a body with [`validate::parse_changes`], an actor calls a
 //! [`Space`] method, and `http` renders the returned records.
 
+pub mod access;
 pub mod cursor;
+pub mod directory;
 pub mod error;
 pub mod kind;
 pub mod record;
@@ -12,6 +14,10 @@ pub mod time;
 pub mod user;
 pub mod validate;
 
+pub use directory::{
+    Access, Account, Caller, Change, DirectoryError, DirectorySnapshot, DirectoryState, Member,
+    Role, Scope, SpaceInfo, Token,
+};
 pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
 pub use record::{Record, Value};

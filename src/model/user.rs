@@ -1,4 +1,5 @@
-//! Users and their bearer tokens. Tokens are shown once and kept only as SHA-256 hashes.
+//! Bearer tokens, shown once and kept only as SHA-256 hashes; and users as formats 1 and 2
+//! stored them (format 3 stores [`super::directory::Account`]s).
 
 use rand::rngs::OsRng;
 use rand::RngCore;
@@ -8,7 +9,8 @@ use sha2::{Digest, Sha256};
 /// The SHA-256 of a bearer token.
 pub type TokenHash = [u8; 32];
 
-/// A user: who a token belongs to and which spaces it reaches.
+/// A user as formats 1 and 2 stored it (in the users file and the journal), when each user
+/// had one space.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct User {
     /// The user's id (a UUID).
@@ -23,6 +25,7 @@ pub struct User {
     pub spaces: Vec<String>,
 }
 
+#[cfg(test)]
 impl User {
     /// A new user with a new default space, reached with `token`.
     pub fn new(name: &str, token: &str) -> User {
@@ -42,7 +45,7 @@ impl User {
     }
 }
 
-/// The users file's contents.
+/// The users file's contents in formats 1 and 2.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UsersSnapshot {
     /// Every user, in creation order.

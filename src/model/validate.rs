@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Datelike, Utc};
 use serde_json::{Map, Value as Json};
 
+use super::directory::{Access, Role, MAX_TOKEN_SPACES};
 use super::error::{FieldError, ValidationError};
 use super::kind::{FieldType, Kind, MAX_IDS};
 use super::record::Value;
@@ -116,6 +117,128 @@ pub fn parse_user_name(body: Map<String, Json>) -> Result<String, ValidationErro
         "user",
     )
 }
+
+/// Validates the body of a space's creation (`{"name"}`, required) or update (`{"name"}`
+/// or `{}`): a name of 1 to 1,000 characters, no other field.
+pub fn parse_space_name(
+    body: Map<String, Json>,
+    mode: Mode,
+) -> Result<Option<String>, ValidationError> {
+    if mode == Mode::Update && body.is_empty() {
+        return Ok(None);
+    }
+    only_field(
+        body,
+        "name",
+        |s| (1..=1_000).contains(&s.chars().count()),
+        "must be a string of 1 to 1000 characters",
+        "space",
+    )
+    .map(Some)
+}
+
+/// Validates the body of a membership: exactly `{"role": "owner" | "editor" | "viewer"}`.
+pub fn parse_role(body: Map<String, Json>) -> Result<Role, ValidationError> {
+    let role = only_field(
+        body,
+        "role",
+        |s| Role::parse(s).is_some(),
+        "must be one of owner, editor, viewer",
+        "membership",
+    )?;
+    Ok(Role::parse(&role).expect("checked"))
+}
+
+/// A scoped token's creation body, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewToken {
+    /// Its name.
+    pub name: String,
+    /// What it may do at most.
+    pub access: Access,
+    /// The spaces it reaches (duplicates dropped, order kept), or `None` for all.
+    pub spaces: Option<Vec<Box<str>>>,
+    /// When it expires, milliseconds since the epoch.
+    pub expires_at: Option<i64>,
+}
+
+/// Validates the body of a scoped token's creation at `now`: `name` (1 to 1,000
+/// characters) and `access` (`read` or `write`) required; `spaceIds` 1 to 100 space ids,
+/// or null or absent for all; `expiresAt` a date-time after `now`, or null or absent for
+/// never; no other field.
+pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, ValidationError> {
+    let (mut name, mut access, mut spaces, mut expires_at) = (None, None, None, None);
+    let mut errors = Vec::new();
+    fn push(errors: &mut Vec<FieldError>, field: &str, message: &str) {
+        errors.push(FieldError {
+            field: field.into(),
+            message: message.into(),
+        })
+    }
+    for (field, json) in body {
+        match (field.as_str(), json) {
+            ("name", Json::String(s)) if (1..=1_000).contains(&s.chars().count()) => name = Some(s),
+            ("name", _) => push(
+                &mut errors,
+                "name",
+                "must be a string of 1 to 1000 characters",
+            ),
+            ("access", Json::String(s)) if Access::parse(&s).is_some() => {
+                access = Access::parse(&s)
+            }
+            ("access", _) => push(&mut errors, "access", "must be read or write"),
+            ("spaceIds", Json::Null) => {}
+            ("spaceIds", Json::Array(items)) => {
+                let mut ids: Vec<Box<str>> = Vec::new();
+                let strings = items.iter().all(Json::is_string);
+                for item in items.iter().filter_map(Json::as_str) {
+                    if !ids.iter().any(|id| **id == *item) {
+                        ids.push(item.into());
+                    }
+                }
+                if strings && (1..=MAX_TOKEN_SPACES).contains(&ids.len()) {
+                    spaces = Some(ids);
+                } else {
+                    push(&mut errors, "spaceIds", SPACE_IDS_RULE);
+                }
+            }
+            ("spaceIds", _) => push(&mut errors, "spaceIds", SPACE_IDS_RULE),
+            ("expiresAt", Json::Null) => {}
+            ("expiresAt", Json::String(s)) => match parse_time(&s) {
+                Some(at) if at > now => expires_at = Some(at),
+                Some(_) => push(&mut errors, "expiresAt", "must be in the future"),
+                None => push(
+                    &mut errors,
+                    "expiresAt",
+                    "must be an RFC 3339 date-time with an offset",
+                ),
+            },
+            ("expiresAt", _) => push(
+                &mut errors,
+                "expiresAt",
+                "must be an RFC 3339 date-time, or null",
+            ),
+            (other, _) => push(&mut errors, other, "is not a field of a token"),
+        }
+    }
+    if name.is_none() && !errors.iter().any(|e| e.field == "name") {
+        push(&mut errors, "name", "is required");
+    }
+    if access.is_none() && !errors.iter().any(|e| e.field == "access") {
+        push(&mut errors, "access", "is required");
+    }
+    match (name, access) {
+        (Some(name), Some(access)) if errors.is_empty() => Ok(NewToken {
+            name,
+            access,
+            spaces,
+            expires_at,
+        }),
+        _ => Err(ValidationError { errors }),
+    }
+}
+
+const SPACE_IDS_RULE: &str = "must be an array of 1 to 100 space ids, or null for every space";
 
 /// Validates the body of an admin backup: exactly `{"to": "<path>"}` (the path itself is
 /// checked by `store::backup::check_target`).
@@ -378,6 +501,71 @@ mod tests {
         assert_eq!(fields(json!({})), ["name"]);
         assert_eq!(fields(json!({"name": ""})), ["name"]);
         assert_eq!(fields(json!({"name": 5, "admin": true})), ["admin", "name"]);
+    }
+
+    #[test]
+    fn space_membership_and_token_bodies_are_checked_field_by_field() {
+        assert_eq!(
+            parse_space_name(body(json!({"name": "Team"})), Mode::Create).unwrap(),
+            Some("Team".into())
+        );
+        assert_eq!(
+            parse_space_name(body(json!({})), Mode::Update).unwrap(),
+            None
+        );
+        let space = |v, mode| fields_of(parse_space_name(body(v), mode).unwrap_err());
+        assert_eq!(space(json!({}), Mode::Create), ["name"]);
+        assert_eq!(space(json!({"name": null}), Mode::Update), ["name"]);
+        assert_eq!(
+            space(json!({"name": "x".repeat(1001)}), Mode::Create),
+            ["name"]
+        );
+        assert_eq!(
+            space(json!({"name": "a", "role": "owner"}), Mode::Create),
+            ["role"]
+        );
+        assert_eq!(
+            parse_role(body(json!({"role": "viewer"}))).unwrap(),
+            Role::Viewer
+        );
+        assert_eq!(
+            fields_of(parse_role(body(json!({"role": "boss"}))).unwrap_err()),
+            ["role"]
+        );
+
+        let t = parse_token(
+            body(
+                json!({"name": "ci", "access": "read", "spaceIds": ["b", "a", "b"],
+                        "expiresAt": "2030-01-01T00:00:00+01:00"}),
+            ),
+            0,
+        )
+        .unwrap();
+        assert_eq!(t.spaces, Some(vec!["b".into(), "a".into()]));
+        assert_eq!(t.expires_at, parse_time("2029-12-31T23:00:00Z"));
+        let token = |v, now| fields_of(parse_token(body(v), now).unwrap_err());
+        assert_eq!(token(json!({}), 0), ["name", "access"]);
+        assert_eq!(
+            token(json!({"name": "n", "access": "admin"}), 0),
+            ["access"]
+        );
+        assert_eq!(
+            token(json!({"name": "n", "access": "read", "spaceIds": []}), 0),
+            ["spaceIds"]
+        );
+        assert_eq!(
+            token(json!({"name": "n", "access": "read", "spaceIds": [1]}), 0),
+            ["spaceIds"]
+        );
+        let past = json!({"name": "n", "access": "read", "expiresAt": "2020-01-01T00:00:00Z"});
+        assert_eq!(
+            token(past, parse_time("2021-01-01T00:00:00Z").unwrap()),
+            ["expiresAt"]
+        );
+        assert_eq!(
+            token(json!({"name": "n", "access": "read", "token": "x"}), 0),
+            ["token"]
+        );
     }
 
     #[test]

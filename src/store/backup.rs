@@ -195,13 +195,13 @@ fn copy_verified(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupE
         let store = Store::open(to).map_err(|e| BackupError::Io(to.to_path_buf(), io_of(e)))?;
         match store.recover() {
             Ok(recovered) => {
-                if recovered.users.is_empty() {
+                if recovered.directory.user_count() == 0 {
                     return Err(BackupError::NotADataDir(from.to_path_buf()));
                 }
                 sync_tree(to)?;
                 let summary = Summary {
                     spaces: recovered.spaces.len(),
-                    users: recovered.users.len(),
+                    users: recovered.directory.user_count(),
                     bytes,
                 };
                 return Ok((summary, recovered));
@@ -340,7 +340,7 @@ fn sync_tree(dir: &Path) -> Result<(), BackupError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{User, UsersSnapshot};
+    use crate::model::{DirectorySnapshot, User, UsersSnapshot};
 
     #[test]
     fn a_destination_that_holds_files_is_refused_and_left_alone() {
@@ -364,9 +364,12 @@ mod tests {
             .save_space(&crate::model::Space::new(&user.default_space).view())
             .unwrap();
         store
-            .save_users(&UsersSnapshot {
-                users: vec![user.clone()],
-            })
+            .save_directory(&DirectorySnapshot::from_legacy(
+                UsersSnapshot {
+                    users: vec![user.clone()],
+                },
+                0,
+            ))
             .unwrap();
         let out = tempfile::tempdir().unwrap();
         let to = out.path().join("copy");
@@ -375,7 +378,7 @@ mod tests {
         assert!(matches!(inside, Err(BackupError::BadTarget(..))));
         assert_eq!((summary.users, summary.spaces), (1, 1));
         assert!(summary.bytes > 0);
-        assert_eq!(recovered.users, [user]);
+        assert!(recovered.directory.account(&user.id).is_some());
         assert!(!to.join("LOCK").exists());
     }
 
@@ -388,7 +391,10 @@ mod tests {
             .save_space(&crate::model::Space::new(&user.default_space).view())
             .unwrap();
         store
-            .save_users(&UsersSnapshot { users: vec![user] })
+            .save_directory(&DirectorySnapshot::from_legacy(
+                UsersSnapshot { users: vec![user] },
+                0,
+            ))
             .unwrap();
         let out = tempfile::tempdir().unwrap();
         let to = out.path().join("copy");

@@ -40,6 +40,7 @@
 //! | --- | --- |
 //! | 1 | snapshot files only: users, and spaces without a reservation |
 //! | 2 | space snapshots carry `reserved`; the journal; the idempotency keys file |
+//! | 3 | the users file holds the directory ([`DirectorySnapshot`]: users, spaces, members, tokens); journal entry [`Entry::Directory`] (format 2 frames are still read) |
 
 use std::fmt;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
@@ -50,12 +51,16 @@ use serde::de::DeserializeOwned;
 use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Kind, Outcome, Record, Records, SpaceSnapshot, SpaceView, User, UsersSnapshot};
+use crate::model::{
+    Change, DirectorySnapshot, Kind, Outcome, Record, Records, SpaceSnapshot, SpaceView, User,
+};
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
+/// The oldest format version of a journal frame (format 2 is the first with a journal).
+const OLDEST_JOURNAL_VERSION: u16 = 2;
 const MAGIC: &[u8; 4] = b"TSKD";
 const HEADER_LEN: usize = 20;
 /// The buffer a file's payload is encoded into before it is checksummed and written.
@@ -68,7 +73,7 @@ pub const MAX_ENTRY_BYTES: usize = 64 << 20;
 /// Which snapshot a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
-    /// The users file.
+    /// The users file (the directory, from format 3 on).
     Users = 1,
     /// One space.
     Space = 2,
@@ -157,8 +162,8 @@ pub struct KeptAnswer {
 /// A key's use and its answer.
 pub type Kept = Box<(KeyUse, KeptAnswer)>;
 
-/// One journal entry: a write's outcome, a version reservation, a new user, or an answer
-/// kept for an idempotency key.
+/// One journal entry: a write's outcome, a version reservation, a change to the directory
+/// (a new user is one), or an answer kept for an idempotency key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Entry {
     /// A write to a space, as its outcome, with the answer kept for its key if it had one.
@@ -177,7 +182,8 @@ pub enum Entry {
         /// The highest version reserved.
         up_to: u64,
     },
-    /// A user was created; `seq` is its position in creation order.
+    /// A user was created (formats 1 and 2; format 3 writes [`Change::UserCreated`]);
+    /// `seq` is its position in creation order, which was the order of directory changes.
     User {
         /// Users created before this one.
         seq: u64,
@@ -188,6 +194,15 @@ pub enum Entry {
     },
     /// An answer kept for an idempotency key whose request wrote nothing (a 4xx).
     Answer(Kept),
+    /// A change to the directory: users, spaces, members, tokens.
+    Directory {
+        /// Its position in the order of directory changes.
+        seq: u64,
+        /// The change.
+        change: Change,
+        /// The idempotency key it came with, and its answer.
+        key: Option<Kept>,
+    },
 }
 
 /// The idempotency keys file's contents: every key used in the last 24 hours.
@@ -308,15 +323,23 @@ pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
     })
 }
 
-/// Writes the users file to `out`; its length.
-pub fn write_users<W: Write + Seek>(users: &UsersSnapshot, out: &mut W) -> io::Result<u64> {
-    write_file(FileKind::Users, users, out)
+/// Writes the users file, the directory, to `out`; its length.
+pub fn write_directory<W: Write + Seek>(
+    directory: &DirectorySnapshot,
+    out: &mut W,
+) -> io::Result<u64> {
+    write_file(FileKind::Users, directory, out)
 }
 
-/// Decodes the users file (the same payload in formats 1 and 2).
-pub fn decode_users(bytes: &[u8]) -> Result<UsersSnapshot, CodecError> {
-    let (_, payload) = open_file(FileKind::Users, bytes)?;
-    deserialize(payload)
+/// Decodes the users file of any format version this build reads. Formats 1 and 2 hold
+/// users only ([`crate::model::UsersSnapshot`]); they become the directory they describe, stamped as
+/// created at `now`.
+pub fn decode_directory(bytes: &[u8], now: i64) -> Result<DirectorySnapshot, CodecError> {
+    let (version, payload) = open_file(FileKind::Users, bytes)?;
+    match version {
+        1 | 2 => Ok(DirectorySnapshot::from_legacy(deserialize(payload)?, now)),
+        _ => deserialize(payload),
+    }
 }
 
 /// Writes the idempotency keys file to `out`; its length.
@@ -479,10 +502,10 @@ pub fn read_frame(bytes: &[u8], offset: usize) -> Frame {
         };
     }
     let version = u16::from_le_bytes([rest[12], rest[13]]);
-    if version != FORMAT_VERSION {
-        // Format 2 is the first with a journal: there is no older entry to read.
+    if !(OLDEST_JOURNAL_VERSION..=FORMAT_VERSION).contains(&version) {
         return Frame::Corrupt(CodecError::UnknownVersion(version));
     }
+    // Format 3 only added variants to `Entry`: a format 2 payload reads as it is.
     match deserialize(&rest[FRAME_HEADER_LEN..end]) {
         Ok(entry) => Frame::Entry {
             entry,
@@ -496,15 +519,26 @@ pub fn read_frame(bytes: &[u8], offset: usize) -> Frame {
 mod tests {
     use super::*;
 
-    fn users() -> UsersSnapshot {
-        UsersSnapshot {
-            users: vec![User::new("alice", "token")],
-        }
+    fn users() -> DirectorySnapshot {
+        let alice = crate::model::Account {
+            id: "alice".into(),
+            name: "alice".into(),
+            primary: crate::model::user::hash_token("token"),
+            default_space: "home".into(),
+            created_at: 7,
+        };
+        let mut directory = crate::model::DirectoryState::default();
+        directory.apply(&Change::UserCreated(alice));
+        directory.snapshot()
     }
 
-    fn encode_users(users: &UsersSnapshot) -> io::Result<Vec<u8>> {
+    fn decode_users(bytes: &[u8]) -> Result<DirectorySnapshot, CodecError> {
+        decode_directory(bytes, 0)
+    }
+
+    fn encode_users(users: &DirectorySnapshot) -> io::Result<Vec<u8>> {
         let mut out = Cursor::new(Vec::new());
-        let len = write_users(users, &mut out)?;
+        let len = write_directory(users, &mut out)?;
         assert_eq!(len, out.get_ref().len() as u64);
         Ok(out.into_inner())
     }
@@ -539,7 +573,7 @@ mod tests {
         };
         let users = std::fs::read(dir.join("users.bin")).unwrap();
         let decoded = decode_users(&users).unwrap();
-        assert_eq!(written(&|out| write_users(&decoded, out)), users);
+        assert_eq!(written(&|out| write_directory(&decoded, out)), users);
         let keys = std::fs::read(dir.join("keys.bin")).unwrap();
         let decoded = decode_keys(&keys).unwrap();
         assert_eq!(written(&|out| write_keys(&decoded, out)), keys);
@@ -564,8 +598,8 @@ mod tests {
             })
         ));
         let mut future = bytes.clone();
-        future[4] = 3;
-        assert_eq!(decode_users(&future), Err(CodecError::UnknownVersion(3)));
+        future[4] = 4;
+        assert_eq!(decode_users(&future), Err(CodecError::UnknownVersion(4)));
     }
 
     fn entry(n: u64) -> Entry {

@@ -122,8 +122,8 @@ pub enum Mark {
         /// The highest version reserved.
         up_to: u64,
     },
-    /// The user at position `seq` in creation order.
-    User {
+    /// Directory change number `seq` (a user's creation is one).
+    Directory {
         /// Its position.
         seq: u64,
     },
@@ -160,8 +160,8 @@ impl Marked {
                 }),
                 None,
             ),
-            Entry::User { seq, key, .. } => (
-                Some(Mark::User { seq: *seq }),
+            Entry::User { seq, key, .. } | Entry::Directory { seq, key, .. } => (
+                Some(Mark::Directory { seq: *seq }),
                 key.as_ref().map(|k| k.0.seq),
             ),
             Entry::Answer(kept) => (None, Some(kept.0.seq)),
@@ -170,12 +170,13 @@ impl Marked {
     }
 }
 
-/// The highest version and reservation of each space, and the number of users, that some
+/// The highest version and reservation of each space, and the number of directory changes,
+/// that some
 /// set of entries holds (a segment's) or that the snapshots on disk cover.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Marks {
     spaces: HashMap<Box<str>, (u64, u64)>,
-    users: u64,
+    directory: u64,
     keys: u64,
 }
 
@@ -188,8 +189,8 @@ impl Marks {
         let (space, version, reserved) = match &marked.mark {
             Some(Mark::Write { space, version, .. }) => (space, *version, 0),
             Some(Mark::Reserve { space, up_to }) => (space, 0, *up_to),
-            Some(Mark::User { seq }) => {
-                self.users = self.users.max(seq + 1);
+            Some(Mark::Directory { seq }) => {
+                self.directory = self.directory.max(seq + 1);
                 return;
             }
             None => return,
@@ -215,9 +216,14 @@ impl Marks {
         }
     }
 
-    /// Notes that the first `count` users are covered.
-    pub fn users(&mut self, count: u64) {
-        self.users = self.users.max(count);
+    /// Notes that the first `count` directory changes are covered.
+    pub fn directory(&mut self, count: u64) {
+        self.directory = self.directory.max(count);
+    }
+
+    /// Notes that deleted space `space` needs none of its entries any more.
+    pub fn forget(&mut self, space: &str) {
+        self.space(space, u64::MAX, u64::MAX);
     }
 
     /// Whether these marks (a snapshot's coverage) hold `space` at `version` or later.
@@ -227,7 +233,7 @@ impl Marks {
 
     /// Whether these marks (a snapshot's coverage) cover every entry `segment` holds.
     fn covers(&self, segment: &Marks) -> bool {
-        self.users >= segment.users
+        self.directory >= segment.directory
             && self.keys >= segment.keys
             && segment.spaces.iter().all(|(space, (version, reserved))| {
                 self.spaces
@@ -327,7 +333,7 @@ enum Request {
         done: Done,
     },
     Covered(Box<str>, u64, u64),
-    CoveredUsers(u64),
+    CoveredDirectory(u64),
     CoveredKeys(u64),
     Flush(Done),
     Close(Done),
@@ -416,9 +422,14 @@ impl Journal {
             .send(Request::Covered(space.into(), version, reserved));
     }
 
-    /// Notes that the users file on disk holds the first `count` users.
-    pub fn covered_users(&self, count: u64) {
-        let _ = self.requests.send(Request::CoveredUsers(count));
+    /// Notes that the users file on disk holds the first `count` directory changes.
+    pub fn covered_directory(&self, count: u64) {
+        let _ = self.requests.send(Request::CoveredDirectory(count));
+    }
+
+    /// Notes that deleted space `space` needs none of its entries any more.
+    pub fn forget(&self, space: &str) {
+        self.covered(space, u64::MAX, u64::MAX);
     }
 
     /// Notes that the keys file on disk holds every key use numbered below `count`.
@@ -530,7 +541,7 @@ impl Writer {
                 Request::Covered(space, version, reserved) => {
                     self.covered.space(&space, version, reserved)
                 }
-                Request::CoveredUsers(count) => self.covered.users(count),
+                Request::CoveredDirectory(count) => self.covered.directory(count),
                 Request::CoveredKeys(count) => self.covered.keys(count),
                 Request::Flush(done) => {
                     sync = true;
@@ -1045,7 +1056,7 @@ mod tests {
             2,
             "user 0 is not covered"
         );
-        journal.covered_users(1);
+        journal.covered_directory(1);
         append(&journal, &write("b", 2)).unwrap();
         assert_eq!(list_segments(dir.path()).unwrap().len(), 1);
         journal.covered("b", 3, 0);

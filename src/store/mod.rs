@@ -3,7 +3,8 @@
 //!
 //! Layout of the data directory:
 //! - `LOCK`: held with an exclusive lock while taskd runs, so a second process refuses;
-//! - `users.bin`: every user and token hash, as of the last users snapshot;
+//! - `users.bin`: the directory (users, spaces, members, token hashes), as of its last
+//!   snapshot;
 //! - `spaces/<space-id>.bin`: one snapshot per space;
 //! - `journal/<seq>.log`: every write since the snapshots (see [`journal`]);
 //! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600.
@@ -37,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::model::{Space, SpaceView, User, UsersSnapshot};
+use crate::model::{Account, Change, DirectorySnapshot, DirectoryState, Space, SpaceView};
 use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
 use journal::{Marks, Segment, Tail};
 
@@ -133,10 +134,10 @@ impl std::error::Error for StoreError {}
 /// Everything on disk, read back: users, spaces (snapshots plus journal), and what the
 /// journal writer needs to go on.
 pub struct Recovered {
-    /// Every user, in creation order.
-    pub users: Vec<User>,
-    /// How many of them `users.bin` holds; the rest came from the journal.
-    pub users_saved: u64,
+    /// Every user, space, membership and token.
+    pub directory: DirectoryState,
+    /// How many directory changes `users.bin` holds; the rest came from the journal.
+    pub directory_saved: u64,
     /// Every space that has a snapshot or a journal entry.
     pub spaces: HashMap<Box<str>, Space>,
     /// Every idempotency key use with its answer, from `keys.bin` and the journal (older
@@ -331,10 +332,13 @@ impl Store {
         self.path(KEYS_FILE)
     }
 
-    /// Reads the whole state: the users file, every space file, then the journal on top.
-    /// A torn journal tail is cut off; anything else wrong stops it, naming the file.
+    /// Reads the whole state: the users file (the directory), every space file, then the
+    /// journal on top. A torn journal tail is cut off; anything else wrong stops it, naming
+    /// the file. Deleted spaces are left out (their files may still be there: see
+    /// [`Store::remove_space`]).
     pub fn recover(&self) -> Result<Recovered, StoreError> {
-        let saved = self.load_users()?;
+        let now = chrono::Utc::now().timestamp_millis();
+        let saved = self.load_directory(now)?;
         let mut spaces = self.load_spaces()?;
         // A crash during the first start can leave the empty space of the first user
         // before `users.bin`: nothing was answered yet, so start-up begins again.
@@ -344,23 +348,20 @@ impl Store {
                 Problem::Missing("the data directory holds spaces".into()),
             ));
         }
-        let mut users = saved.map(|s| s.users).unwrap_or_default();
-        let users_saved = users.len() as u64;
-        for user in &users {
-            if let Some(missing) = user
-                .spaces
-                .iter()
-                .find(|s| !spaces.contains_key(s.as_str()))
-            {
+        let mut directory = DirectoryState::from_snapshot(saved.unwrap_or_default());
+        let directory_saved = directory.applied();
+        for space in directory.spaces() {
+            if !spaces.contains_key(&space.id) {
+                let owner = space.members.keys().next().map_or("", |u| &**u);
                 return Err(StoreError::new(
-                    &self.space_path(missing),
-                    Problem::Missing(format!("user '{}' owns this space", user.name)),
+                    &self.space_path(&space.id),
+                    Problem::Missing(format!("user '{owner}' belongs to this space")),
                 ));
             }
         }
         let saved_keys = self.load_keys()?;
         let mut covered = Marks::default();
-        covered.users(users_saved);
+        covered.directory(directory_saved);
         covered.keys(saved_keys.covers);
         let mut keys = saved_keys.keys;
         for space in spaces.values() {
@@ -368,14 +369,18 @@ impl Store {
             covered.space(&view.id, view.version, space.reserved());
         }
         let segments = journal::read(&self.journal_dir(), Tail::Cut, |entry| {
-            replay(&mut spaces, &mut users, &mut keys, entry)
+            replay(&mut spaces, &mut directory, &mut keys, entry, now)
         })?;
+        spaces.retain(|id, _| !directory.is_deleted(id));
         for space in spaces.values_mut() {
             space.skip_reserved();
         }
+        for id in directory.deleted() {
+            covered.forget(id);
+        }
         Ok(Recovered {
-            users,
-            users_saved,
+            directory,
+            directory_saved,
             spaces,
             keys,
             segments,
@@ -403,11 +408,12 @@ impl Store {
         Ok(space)
     }
 
-    /// The users file, or `None` when it does not exist.
-    fn load_users(&self) -> Result<Option<UsersSnapshot>, StoreError> {
+    /// The users file, or `None` when it does not exist; one of an older format stamps
+    /// what it lacks with `now`.
+    fn load_directory(&self, now: i64) -> Result<Option<DirectorySnapshot>, StoreError> {
         let path = self.users_path();
         match fs::read(&path) {
-            Ok(bytes) => codec::decode_users(&bytes)
+            Ok(bytes) => codec::decode_directory(&bytes, now)
                 .map(Some)
                 .map_err(|e| StoreError::new(&path, Problem::Corrupt(e))),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -474,12 +480,27 @@ impl Store {
         })
     }
 
-    /// Replaces the users file; its length.
-    pub fn save_users(&self, users: &UsersSnapshot) -> Result<u64, StoreError> {
+    /// Replaces the users file with the directory; its length.
+    pub fn save_directory(&self, directory: &DirectorySnapshot) -> Result<u64, StoreError> {
         let path = self.users_path();
         replace_file(&path, |out| {
-            codec::write_users(users, out).map_err(io_at(&path))
+            codec::write_directory(directory, out).map_err(io_at(&path))
         })
+    }
+
+    /// Removes the file of deleted space `id`, if there is one, and syncs its folder. Call
+    /// only once the deletion is durable and nothing can write the file again.
+    pub fn remove_space(&self, id: &str) -> Result<(), StoreError> {
+        let path = self.space_path(id);
+        match fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(StoreError::new(&path, Problem::Io(e))),
+        }
+        let dir = self.path(SPACES_DIR);
+        File::open(&dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| StoreError::new(&dir, Problem::Io(e)))
     }
 
     /// Replaces one space's file, encoding straight into it; its length.
@@ -542,12 +563,13 @@ impl Store {
     }
 }
 
-/// Applies one journal entry to the recovered state.
+/// Applies one journal entry to the recovered state; `now` stamps a user of format 2.
 fn replay(
     spaces: &mut HashMap<Box<str>, Space>,
-    users: &mut Vec<User>,
+    directory: &mut DirectoryState,
     keys: &mut Vec<Arc<(KeyUse, KeptAnswer)>>,
     entry: Entry,
+    now: i64,
 ) -> Result<(), String> {
     match entry {
         Entry::Write {
@@ -564,16 +586,12 @@ fn replay(
             Ok(())
         }
         Entry::User { seq, user, key } => {
-            let known = users.len() as u64;
-            if seq > known {
-                return Err(format!(
-                    "user '{}' is number {seq} in creation order, but only {known} came before",
-                    user.name
-                ));
-            }
-            if seq == known {
-                users.push(user);
-            }
+            directory.replay(seq, &Change::UserCreated(Account::from_legacy(user, now)))?;
+            keys.extend(key.map(Arc::from));
+            Ok(())
+        }
+        Entry::Directory { seq, change, key } => {
+            directory.replay(seq, &change)?;
             keys.extend(key.map(Arc::from));
             Ok(())
         }
@@ -690,7 +708,7 @@ fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Command, Kind, Op};
+    use crate::model::{Command, Kind, Op, User, UsersSnapshot};
     use journal::{Durability, Journal};
     use std::sync::mpsc;
 
@@ -723,10 +741,11 @@ mod tests {
         let mut space = Space::new(&user.default_space);
         let first = create(&mut space, "t1");
         store.save_space(&space.view()).unwrap();
+        let users = UsersSnapshot {
+            users: vec![user.clone()],
+        };
         store
-            .save_users(&UsersSnapshot {
-                users: vec![user.clone()],
-            })
+            .save_directory(&DirectorySnapshot::from_legacy(users, 0))
             .unwrap();
         let recovered = store.recover().unwrap();
         let journal = Journal::start(
@@ -748,11 +767,25 @@ mod tests {
                 key: None,
             },
         );
+        let renamed = Change::SpaceRenamed {
+            space: user.default_space.as_str().into(),
+            name: "home".into(),
+        };
+        let directory = |seq| Entry::Directory {
+            seq,
+            change: renamed.clone(),
+            key: None,
+        };
+        append(&journal, &directory(2));
+        append(&journal, &directory(2)); // a repeat of a change held: skipped
         drop(journal);
 
         let recovered = store.recover().unwrap();
-        assert_eq!(recovered.users, [user.clone(), second]);
-        assert_eq!(recovered.users_saved, 1);
+        let directory = &recovered.directory;
+        assert!(directory.account(&user.id).is_some());
+        assert!(directory.account(&second.id).is_some());
+        assert_eq!(&*directory.space(&user.default_space).unwrap().name, "home");
+        assert_eq!((directory.applied(), recovered.directory_saved), (3, 1));
         let back = &recovered.spaces[user.default_space.as_str()];
         assert_eq!(back.view(), space.view());
         assert_eq!(
@@ -765,7 +798,7 @@ mod tests {
     fn an_entry_that_does_not_follow_its_space_stops_recovery_at_its_offset() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        store.save_users(&UsersSnapshot::default()).unwrap();
+        store.save_directory(&DirectorySnapshot::default()).unwrap();
         let mut space = Space::new("s");
         create(&mut space, "t1");
         let journal = Journal::start(

@@ -365,7 +365,7 @@ async fn golden_data_dir_loads_exactly(name: &str) {
         .join(name);
     let dir = Arc::new(tempfile::tempdir().unwrap());
     copy_dir(&fixture, dir.path());
-    let app = TestApp::start(dir, Options::default())
+    let app = TestApp::start(Arc::clone(&dir), Options::default())
         .unwrap_or_else(|f| panic!("the {name} fixture did not load: {f:#?}"));
     let expected: Value =
         serde_json::from_slice(&std::fs::read(fixture.join("expected.json")).unwrap()).unwrap();
@@ -388,6 +388,55 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             );
             assert_eq!(reply.version(), state["spaceVersion"].as_u64().unwrap());
         }
+        // From format 3 on: spaces shared with roles, and their members.
+        if let Some(spaces) = state.get("spaces") {
+            assert_eq!(user.get("/api/v1/spaces").await.expect(200).data(), spaces);
+            for (space, members) in state["members"].as_object().unwrap() {
+                let path = format!("/api/v1/spaces/{space}/members");
+                assert_eq!(user.get(&path).await.expect(200).data(), members);
+            }
+        }
+    }
+    for (token, state) in expected
+        .get("scoped")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let scoped = app.user(token);
+        assert_eq!(
+            scoped.get("/api/v1/me").await.expect(200).data(),
+            &state["me"]
+        );
+        assert_eq!(
+            scoped.get("/api/v1/spaces").await.expect(200).data(),
+            &state["spaces"]
+        );
+    }
+    for token in expected
+        .get("refused")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let refused = app.user(token.as_str().unwrap());
+        assert_problem(&refused.get("/api/v1/me").await, 401, "unauthorized");
+    }
+    for space in expected
+        .get("deleted")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let space = space.as_str().unwrap();
+        assert!(!dir.path().join(format!("spaces/{space}.bin")).exists());
+        for token in expected["users"].as_object().unwrap().keys() {
+            let reply = app
+                .user(token)
+                .get(&format!("/api/v1/spaces/{space}"))
+                .await;
+            assert_problem(&reply, 404, "not_found");
+        }
     }
     let admin = app
         .call(
@@ -408,6 +457,11 @@ async fn the_format_1_golden_data_dir_loads_to_the_exact_records_and_versions() 
 #[actix_web::test]
 async fn the_format_2_golden_data_dir_with_a_journal_loads_to_the_exact_records_and_versions() {
     golden_data_dir_loads_exactly("v2").await;
+}
+
+#[actix_web::test]
+async fn the_format_3_golden_data_dir_loads_to_the_exact_spaces_members_tokens_and_records() {
+    golden_data_dir_loads_exactly("v3").await;
 }
 
 /// The one journal segment in `dir`.

@@ -1,0 +1,232 @@
+//! The directory of users, spaces, members and tokens (CONTRACT §2, §13, §14), shared by
+//! every HTTP worker: who a bearer token belongs to, and the changes to any of it.
+//!
+//! Read on every request, so it is a read-mostly [`DirectoryState`] behind an `RwLock`: a
+//! request authenticates under a read lock and leaves with a [`Caller`] of its own. A change
+//! is a journaled write like a record write: changes are made one at a time (checked,
+//! journaled and synced, then applied), so they enter the journal in the order they are
+//! numbered, and a change is seen by nobody before it is durable. The users file is
+//! rewritten by the snapshot actor as the journal grows ([`Directory::save`]), after which
+//! the journal can drop the changes it holds.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
+
+use actix::Addr;
+use tokio::sync::{oneshot, Mutex as Serial};
+
+use super::snapshot::{answered, SaveDirectory, SnapshotActor};
+use super::{within_storage, Failure};
+use crate::metrics::METRICS;
+use crate::model::user::{hash_token, TokenHash};
+use crate::model::{Caller, Change, DirectoryError, DirectoryState};
+use crate::store::codec::{Entry, KeptAnswer, KeyUse};
+use crate::store::journal::{Journal, StorageError};
+use crate::store::Pace;
+
+/// The answer to a directory change: what the client gets, and what is kept for its
+/// idempotency key (the same, but never with a secret).
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// What the client gets now.
+    pub shown: KeptAnswer,
+    /// What a retry with the same key gets.
+    pub kept: KeptAnswer,
+}
+
+/// What a change's request gets: its answer, or why the directory refused the change.
+pub type Changed = Result<Answer, DirectoryError>;
+
+/// Every user, space, membership and token, and the admin token's hash.
+pub struct Directory {
+    admin_hash: TokenHash,
+    state: RwLock<DirectoryState>,
+    journal: Journal,
+    /// Makes changes one at a time, in the order they are numbered.
+    serial: Serial<()>,
+    /// Writes the users file one snapshot at a time.
+    saving: Serial<()>,
+    /// How many changes the users file on disk holds.
+    saved: AtomicU64,
+    /// A token's `lastUsedAt` moved since the users file was written.
+    used: AtomicBool,
+    /// Spaces created since the users file was written.
+    added: Mutex<Vec<Box<str>>>,
+    /// What the users file owes the journal.
+    pace: Pace,
+}
+
+impl Directory {
+    /// The directory read at start-up (`saved` changes of it from the users file) and the
+    /// admin token; the users file is rewritten as `pace` says.
+    pub fn new(
+        admin_token: &str,
+        state: DirectoryState,
+        saved: u64,
+        journal: Journal,
+        pace: Pace,
+    ) -> Directory {
+        METRICS.count_directory(state.user_count(), state.counts());
+        let added = state
+            .spaces()
+            .map(|s| s.id.clone())
+            .filter(|_| state.applied() > saved)
+            .collect();
+        Directory {
+            admin_hash: hash_token(admin_token),
+            state: RwLock::new(state),
+            journal,
+            serial: Serial::new(()),
+            saving: Serial::new(()),
+            saved: AtomicU64::new(saved),
+            used: AtomicBool::new(false),
+            added: Mutex::new(added),
+            pace,
+        }
+    }
+
+    /// The directory as it is now, for reading.
+    pub fn read(&self) -> RwLockReadGuard<'_, DirectoryState> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Who a token stands for now; `None` for an unknown, revoked or expired token.
+    pub fn authenticate(&self, token: &str) -> Option<Caller> {
+        let now = chrono::Utc::now().timestamp_millis();
+        let (caller, used) = self.read().authenticate(&hash_token(token), now)?;
+        if used {
+            self.used.store(true, Ordering::Relaxed);
+        }
+        Some(caller)
+    }
+
+    /// Whether this is the admin token.
+    pub fn is_admin(&self, token: &str) -> bool {
+        hash_token(token) == self.admin_hash
+    }
+
+    /// Makes `change`: checks it against the directory as it is (a refusal changes
+    /// nothing and is no journal entry), renders its answer with `answer` from the
+    /// directory before the change, journals it with the answer kept for the request's
+    /// idempotency key, waits until it is synced, applies it, and runs `then`. It runs on
+    /// a task of its own: when the storage stalls, the request is answered `Stalled` and
+    /// `late` gets the outcome once the journal decides it.
+    pub async fn change(
+        self: Arc<Self>,
+        change: Change,
+        key: Option<KeyUse>,
+        answer: impl FnOnce(&DirectoryState) -> Answer + 'static,
+        then: impl FnOnce(&Change) + 'static,
+        late: impl FnOnce(Result<Changed, Failure>) + 'static,
+    ) -> Result<Changed, Failure> {
+        let (done, changed) = oneshot::channel();
+        let health = Arc::clone(self.journal.health());
+        actix_web::rt::spawn(async move {
+            let _ = done.send(self.make(change, key, answer, then).await);
+        });
+        within_storage(&health, changed, late).await
+    }
+
+    /// [`Directory::change`], waiting as long as the journal takes.
+    async fn make(
+        &self,
+        change: Change,
+        key: Option<KeyUse>,
+        answer: impl FnOnce(&DirectoryState) -> Answer,
+        then: impl FnOnce(&Change),
+    ) -> Result<Changed, Failure> {
+        let _serial = self.serial.lock().await;
+        let now = chrono::Utc::now().timestamp_millis();
+        let (seq, answer) = {
+            let state = self.read();
+            if let Err(refused) = state.check(&change, now) {
+                return Ok(Err(refused));
+            }
+            (state.applied(), answer(&state))
+        };
+        let (done, stored) = oneshot::channel();
+        let entry = Entry::Directory {
+            seq,
+            change,
+            key: key.map(|used| Box::new((used, answer.kept.clone()))),
+        };
+        self.pace.add(self.journal.append(
+            &entry,
+            true,
+            Box::new(move |result| {
+                let _ = done.send(result);
+            }),
+        ));
+        stored
+            .await
+            .unwrap_or(Err(StorageError::Closed))
+            .map_err(Failure::Storage)?;
+        let Entry::Directory { change, .. } = entry else {
+            unreachable!("built above")
+        };
+        {
+            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            state.apply(&change);
+            METRICS.count_directory(state.user_count(), state.counts());
+        }
+        if let Change::SpaceCreated(info) = &change {
+            self.added_space(&info.id);
+        }
+        if let Change::UserCreated(account) = &change {
+            self.added_space(&account.default_space);
+        }
+        then(&change);
+        Ok(Ok(answer))
+    }
+
+    fn added_space(&self, id: &str) {
+        self.added
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(id.into());
+    }
+
+    /// Rewrites the users file if the directory changed since it was last written and the
+    /// journal grew enough for it (see [`crate::store::Compaction`]), or at all if `last`.
+    /// The snapshot is taken between changes, so the file holds exactly the changes it
+    /// counts.
+    pub async fn save(&self, snapshots: &Addr<SnapshotActor>, last: bool) {
+        let _saving = self.saving.lock().await;
+        let saved = self.saved.load(Ordering::SeqCst);
+        let used = self.used.load(Ordering::Relaxed);
+        if self.read().applied() == saved && !(last && used) {
+            return;
+        }
+        let Some(paying) = self.pace.due(last) else {
+            return;
+        };
+        self.used.store(false, Ordering::Relaxed);
+        let (directory, added) = {
+            let _serial = self.serial.lock().await;
+            let mut added = self.added.lock().unwrap_or_else(PoisonError::into_inner);
+            (self.read().snapshot(), std::mem::take(&mut *added))
+        };
+        let applied = directory.applied;
+        match answered(
+            snapshots
+                .send(SaveDirectory {
+                    directory,
+                    added: added.clone(),
+                })
+                .await,
+        ) {
+            Ok(len) => {
+                self.saved.store(applied, Ordering::SeqCst);
+                self.pace.paid(paying, len);
+            }
+            Err(e) => {
+                log::error!("users snapshot failed: {e}");
+                self.used.store(used, Ordering::Relaxed);
+                self.added
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .extend(added);
+            }
+        }
+    }
+}

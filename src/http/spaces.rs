@@ -1,0 +1,311 @@
+//! Spaces and their members (CONTRACT §13): `/api/v1/spaces` and
+//! `/api/v1/spaces/{spaceId}/members`.
+//!
+//! Each handler asks [`access::decide`] whether the caller may act on the space (404 for a
+//! space it does not reach, 403 below its role or token), then makes one directory change
+//! ([`handlers::change`]); what a change may not do (a default space shared, a last owner
+//! removed, a limit passed) the directory refuses. None of it moves a space's version.
+
+use actix_web::http::StatusCode;
+use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse};
+use futures_util::future::join_all;
+use serde_json::Value as Json;
+
+use super::error::ApiError;
+use super::extract::{JsonObject, KeyClaim, UserCaller};
+use super::handlers::change;
+use super::render;
+use super::stream::Streams;
+use crate::actors::directory::Answer;
+use crate::actors::{Directory, Spaces};
+use crate::model::access::{self, Action};
+use crate::model::validate::{parse_role, parse_space_name};
+use crate::model::{Caller, Change, DirectoryState, Member, Mode, Role, SpaceInfo};
+
+/// A path segment of the request, by name (`spaceId`, `userId`).
+pub fn segment<'a>(req: &'a HttpRequest, name: &str) -> &'a str {
+    req.match_info().get(name).unwrap_or_default()
+}
+
+/// The space named in the path, once `caller` may do `action` there.
+fn named_space<'a>(
+    req: &'a HttpRequest,
+    caller: &Caller,
+    action: Action,
+) -> Result<&'a str, ApiError> {
+    let id = segment(req, "spaceId");
+    access::decide(caller, Some(id), action)?;
+    Ok(id)
+}
+
+/// The space object of `id` for `caller`, at `version`; 404 if it is gone.
+fn space_json(
+    state: &DirectoryState,
+    id: &str,
+    caller: &Caller,
+    version: u64,
+) -> Result<Json, ApiError> {
+    let info = state
+        .space(id)
+        .ok_or_else(|| ApiError::NotFound(format!("space '{id}' not found")))?;
+    Ok(render::space(info, caller, version))
+}
+
+/// The same answer shown and kept.
+fn both(answer: crate::store::codec::KeptAnswer) -> Answer {
+    Answer {
+        shown: answer.clone(),
+        kept: answer,
+    }
+}
+
+/// `GET /api/v1/spaces` → 200 with every space the caller's token reaches, by id. 401, 403
+/// (the admin token).
+pub async fn list(
+    UserCaller(caller): UserCaller,
+    directory: Data<Directory>,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    let mut listed: Vec<(Box<str>, Json)> = {
+        let state = directory.read();
+        caller
+            .reached()
+            .filter_map(|(id, _)| Some((id.into(), render::space(state.space(id)?, &caller, 0))))
+            .collect()
+    };
+    let versions = join_all(listed.iter().map(|(id, _)| spaces.version(id))).await;
+    for ((_, json), version) in listed.iter_mut().zip(versions) {
+        json["spaceVersion"] = version?.into();
+    }
+    let data = listed.into_iter().map(|(_, json)| json).collect();
+    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+}
+
+/// `POST /api/v1/spaces` with `{"name"}` → 201 with the new space, the caller its one
+/// owner, and `Location`. 400, 401, 403 (a scoped or the admin token), 409
+/// `limit_reached`, 413, 415, 503.
+pub async fn create(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    body: JsonObject,
+    directory: Data<Directory>,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    access::decide(&caller, None, Action::Account)?;
+    let name = parse_space_name(body.0, Mode::Create)?.unwrap_or_default();
+    let now = chrono::Utc::now().timestamp_millis();
+    let info = SpaceInfo {
+        id: uuid::Uuid::new_v4().to_string().into(),
+        name: name.into(),
+        created_at: now,
+        default_of: None,
+        members: [(
+            caller.account.id.clone(),
+            Member {
+                role: Role::Owner,
+                added_at: now,
+            },
+        )]
+        .into(),
+    };
+    let location = format!("/api/v1/spaces/{}", info.id);
+    let shown = render::space(&info, &caller, 0);
+    let answer =
+        move |_: &DirectoryState| both(render::data(StatusCode::CREATED, shown, Some(location)));
+    let added = info.id.clone();
+    let then = move |_: &Change| spaces.add(&added);
+    change(
+        &req,
+        directory,
+        Change::SpaceCreated(info),
+        key,
+        answer,
+        then,
+    )
+    .await
+}
+
+/// `GET /api/v1/spaces/{spaceId}` → 200 with the space. 401, 403 (the admin token), 404.
+pub async fn get(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    directory: Data<Directory>,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    let id = named_space(&req, &caller, Action::Read)?;
+    let version = spaces.version(id).await?;
+    let json = space_json(&directory.read(), id, &caller, version)?;
+    Ok(render::kept(&render::data(StatusCode::OK, json, None)))
+}
+
+/// `PATCH /api/v1/spaces/{spaceId}` with `{"name"}` (or `{}`) → 200 with the space. 400,
+/// 401, 403 (below owner, a scoped or the admin token), 404, 413, 415, 503.
+pub async fn update(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    body: JsonObject,
+    directory: Data<Directory>,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    let id = named_space(&req, &caller, Action::Manage)?;
+    let name = parse_space_name(body.0, Mode::Update)?;
+    let version = spaces.version(id).await?;
+    let Some(name) = name else {
+        let json = space_json(&directory.read(), id, &caller, version)?;
+        return Ok(render::kept(&render::data(StatusCode::OK, json, None)));
+    };
+    let renamed = Change::SpaceRenamed {
+        space: id.into(),
+        name: name.clone().into(),
+    };
+    let space: Box<str> = id.into();
+    let answer = move |state: &DirectoryState| {
+        let mut json = state
+            .space(&space)
+            .map(|info| render::space(info, &caller, version))
+            .unwrap_or_default();
+        json["name"] = name.into();
+        both(render::data(StatusCode::OK, json, None))
+    };
+    change(&req, directory, renamed, key, answer, |_: &Change| {}).await
+}
+
+/// `DELETE /api/v1/spaces/{spaceId}` → 200 with the space as it was. From then on it is
+/// gone for everyone: its streams end, its file is removed once the deletion is durable.
+/// 401, 403 (below owner, a scoped or the admin token), 404, 409 `default_space`, 503.
+pub async fn delete(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    directory: Data<Directory>,
+    spaces: Data<Spaces>,
+    streams: Data<Streams>,
+) -> Result<HttpResponse, ApiError> {
+    let id = named_space(&req, &caller, Action::Manage)?;
+    let version = spaces.version(id).await?;
+    let space: Box<str> = id.into();
+    let deleted = Change::SpaceDeleted {
+        space: space.clone(),
+    };
+    let answer = {
+        let space = space.clone();
+        move |state: &DirectoryState| {
+            let json = state
+                .space(&space)
+                .map(|info| render::space(info, &caller, version))
+                .unwrap_or_default();
+            both(render::data(StatusCode::OK, json, None))
+        }
+    };
+    let then = move |_: &Change| {
+        streams.end(|_, on, _| *on == *space);
+        actix_web::rt::spawn(async move { spaces.delete(&space).await });
+    };
+    change(&req, directory, deleted, key, answer, then).await
+}
+
+/// `GET /api/v1/spaces/{spaceId}/members` → 200 with every member, by user id. 401, 403
+/// (the admin token), 404.
+pub async fn members(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    directory: Data<Directory>,
+) -> Result<HttpResponse, ApiError> {
+    let id = named_space(&req, &caller, Action::Read)?;
+    let state = directory.read();
+    let info = state
+        .space(id)
+        .ok_or_else(|| ApiError::NotFound(format!("space '{id}' not found")))?;
+    let data = info
+        .members
+        .iter()
+        .map(|(user, m)| render::member(user, &name_of(&state, user), m))
+        .collect();
+    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+}
+
+/// The name of user `id`.
+fn name_of(state: &DirectoryState, id: &str) -> String {
+    state
+        .account(id)
+        .map(|a| a.name.to_string())
+        .unwrap_or_default()
+}
+
+/// `PUT /api/v1/spaces/{spaceId}/members/{userId}` with `{"role"}` → 201 with the new
+/// member, or 200 with its changed role. 400, 401, 403 (below owner, a scoped or the admin
+/// token), 404 (the space, or an unknown user), 409 `default_space`, `limit_reached`,
+/// `last_owner`, 413, 415, 503.
+pub async fn put_member(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    body: JsonObject,
+    directory: Data<Directory>,
+) -> Result<HttpResponse, ApiError> {
+    let id = named_space(&req, &caller, Action::Manage)?;
+    let role = parse_role(body.0)?;
+    let user: Box<str> = segment(&req, "userId").into();
+    let member = Member {
+        role,
+        added_at: chrono::Utc::now().timestamp_millis(),
+    };
+    let set = Change::MemberSet {
+        space: id.into(),
+        user: user.clone(),
+        member,
+    };
+    let space: Box<str> = id.into();
+    let answer = move |state: &DirectoryState| {
+        let before = state.space(&space).and_then(|s| s.members.get(&user));
+        let (status, added_at) = match before {
+            Some(m) => (StatusCode::OK, m.added_at),
+            None => (StatusCode::CREATED, member.added_at),
+        };
+        let after = Member { role, added_at };
+        both(render::data(
+            status,
+            render::member(&user, &name_of(state, &user), &after),
+            None,
+        ))
+    };
+    change(&req, directory, set, key, answer, |_: &Change| {}).await
+}
+
+/// `DELETE /api/v1/spaces/{spaceId}/members/{userId}` by an owner, or by the member itself
+/// (leaving) → 200 with the member as it was; its streams on the space end at once. 401,
+/// 403, 404 (the space, or no such member), 409 `default_space`, `last_owner`, 503.
+pub async fn remove_member(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    directory: Data<Directory>,
+    streams: Data<Streams>,
+) -> Result<HttpResponse, ApiError> {
+    let user: Box<str> = segment(&req, "userId").into();
+    let action = if *user == *caller.account.id {
+        Action::Leave
+    } else {
+        Action::Manage
+    };
+    let space: Box<str> = named_space(&req, &caller, action)?.into();
+    let removed = Change::MemberRemoved {
+        space: space.clone(),
+        user: user.clone(),
+    };
+    let answer = {
+        let (space, user) = (space.clone(), user.clone());
+        move |state: &DirectoryState| {
+            let before = state.space(&space).and_then(|s| s.members.get(&user));
+            let json = before
+                .map(|m| render::member(&user, &name_of(state, &user), m))
+                .unwrap_or_default();
+            both(render::data(StatusCode::OK, json, None))
+        }
+    };
+    let then = move |_: &Change| streams.end(|reader, on, _| *reader == *user && *on == *space);
+    change(&req, directory, removed, key, answer, then).await
+}

@@ -1,0 +1,175 @@
+//! Scoped tokens (CONTRACT §14): `/api/v1/tokens`, and a user's new primary token from the
+//! admin, `/api/v1/admin/users/{userId}/token`.
+//!
+//! Only a primary token manages tokens ([`access::decide`] with [`Action::Account`]). A
+//! secret is shown once, in the answer to its creation, and stored only as a hash: the
+//! answer kept for an idempotency key goes without it.
+
+use actix_web::http::StatusCode;
+use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse};
+
+use super::error::ApiError;
+use super::extract::{Admin, JsonObject, KeyClaim, UserCaller};
+use super::handlers::change;
+use super::render;
+use super::spaces::segment;
+use super::stream::Streams;
+use crate::actors::directory::Answer;
+use crate::actors::Directory;
+use crate::model::access::{self, Action};
+use crate::model::user::{hash_token, new_token};
+use crate::model::validate::parse_token;
+use crate::model::{Change, DirectoryState, Token};
+
+/// `POST /api/v1/tokens` with `{"name", "access", "spaceIds", "expiresAt"}` → 201 with the
+/// token and its secret in `token`, and `Location`. 400, 401, 403 (a scoped or the admin
+/// token), 404 (a space the user does not belong to), 409 `limit_reached`, 413, 415, 503.
+pub async fn create(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    body: JsonObject,
+    directory: Data<Directory>,
+) -> Result<HttpResponse, ApiError> {
+    access::decide(&caller, None, Action::Account)?;
+    let now = chrono::Utc::now().timestamp_millis();
+    let new = parse_token(body.0, now)?;
+    let secret = new_token();
+    let token = Token {
+        id: uuid::Uuid::new_v4().to_string().into(),
+        user: caller.account.id.clone(),
+        name: new.name.into(),
+        access: new.access,
+        spaces: new.spaces,
+        expires_at: new.expires_at,
+        created_at: now,
+        last_used_at: None,
+        hash: hash_token(&secret),
+    };
+    let location = format!("/api/v1/tokens/{}", token.id);
+    let answer = {
+        let token = token.clone();
+        move |_: &DirectoryState| Answer {
+            shown: render::data(
+                StatusCode::CREATED,
+                render::token(&token, Some(&secret)),
+                Some(location.clone()),
+            ),
+            kept: render::data(
+                StatusCode::CREATED,
+                render::token(&token, None),
+                Some(location),
+            ),
+        }
+    };
+    change(
+        &req,
+        directory,
+        Change::TokenCreated(token),
+        key,
+        answer,
+        |_: &Change| {},
+    )
+    .await
+}
+
+/// `GET /api/v1/tokens` → 200 with the caller's scoped tokens by creation time, then id,
+/// without secrets. 401, 403 (a scoped or the admin token).
+pub async fn list(
+    UserCaller(caller): UserCaller,
+    directory: Data<Directory>,
+) -> Result<HttpResponse, ApiError> {
+    access::decide(&caller, None, Action::Account)?;
+    let data = directory
+        .read()
+        .tokens_of(&caller.account.id)
+        .into_iter()
+        .map(|live| render::token(&live.current(), None))
+        .collect();
+    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+}
+
+/// The caller's token named in the path, as it is now; 404 for another's or a revoked one.
+fn named_token(
+    req: &HttpRequest,
+    caller_id: &str,
+    directory: &Directory,
+) -> Result<Token, ApiError> {
+    let id = segment(req, "tokenId");
+    directory
+        .read()
+        .token(caller_id, id)
+        .map(|live| live.current())
+        .ok_or_else(|| ApiError::NotFound(format!("token '{id}' not found")))
+}
+
+/// `GET /api/v1/tokens/{tokenId}` → 200 with the token, without its secret. 401, 403 (a
+/// scoped or the admin token), 404.
+pub async fn get(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    directory: Data<Directory>,
+) -> Result<HttpResponse, ApiError> {
+    access::decide(&caller, None, Action::Account)?;
+    let token = named_token(&req, &caller.account.id, &directory)?;
+    Ok(render::kept(&render::data(
+        StatusCode::OK,
+        render::token(&token, None),
+        None,
+    )))
+}
+
+/// `DELETE /api/v1/tokens/{tokenId}` → 200 with the token as it was; it is refused (401)
+/// from the next request on, and its open streams end. 401, 403 (a scoped or the admin
+/// token), 404, 503.
+pub async fn revoke(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    directory: Data<Directory>,
+    streams: Data<Streams>,
+) -> Result<HttpResponse, ApiError> {
+    access::decide(&caller, None, Action::Account)?;
+    let token = named_token(&req, &caller.account.id, &directory)?;
+    let id = token.id.clone();
+    let shown = render::data(StatusCode::OK, render::token(&token, None), None);
+    let answer = move |_: &DirectoryState| Answer {
+        shown: shown.clone(),
+        kept: shown,
+    };
+    let then = move |_: &Change| streams.end(|_, _, used| used == Some(&*id));
+    let revoked = Change::TokenRevoked {
+        token: token.id.clone(),
+    };
+    change(&req, directory, revoked, key, answer, then).await
+}
+
+/// `POST /api/v1/admin/users/{userId}/token` (admin token) → 200 with the user and a new
+/// primary token; the old one is refused from the next request on, and the streams it
+/// opened end. 401, 403 (a user's token), 404, 503.
+pub async fn reset_primary(
+    req: HttpRequest,
+    _: Admin,
+    key: KeyClaim,
+    directory: Data<Directory>,
+    streams: Data<Streams>,
+) -> Result<HttpResponse, ApiError> {
+    let user: Box<str> = segment(&req, "userId").into();
+    let secret = new_token();
+    let reset = Change::PrimaryReset {
+        user: user.clone(),
+        hash: hash_token(&secret),
+    };
+    let answer = {
+        let user = user.clone();
+        move |state: &DirectoryState| {
+            let account = state
+                .account(&user)
+                .expect("checked before the answer is made");
+            render::user_answer(StatusCode::OK, account, &secret)
+        }
+    };
+    let then = move |_: &Change| streams.end(|reader, _, used| *reader == *user && used.is_none());
+    change(&req, directory, reset, key, answer, then).await
+}
