@@ -746,20 +746,26 @@ async fn a_deleted_space_answers_its_state_before_then_is_gone_for_everyone() {
     let app = spawn_app();
     let alice = app.create_user("alice").await;
     let bob = app.create_user("bob").await;
+    let (space, keep) = {
+        let owner = app.user(&alice.token);
+        let space = sid(&new_space(owner, "doomed").await);
+        let keep = sid(&new_space(owner, "kept").await);
+        add_member(owner, &space, &bob.user_id, "editor").await;
+        add_member(owner, &keep, &bob.user_id, "editor").await;
+        for n in 0..3 {
+            owner
+                .post(
+                    &format!("/api/v1/tasks?spaceId={space}"),
+                    json!({"todoId": format!("t{n}")}),
+                )
+                .await
+                .expect(201);
+        }
+        (space, keep)
+    };
+    // After a clean stop the space has a snapshot file, for the deletion to remove.
+    let app = app.restart();
     let owner = app.user(&alice.token);
-    let space = sid(&new_space(owner, "doomed").await);
-    let keep = sid(&new_space(owner, "kept").await);
-    add_member(owner, &space, &bob.user_id, "editor").await;
-    add_member(owner, &keep, &bob.user_id, "editor").await;
-    for n in 0..3 {
-        owner
-            .post(
-                &format!("/api/v1/tasks?spaceId={space}"),
-                json!({"todoId": format!("t{n}")}),
-            )
-            .await
-            .expect(201);
-    }
     let file = app.path(&format!("spaces/{space}.bin"));
     assert!(
         wait_until(Duration::from_secs(5), || file.exists()),
@@ -1517,7 +1523,7 @@ async fn a_user_belongs_to_at_most_1000_spaces() {
     // The default space is the first of the 1,000.
     for chunk in 0..9 {
         let made =
-            join_all((0..111).map(|n| {
+            join_all((0..110).map(|n| {
                 as_alice.post("/api/v1/spaces", json!({"name": format!("s{chunk}-{n}")}))
             }))
             .await;
@@ -1525,6 +1531,16 @@ async fn a_user_belongs_to_at_most_1000_spaces() {
             reply.expect(201);
         }
     }
+    // 20 at once for the last 9 places: exactly 9 get one.
+    let last = join_all(
+        (0..20).map(|n| as_alice.post("/api/v1/spaces", json!({"name": format!("last {n}")}))),
+    )
+    .await;
+    let made = last.iter().filter(|r| r.status == 201).count();
+    for reply in last.iter().filter(|r| r.status != 201) {
+        assert_problem(reply, 409, "limit_reached");
+    }
+    assert_eq!(made, 9, "spaces made of the last 20");
     println!("999 spaces in {:?}", started.elapsed());
     let ids = listed_space_ids(as_alice).await;
     assert_eq!(ids.len(), 1000);
@@ -1532,6 +1548,15 @@ async fn a_user_belongs_to_at_most_1000_spaces() {
         .post("/api/v1/spaces", json!({"name": "one more"}))
         .await;
     assert_problem(&over, 409, "limit_reached");
+    // A default space is refused first (the implementer's order of checks).
+    let private = put_member(
+        app.user(&bob.token),
+        &bob.default_space_id,
+        &alice.user_id,
+        "viewer",
+    )
+    .await;
+    assert_problem(&private, 409, "default_space");
     // Being added to another user's space counts too.
     let bobs = sid(&new_space(app.user(&bob.token), "bob's").await);
     let added = put_member(app.user(&bob.token), &bobs, &alice.user_id, "viewer").await;
@@ -1563,13 +1588,13 @@ async fn a_space_has_at_most_1000_members() {
     let started = Instant::now();
     let mut users = Vec::new();
     for chunk in 0..10 {
-        let names: Vec<String> = (0..100).map(|n| format!("u{chunk}-{n}")).collect();
+        let names: Vec<String> = (0..101).map(|n| format!("u{chunk}-{n}")).collect();
         let made = join_all(names.iter().map(|name| app.create_user(name))).await;
         users.extend(made);
     }
     println!("1,000 users in {:?}", started.elapsed());
     // Alice is the first of the 1,000 members.
-    for chunk in users[..999].chunks(111) {
+    for chunk in users[..990].chunks(110) {
         let added = join_all(
             chunk
                 .iter()
@@ -1580,8 +1605,29 @@ async fn a_space_has_at_most_1000_members() {
             reply.expect(201);
         }
     }
+    // 20 at once for the last 9 places: exactly 9 get one.
+    let racing = join_all(
+        users[990..1010]
+            .iter()
+            .map(|u| put_member(owner, &space, &u.user_id, "viewer")),
+    )
+    .await;
+    let added = racing.iter().filter(|r| r.status == 201).count();
+    for reply in racing.iter().filter(|r| r.status != 201) {
+        assert_problem(reply, 409, "limit_reached");
+    }
+    assert_eq!(added, 9, "members added of the last 20");
     println!("and 999 members in {:?}", started.elapsed());
-    let last = &users[999];
+    let members = expect_data(
+        &owner.get(&format!("/api/v1/spaces/{space}/members")).await,
+        200,
+    );
+    let members = members.as_array().unwrap();
+    assert_eq!(members.len(), 1000);
+    let last = users[990..1010]
+        .iter()
+        .find(|u| !members.iter().any(|m| m["userId"] == u.user_id))
+        .unwrap();
     let over = put_member(owner, &space, &last.user_id, "viewer").await;
     assert_problem(&over, 409, "limit_reached");
     let object = expect_data(&owner.get(&format!("/api/v1/spaces/{space}")).await, 200);
@@ -1599,4 +1645,172 @@ async fn a_space_has_at_most_1000_members() {
         .await
         .expect(200);
     add_member(owner, &space, &last.user_id, "viewer").await;
+}
+
+#[actix_web::test]
+async fn the_new_routes_answer_405_415_and_empty_bodies_as_the_others_do() {
+    let app = spawn_app();
+    let alice = app.create_user("alice").await;
+    let owner = app.user(&alice.token);
+    let space = sid(&new_space(owner, "team").await);
+    let member = format!("/api/v1/spaces/{space}/members/{}", alice.user_id);
+    let admin_route = format!("/api/v1/admin/users/{}/token", alice.user_id);
+    let cases: Vec<(Method, String, &[&str])> = vec![
+        (Method::PUT, "/api/v1/spaces".into(), &["GET", "POST"]),
+        (Method::DELETE, "/api/v1/spaces".into(), &["GET", "POST"]),
+        (
+            Method::POST,
+            format!("/api/v1/spaces/{space}"),
+            &["GET", "PATCH", "DELETE"],
+        ),
+        (
+            Method::PUT,
+            format!("/api/v1/spaces/{space}"),
+            &["GET", "PATCH", "DELETE"],
+        ),
+        (
+            Method::POST,
+            format!("/api/v1/spaces/{space}/members"),
+            &["GET"],
+        ),
+        (Method::GET, member.clone(), &["PUT", "DELETE"]),
+        (Method::PATCH, member.clone(), &["PUT", "DELETE"]),
+        (Method::PATCH, "/api/v1/tokens".into(), &["GET", "POST"]),
+        (Method::PATCH, "/api/v1/tokens/x".into(), &["GET", "DELETE"]),
+        (Method::GET, admin_route, &["POST"]),
+    ];
+    for (method, path, allowed) in cases {
+        let request = app
+            .request(method.clone(), &path)
+            .insert_header(("Authorization", format!("Bearer {}", alice.token)));
+        let reply = app.send(request, None).await;
+        assert_problem(&reply, 405, "method_not_allowed");
+        let allow = reply.header("allow").unwrap_or_default();
+        let listed: Vec<&str> = allow.split(',').map(str::trim).collect();
+        for expected in allowed {
+            assert!(
+                listed.contains(expected),
+                "{method} {path}: Allow {allow:?}"
+            );
+        }
+    }
+    for path in [
+        format!("/api/v1/spaces/{space}/x"),
+        format!("{member}/x"),
+        "/api/v1/tokens/x/y".to_string(),
+    ] {
+        assert_problem(&owner.get(&path).await, 404, "not_found");
+    }
+
+    // A body that is not JSON by its type, or not JSON at all.
+    let bodies = [
+        (
+            Method::POST,
+            "/api/v1/spaces".to_string(),
+            json!({"name": "x"}),
+        ),
+        (
+            Method::PATCH,
+            format!("/api/v1/spaces/{space}"),
+            json!({"name": "x"}),
+        ),
+        (Method::PUT, member.clone(), json!({"role": "owner"})),
+        (
+            Method::POST,
+            "/api/v1/tokens".to_string(),
+            json!({"name": "x", "access": "read"}),
+        ),
+    ];
+    for (method, path, body) in &bodies {
+        let request = app
+            .request(method.clone(), path)
+            .insert_header(("Authorization", format!("Bearer {}", alice.token)))
+            .insert_header(("Content-Type", "text/plain"));
+        let reply = app.send(request, Some(body.to_string().into_bytes())).await;
+        assert_problem(&reply, 415, "unsupported_media_type");
+        let request = app
+            .request(method.clone(), path)
+            .insert_header(("Authorization", format!("Bearer {}", alice.token)))
+            .insert_header(("Content-Type", "application/json"));
+        let reply = app.send(request, Some(b"{\"name\":".to_vec())).await;
+        assert_problem(&reply, 400, "invalid_json");
+    }
+
+    // An empty body counts as `{}`: a rename that changes nothing, a create without a name.
+    let before = expect_data(&owner.get(&format!("/api/v1/spaces/{space}")).await, 200);
+    let request = app
+        .request(Method::PATCH, &format!("/api/v1/spaces/{space}"))
+        .insert_header(("Authorization", format!("Bearer {}", alice.token)));
+    assert_eq!(expect_data(&app.send(request, None).await, 200), before);
+    let request = app
+        .request(Method::POST, "/api/v1/spaces")
+        .insert_header(("Authorization", format!("Bearer {}", alice.token)));
+    assert_invalid_fields(&app.send(request, None).await, &["name"]);
+    assert_eq!(listed_space_ids(owner).await.len(), 2);
+    assert_eq!(
+        expect_data(&owner.get(&format!("/api/v1/spaces/{space}")).await, 200),
+        before
+    );
+}
+
+#[actix_web::test]
+async fn racing_owners_never_leave_a_space_without_one() {
+    let app = spawn_app();
+    let alice = app.create_user("alice").await;
+    let bob = app.create_user("bob").await;
+    let carol = app.create_user("carol").await;
+    let (as_alice, as_bob) = (app.user(&alice.token), app.user(&bob.token));
+    for round in 0..10 {
+        let space = sid(&new_space(as_alice, &format!("round {round}")).await);
+        add_member(as_alice, &space, &bob.user_id, "owner").await;
+        let member = |user: &NewUser| format!("/api/v1/spaces/{space}/members/{}", user.user_id);
+        // Both leave, or each demotes the other, at once: one wins, one is the last owner.
+        let (first, second) = if round % 2 == 0 {
+            futures_util::future::join(
+                as_alice.delete(&member(&alice)),
+                as_bob.delete(&member(&bob)),
+            )
+            .await
+        } else {
+            futures_util::future::join(
+                put_member(as_alice, &space, &bob.user_id, "editor"),
+                put_member(as_bob, &space, &alice.user_id, "editor"),
+            )
+            .await
+        };
+        let mut statuses = [first.status, second.status];
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "{:#} {:#}", first.body, second.body);
+        let loser = if first.status == 409 { &first } else { &second };
+        assert_problem(loser, 409, "last_owner");
+        // Who stays owner: the one who did not leave, or the one whose demotion won.
+        let alice_won = first.status == 200;
+        let other = if alice_won == (round % 2 == 0) {
+            &bob
+        } else {
+            &alice
+        };
+        let members = app
+            .user(&other.token)
+            .get(&format!("/api/v1/spaces/{space}/members"))
+            .await;
+        let owners: Vec<Value> = expect_data(&members, 200)
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "owner")
+            .map(|m| m["userId"].clone())
+            .collect();
+        assert_eq!(owners, [json!(other.user_id)], "round {round}");
+
+        // The same member added by two requests at once: one 201, one 200.
+        let (one, two) = futures_util::future::join(
+            put_member(app.user(&other.token), &space, &carol.user_id, "viewer"),
+            put_member(app.user(&other.token), &space, &carol.user_id, "viewer"),
+        )
+        .await;
+        let mut statuses = [one.status, two.status];
+        statuses.sort();
+        assert_eq!(statuses, [200, 201]);
+    }
 }

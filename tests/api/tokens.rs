@@ -308,6 +308,10 @@ async fn token_bodies_are_validated() {
             vec!["expiresAt"],
         ),
         (
+            json!({"name": "x", "access": "read", "expiresAt": "10000-01-01T00:00:00Z"}),
+            vec!["expiresAt"],
+        ),
+        (
             json!({"name": "x", "access": "read", "expiresAt": 4_102_444_800u64}),
             vec!["expiresAt"],
         ),
@@ -568,6 +572,12 @@ async fn a_token_limited_to_some_spaces_sees_no_other() {
         (Method::GET, "/api/v1/tasks/T".into(), None),
         (Method::POST, "/api/v1/tasks".into(), Some(json!({}))),
         (Method::GET, "/api/v1/changes".into(), None),
+        (Method::GET, "/api/v1/changes/stream".into(), None),
+        (
+            Method::POST,
+            "/api/v1/batch".into(),
+            Some(json!({"operations": [{"method": "POST", "path": "/api/v1/tasks"}]})),
+        ),
     ];
     expect_all(&app, &secret, &calls, 404, "not_found").await;
     assert_eq!(version_of(primary, &home).await, 1);
@@ -615,6 +625,19 @@ async fn a_token_limited_to_some_spaces_sees_no_other() {
         .expect(200);
     let gone = all.get(&format!("/api/v1/tasks?spaceId={shared}")).await;
     assert_problem(&gone, 404, "not_found");
+    // Listed in spaceId order, whatever the token's order.
+    let mut pair = vec![c.clone(), home.clone()];
+    pair.sort();
+    pair.reverse();
+    let (both, both_secret) = new_token(
+        primary,
+        json!({"name": "two", "access": "read", "spaceIds": pair}),
+    )
+    .await;
+    assert_eq!(both["spaceIds"], json!(pair), "the order given");
+    pair.reverse();
+    assert_eq!(listed_space_ids(app.user(&both_secret)).await, pair);
+    assert_eq!(me_space_ids(app.user(&both_secret)).await, pair);
     // A token whose only space is deleted reaches nothing.
     primary
         .delete(&format!("/api/v1/spaces/{a}"))
@@ -851,20 +874,24 @@ async fn a_user_has_at_most_100_live_tokens() {
     let alice = app.create_user("alice").await;
     let bob = app.create_user("bob").await;
     let primary = app.user(&alice.token);
-    let made = join_all((0..99).map(|n| {
+    // 120 at once for 100 places: exactly 100 are made.
+    let made = join_all((0..120).map(|n| {
         primary.post(
             "/api/v1/tokens",
             json!({"name": format!("t{n}"), "access": "read"}),
         )
     }))
     .await;
-    let ids: Vec<String> = made.iter().map(|r| tid(r.expect(201).data())).collect();
-    let expiry = in_seconds(2);
-    new_token(
-        primary,
-        json!({"name": "brief", "access": "read", "expiresAt": expiry}),
-    )
-    .await;
+    for reply in made.iter().filter(|r| r.status != 201) {
+        assert_problem(reply, 409, "limit_reached");
+    }
+    let ids: Vec<String> = made
+        .iter()
+        .filter(|r| r.status == 201)
+        .map(|r| tid(r.data()))
+        .collect();
+    assert_eq!(ids.len(), 100, "tokens made of 120");
+    assert_eq!(listed_tokens(primary).await.len(), 100);
     let body = json!({"name": "one more", "access": "read"});
     let over = primary.post("/api/v1/tokens", body.clone()).await;
     assert_problem(&over, 409, "limit_reached");
@@ -876,7 +903,12 @@ async fn a_user_has_at_most_100_live_tokens() {
         .delete(&format!("/api/v1/tokens/{}", ids[0]))
         .await
         .expect(200);
-    new_token(primary, body.clone()).await;
+    let expiry = in_seconds(2);
+    new_token(
+        primary,
+        json!({"name": "brief", "access": "read", "expiresAt": expiry}),
+    )
+    .await;
     assert_problem(
         &primary.post("/api/v1/tokens", body.clone()).await,
         409,
