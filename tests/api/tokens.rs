@@ -755,6 +755,11 @@ async fn a_revoked_token_is_refused_from_the_next_request_and_is_gone() {
     let (first, first_secret) = write_token(primary, "first").await;
     let (second, second_secret) = write_token(primary, "second").await;
     app.user(&first_secret).get("/api/v1/me").await.expect(200);
+    primary.create("tasks", json!({"todoId": "T"})).await;
+    let mut stream = Stream::open(&app, &first_secret, "").await;
+    assert!(stream.wait_for("\"T\"").await, "{}", stream.text);
+    let mut other = Stream::open(&app, &second_secret, "").await;
+    assert!(other.wait_for("\"T\"").await, "{}", other.text);
     let id = tid(&first);
     let before = primary.get(&format!("/api/v1/tokens/{id}")).await;
     before.expect(200);
@@ -765,6 +770,8 @@ async fn a_revoked_token_is_refused_from_the_next_request_and_is_gone() {
     assert_token_object(revoked.data());
     assert_eq!(revoked.data(), before.data());
 
+    // Its open streams end (the README's choice; the contract says "from the next request").
+    assert!(stream.ends().await, "the revoked token's stream ended");
     for path in ["/api/v1/me", "/api/v1/tasks", "/api/v1/spaces"] {
         assert_refused(&app.user(&first_secret).get(path).await);
     }
@@ -788,6 +795,11 @@ async fn a_revoked_token_is_refused_from_the_next_request_and_is_gone() {
     assert_eq!(listed[0]["tokenId"], second["tokenId"]);
     app.user(&second_secret).get("/api/v1/me").await.expect(200);
     primary.get("/api/v1/me").await.expect(200);
+    primary.create("tasks", json!({"todoId": "U"})).await;
+    assert!(
+        other.wait_for("\"U\"").await,
+        "another token's stream goes on"
+    );
     assert_eq!(app.space_version().await, 0);
 }
 
@@ -948,8 +960,12 @@ async fn the_admin_replaces_a_users_primary_token() {
     }
     app.user(&alice.token).get("/api/v1/me").await.expect(200);
 
+    let mut old_stream = Stream::open(&app, &alice.token, "").await;
+    let mut scoped_stream = Stream::open(&app, &scoped, "").await;
     let reply = app.call(Method::POST, &path, &app.admin_token, None).await;
     reply.expect(200);
+    // The old token's streams end (the README's choice); a scoped token's stay.
+    assert!(old_stream.ends().await, "the replaced token's stream ended");
     assert_eq!(keys(&reply.body), ["data"]);
     let data = reply.data();
     assert_eq!(keys(data), ["defaultSpaceId", "name", "token", "userId"]);
@@ -968,6 +984,14 @@ async fn the_admin_replaces_a_users_primary_token() {
     app.user(&new).get("/api/v1/tokens").await.expect(200);
     new_space(app.user(&new), "after").await;
     app.user(&bob.token).get("/api/v1/me").await.expect(200);
+    app.user(&new)
+        .create("tasks", json!({"todoId": "after"}))
+        .await;
+    assert!(
+        scoped_stream.wait_for("\"after\"").await,
+        "{}",
+        scoped_stream.text
+    );
 
     // Once more: the one before is refused in turn.
     let again = app.call(Method::POST, &path, &app.admin_token, None).await;
