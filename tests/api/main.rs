@@ -17,5 +17,7 @@ mod limits;
 mod listing;
 mod persistence;
 mod records;
+mod spaces;
 mod sync;
+mod tokens;
 mod writes;

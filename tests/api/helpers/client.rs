@@ -225,6 +225,30 @@ impl As<'_> {
         self.app.call(Method::DELETE, path, self.token, None).await
     }
 
+    pub async fn put(&self, path: &str, body: Value) -> Reply {
+        self.app
+            .call(Method::PUT, path, self.token, Some(&body))
+            .await
+    }
+
+    /// A request with `headers` and, when given, `body` as JSON.
+    pub async fn send_with(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let mut request = self
+            .app
+            .request(method, path)
+            .insert_header(("Authorization", format!("Bearer {}", self.token)));
+        for header in headers {
+            request = request.insert_header(*header);
+        }
+        self.app.send_json(request, body).await
+    }
+
     /// `POST {item}/restore` with no body; `path` is the item's path, with or without a
     /// query.
     pub async fn restore(&self, path: &str) -> Reply {
