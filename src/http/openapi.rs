@@ -7,7 +7,9 @@
 //! Every response body is a named component referenced with `$ref` (`TaskEnvelope`,
 //! `TaskPage`, `ChangePage`, `BatchResponse`, ...), so a generated client has one model per
 //! envelope rather than one per operation; item paths name their id as the interface does
-//! (`/api/v1/tasks/{todoId}`).
+//! (`/api/v1/tasks/{todoId}`). Spaces, members and scoped tokens (CONTRACT §13, §14) have
+//! their own routes and components (`Space`, `Member`, `Token`, ...), built by
+//! [`directory_paths`] and [`directory_schemas`].
 
 use std::sync::LazyLock;
 
@@ -28,6 +30,7 @@ use utoipa::openapi::{
     Schema,
 };
 
+use crate::model::directory::MAX_TOKEN_SPACES;
 use crate::model::kind::{FieldType, MAX_IDS};
 use crate::model::Kind;
 
@@ -210,7 +213,7 @@ fn json_response(
 fn header(name: &str) -> utoipa::openapi::header::Header {
     let description = match name {
         "ETag" => "The record's `versionUpdatedAt` (a collection's: the space version), quoted.",
-        "Location" => "The new record's path.",
+        "Location" => "The new record's, space's or token's path.",
         "Retry-After" => "Seconds to wait before trying again.",
         _ => "",
     };
@@ -231,10 +234,20 @@ fn problem_response(status: u16) -> Response {
             "invalid_json, validation_failed, invalid_parameter, invalid_cursor or space_conflict"
         }
         401 => "unauthorized: no or unknown token",
-        403 => "forbidden: a user token on an admin route",
+        403 => {
+            "forbidden: the caller's role or token does not allow the operation: a record write \
+             below editor or with a read-only token, a space or member change below owner, a \
+             scoped token where only the primary token may act (spaces, members, tokens), the \
+             admin token on a user's route, or a user's token on an admin route"
+        }
         404 => "not_found: no such record, space or route",
         408 => "request_timeout: the body did not arrive in time",
-        409 => "already_exists, record_deleted or idempotency_key_in_use",
+        409 => {
+            "already_exists, record_deleted, idempotency_key_in_use, default_space (a default \
+             space cannot be shared, left or deleted), last_owner (a space must keep an owner) \
+             or limit_reached (1,000 spaces per user, 1,000 members per space, 100 live scoped \
+             tokens per user)"
+        }
         412 => "precondition_failed: `If-Match` did not match",
         413 => "payload_too_large: body over 1 MiB",
         415 => "unsupported_media_type: a body without a JSON content type",
@@ -270,8 +283,16 @@ fn problem_response(status: u16) -> Response {
 const COMMON: &[u16] = &[400, 401, 404, 429, 500, 503];
 /// More statuses of an operation with a body.
 const WITH_BODY: &[u16] = &[408, 413, 415];
-/// Statuses of writes: records, references, preconditions and idempotency keys.
-const WRITES: &[u16] = &[409, 412, 422];
+/// Statuses of writes: roles and tokens, records, references, preconditions and
+/// idempotency keys.
+const WRITES: &[u16] = &[403, 409, 412, 422];
+/// Statuses of a route only users have (spaces, members, tokens): the admin token, or a
+/// role or token below the operation.
+const USERS_ONLY: &[u16] = &[403];
+/// Statuses of a write to the directory (spaces, members, tokens): the caller's role or
+/// token, the directory's refusals (`default_space`, `last_owner`, `limit_reached`) and
+/// idempotency keys (a body is read for the key's fingerprint: 408, 413).
+const DIRECTORY_WRITES: &[u16] = &[403, 408, 409, 413, 422];
 const STATUSES: &[u16] = &[
     400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 500, 503,
 ];
@@ -639,6 +660,12 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                 .operation(
                     HttpMethod::Get,
                     operation("me", "users", "The caller and its spaces", &[COMMON], false)
+                        .description(Some(
+                            "`spaceIds`: every space the caller's token reaches (CONTRACT §13, \
+                             §14), ordered as `GET /api/v1/spaces`: the user's spaces for its \
+                             primary token, those of its `spaceIds` for a scoped one. The admin \
+                             token is no user → 401.",
+                        ))
                         .response(
                             "200",
                             json_response("The caller", reference("MeEnvelope"), &[]),
@@ -743,7 +770,21 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                     .parameter(space_parameter())
                     .parameter(since())
                     .parameter(header_parameter("Last-Event-ID", "Replaces `since`."))
-                    .response("200", text("An event stream", "text/event-stream"))
+                    .response(
+                        "200",
+                        ResponseBuilder::new()
+                            .description(
+                                "An event stream; the schema is that of each event (OpenAPI 3.1 \
+                                 has no `itemSchema`)",
+                            )
+                            .content(
+                                "text/event-stream",
+                                ContentBuilder::new()
+                                    .schema(Some(reference("ChangeEvent")))
+                                    .build(),
+                            )
+                            .build(),
+                    )
                     .build(),
                 )
                 .build(),
@@ -773,6 +814,461 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                 )
                 .build(),
         )
+}
+
+/// A path parameter.
+fn path_parameter(name: &str, description: &str) -> ParameterBuilder {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Path)
+        .required(Required::True)
+        .schema(Some(string()))
+        .description(Some(description))
+}
+
+/// The routes of spaces and members (CONTRACT §13), of scoped tokens and of a user's new
+/// primary token (§14). Only users have them: the admin token → 403, except on the
+/// admin's own route. They are not record writes: no `If-Match`, no space version moved.
+fn directory_paths(paths: PathsBuilder) -> PathsBuilder {
+    let space_id = || path_parameter("spaceId", "The space.");
+    let user_id = || path_parameter("userId", "The user.");
+    let token_id = || path_parameter("tokenId", "The scoped token.");
+    let body = |name: &str| {
+        Some(
+            json_body(reference(name))
+                .required(Some(Required::True))
+                .build(),
+        )
+    };
+    let space = |description: &str| json_response(description, reference("SpaceEnvelope"), &[]);
+    let member = |description: &str| json_response(description, reference("MemberEnvelope"), &[]);
+    let token = |description: &str| json_response(description, reference("TokenEnvelope"), &[]);
+    let spaces = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Get,
+            operation(
+                "list_spaces",
+                "spaces",
+                "Every space the caller's token reaches",
+                &[COMMON, USERS_ONLY],
+                false,
+            )
+            .description(Some(
+                "Ordered by `spaceId` (byte order), no paging; a scoped token sees only the \
+                 spaces it reaches. 403: the admin token.",
+            ))
+            .response(
+                "200",
+                json_response("The spaces", reference("SpaceList"), &[]),
+            )
+            .build(),
+        )
+        .operation(
+            HttpMethod::Post,
+            operation(
+                "create_space",
+                "spaces",
+                "Create a space, the caller its one owner",
+                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "The server picks the id; the space starts at version 0. 403: a scoped or the \
+                 admin token. 409 limit_reached: the caller belongs to 1,000 spaces.",
+            ))
+            .parameter(idempotency_key())
+            .request_body(body("SpaceCreate"))
+            .response(
+                "201",
+                json_response("Created", reference("SpaceEnvelope"), &["Location"]),
+            )
+            .build(),
+        )
+        .build();
+    let one_space = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Get,
+            operation(
+                "get_space",
+                "spaces",
+                "One space the caller belongs to",
+                &[COMMON, USERS_ONLY],
+                false,
+            )
+            .description(Some(
+                "404: a space the caller does not belong to or its token does not reach, \
+                 whether it exists or not. 403: the admin token.",
+            ))
+            .parameter(space_id())
+            .response("200", space("The space"))
+            .build(),
+        )
+        .operation(
+            HttpMethod::Patch,
+            operation(
+                "update_space",
+                "spaces",
+                "Rename a space (owner)",
+                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "`{}` changes nothing and answers the space. 403: below owner, a scoped or the \
+                 admin token.",
+            ))
+            .parameter(space_id())
+            .parameter(idempotency_key())
+            .request_body(body("SpaceUpdate"))
+            .response("200", space("The space"))
+            .build(),
+        )
+        .operation(
+            HttpMethod::Delete,
+            operation(
+                "delete_space",
+                "spaces",
+                "Delete a space, its records, feed and streams (owner)",
+                &[COMMON, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "From then on the space is 404 for everyone and its id is never handed out \
+                 again. 403: below owner, a scoped or the admin token. 409 default_space: the \
+                 caller's default space.",
+            ))
+            .parameter(space_id())
+            .parameter(idempotency_key())
+            .response("200", space("The space as it was"))
+            .build(),
+        )
+        .build();
+    let members = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Get,
+            operation(
+                "list_members",
+                "spaces",
+                "The members of a space",
+                &[COMMON, USERS_ONLY],
+                false,
+            )
+            .description(Some(
+                "Ordered by `userId`, no paging. 403: the admin token.",
+            ))
+            .parameter(space_id())
+            .response(
+                "200",
+                json_response("The members", reference("MemberList"), &[]),
+            )
+            .build(),
+        )
+        .build();
+    let one_member = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Put,
+            operation(
+                "put_member",
+                "spaces",
+                "Add a member, or change its role (owner)",
+                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "201 for a new member, 200 for a changed role. 403: below owner, a scoped or \
+                 the admin token. 404: the space, or an unknown user. 409 default_space (the \
+                 space is a default space), last_owner (demoting its last owner) or \
+                 limit_reached (1,000 members, or the user belongs to 1,000 spaces).",
+            ))
+            .parameter(space_id())
+            .parameter(user_id())
+            .parameter(idempotency_key())
+            .request_body(body("MemberPut"))
+            .response("200", member("The member, its role changed"))
+            .response("201", member("The new member"))
+            .build(),
+        )
+        .operation(
+            HttpMethod::Delete,
+            operation(
+                "remove_member",
+                "spaces",
+                "Remove a member (owner), or leave (the member itself)",
+                &[COMMON, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "Takes effect at once: the member's next request on the space is 404 and its \
+                 streams on it end. 403: below owner (removing another), a scoped or the admin \
+                 token. 404: the space, or no such member. 409 default_space (leaving a \
+                 default space) or last_owner (removing its last owner).",
+            ))
+            .parameter(space_id())
+            .parameter(user_id())
+            .parameter(idempotency_key())
+            .response("200", member("The member as it was"))
+            .build(),
+        )
+        .build();
+    let tokens = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Get,
+            operation(
+                "list_tokens",
+                "tokens",
+                "The caller's scoped tokens, without secrets",
+                &[COMMON, USERS_ONLY],
+                false,
+            )
+            .description(Some(
+                "Live ones, ordered by `createdAt` then `tokenId`. 403: a scoped or the admin \
+                 token.",
+            ))
+            .response(
+                "200",
+                json_response("The tokens", reference("TokenList"), &[]),
+            )
+            .build(),
+        )
+        .operation(
+            HttpMethod::Post,
+            operation(
+                "create_token",
+                "tokens",
+                "Create a scoped token; its secret is shown only here",
+                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "403: a scoped or the admin token. 404: a space of `spaceIds` the user does not \
+                 belong to. 409 limit_reached: 100 live scoped tokens.",
+            ))
+            .parameter(idempotency_key())
+            .request_body(body("TokenCreate"))
+            .response(
+                "201",
+                json_response(
+                    "The token, with its secret in `token` (not in a replay)",
+                    reference("TokenEnvelope"),
+                    &["Location"],
+                ),
+            )
+            .build(),
+        )
+        .build();
+    let one_token = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Get,
+            operation(
+                "get_token",
+                "tokens",
+                "One of the caller's scoped tokens, without its secret",
+                &[COMMON, USERS_ONLY],
+                false,
+            )
+            .description(Some(
+                "404: another user's, or a revoked one. 403: a scoped or the admin token.",
+            ))
+            .parameter(token_id())
+            .response("200", token("The token"))
+            .build(),
+        )
+        .operation(
+            HttpMethod::Delete,
+            operation(
+                "revoke_token",
+                "tokens",
+                "Revoke a scoped token",
+                &[COMMON, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "It is refused (401) from the next request on, and its streams end. 403: a \
+                 scoped or the admin token. 404: another user's, or a revoked one.",
+            ))
+            .parameter(token_id())
+            .parameter(idempotency_key())
+            .response("200", token("The token as it was"))
+            .build(),
+        )
+        .build();
+    let primary = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Post,
+            operation(
+                "reset_primary_token",
+                "users",
+                "A new primary token for a user (admin token)",
+                &[COMMON, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "The old primary token is refused from the next request on, and the streams it \
+                 opened end. 403: a user's token. 404: no such user.",
+            ))
+            .parameter(user_id())
+            .parameter(idempotency_key())
+            .response(
+                "200",
+                json_response(
+                    "The user; its new token is shown only here",
+                    reference("CreatedUserEnvelope"),
+                    &[],
+                ),
+            )
+            .build(),
+        )
+        .build();
+    paths
+        .path("/api/v1/spaces", spaces)
+        .path("/api/v1/spaces/{spaceId}", one_space)
+        .path("/api/v1/spaces/{spaceId}/members", members)
+        .path("/api/v1/spaces/{spaceId}/members/{userId}", one_member)
+        .path("/api/v1/tokens", tokens)
+        .path("/api/v1/tokens/{tokenId}", one_token)
+        .path("/api/v1/admin/users/{userId}/token", primary)
+}
+
+/// The schemas of spaces, members and tokens (CONTRACT §13, §14): objects, their
+/// envelopes and lists, and the request bodies.
+fn directory_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
+    let role = || string().enum_values(Some(["owner", "editor", "viewer"]));
+    let access = || string().enum_values(Some(["read", "write"]));
+    let name = || {
+        string()
+            .min_length(Some(1))
+            .max_length(Some(1000))
+            .description(Some("1 to 1,000 characters."))
+    };
+    let stamp = || date_time().schema_type(Type::String);
+    let space = ObjectBuilder::new()
+        .property("spaceId", string())
+        .property("name", string())
+        .property(
+            "role",
+            role().description(Some("The caller's role in the space.")),
+        )
+        .property(
+            "isDefault",
+            ObjectBuilder::new()
+                .schema_type(Type::Boolean)
+                .description(Some("Whether it is the caller's default space.")),
+        )
+        .property("spaceVersion", version_schema())
+        .property(
+            "memberCount",
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(1)),
+        )
+        .property("createdAt", stamp());
+    let space = [
+        "spaceId",
+        "name",
+        "role",
+        "isDefault",
+        "spaceVersion",
+        "memberCount",
+        "createdAt",
+    ]
+    .into_iter()
+    .fold(space, |s, name| s.required(name))
+    .description(Some("A space as the caller sees it (CONTRACT §13)."));
+    let member = ["userId", "name", "role", "addedAt"]
+        .into_iter()
+        .fold(
+            ObjectBuilder::new()
+                .property("userId", string())
+                .property("name", string().description(Some("The user's name.")))
+                .property("role", role())
+                .property("addedAt", stamp()),
+            |m, name| m.required(name),
+        )
+        .description(Some("A member of a space (CONTRACT §13)."));
+    let space_ids = || {
+        ArrayBuilder::new()
+            .schema_type(nullable(Type::Array))
+            .items(string())
+    };
+    let token = [
+        "tokenId",
+        "name",
+        "access",
+        "spaceIds",
+        "expiresAt",
+        "createdAt",
+        "lastUsedAt",
+    ]
+    .into_iter()
+    .fold(
+        ObjectBuilder::new()
+            .property("tokenId", string())
+            .property("name", string())
+            .property("access", access())
+            .property(
+                "spaceIds",
+                space_ids().description(Some(
+                    "The spaces it reaches; null for every space the user belongs to, now and \
+                     later.",
+                )),
+            )
+            .property("expiresAt", date_time().description(Some("null: never.")))
+            .property("createdAt", stamp())
+            .property(
+                "lastUsedAt",
+                date_time().description(Some(
+                    "The last time it was accepted, to within a minute; null: never.",
+                )),
+            )
+            // A secret is stored only as a hash: shown once, in the first answer to the
+            // creation, and never again (not in a replay, a list or a GET).
+            .property(
+                "token",
+                string().description(Some(
+                    "The secret: only in the answer to the creation, not in a replay.",
+                )),
+            ),
+        |t, name| t.required(name),
+    )
+    .description(Some("A scoped token (CONTRACT §14)."));
+    let closed =
+        || ObjectBuilder::new().additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    let space_create = closed().property("name", name()).required("name");
+    let space_update = closed().property("name", name());
+    let member_put = closed().property("role", role()).required("role");
+    let token_create = closed()
+        .property("name", name())
+        .property("access", access())
+        .property(
+            "spaceIds",
+            space_ids()
+                .min_items(Some(1))
+                .max_items(Some(MAX_TOKEN_SPACES))
+                .description(Some(
+                    "1 to 100 spaces the user belongs to (duplicates dropped); null or absent \
+                     for every space, now and later.",
+                )),
+        )
+        .property(
+            "expiresAt",
+            date_time().description(Some("In the future; null or absent for never.")),
+        )
+        .required("name")
+        .required("access");
+    let list = |item: &str| envelope(ArrayBuilder::new().items(reference(item)), &[]);
+    components
+        .schema("Space", space)
+        .schema("SpaceEnvelope", envelope(reference("Space"), &[]))
+        .schema("SpaceList", list("Space"))
+        .schema("SpaceCreate", space_create)
+        .schema("SpaceUpdate", space_update)
+        .schema("Member", member)
+        .schema("MemberEnvelope", envelope(reference("Member"), &[]))
+        .schema("MemberList", list("Member"))
+        .schema("MemberPut", member_put)
+        .schema("Token", token)
+        .schema("TokenEnvelope", envelope(reference("Token"), &[]))
+        .schema("TokenList", list("Token"))
+        .schema("TokenCreate", token_create)
 }
 
 /// The schemas one kind adds besides its record and bodies: `TaskEnvelope` (one record),
@@ -844,6 +1340,27 @@ fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
             ),
         ],
     );
+    // One server-sent event of the stream, as its fields: a change (`id` its version), or
+    // `overflow` before the stream ends (the client resumes with `Last-Event-ID`).
+    let change_event = ObjectBuilder::new()
+        .property("event", string().enum_values(Some(["change", "overflow"])))
+        .property(
+            "id",
+            string()
+                .pattern(Some("^[0-9]+$"))
+                .description(Some("The change's version (`change` events).")),
+        )
+        .property(
+            "data",
+            string()
+                .content_media_type("application/json")
+                .description(Some("A `Change` (`change`), or `{}` (`overflow`).")),
+        )
+        .required("event")
+        .required("data")
+        .description(Some(
+            "One event of the change stream (CONTRACT §12), as its SSE fields.",
+        ));
     let batch_result = ObjectBuilder::new()
         .property(
             "status",
@@ -872,13 +1389,22 @@ fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
             .required("defaultSpaceId")
     };
     let me = user()
-        .property("spaceIds", ArrayBuilder::new().items(string()))
+        .property(
+            "spaceIds",
+            ArrayBuilder::new().items(string()).description(Some(
+                "Every space the caller's token reaches, ordered as `GET /api/v1/spaces`.",
+            )),
+        )
         .required("spaceIds");
     // A replayed creation answers without the token, which is kept nowhere (CONTRACT §11).
-    let created_user = user().property(
-        "token",
-        string().description(Some("Shown only in the first answer, not in a replay.")),
-    );
+    let created_user = user()
+        .property(
+            "token",
+            string().description(Some("Shown only in the first answer, not in a replay.")),
+        )
+        .description(Some(
+            "A new user, or a user with a new primary token (admin routes).",
+        ));
     let count = || {
         ObjectBuilder::new()
             .schema_type(Type::Integer)
@@ -901,6 +1427,7 @@ fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
         .schema("Record", record)
         .schema("Change", change)
         .schema("ChangePage", change_page)
+        .schema("ChangeEvent", change_event)
         .schema("BatchResult", batch_result)
         .schema("BatchResponse", batch_response)
         .schema("Me", me)
@@ -954,7 +1481,7 @@ fn problem_schema() -> Object {
 }
 
 fn document() -> OpenApi {
-    let mut components = shared_schemas(ComponentsBuilder::new())
+    let mut components = directory_schemas(shared_schemas(ComponentsBuilder::new()))
         .schema("Problem", problem_schema())
         .security_scheme(
             "bearer",
@@ -963,7 +1490,7 @@ fn document() -> OpenApi {
     for status in STATUSES {
         components = components.response(format!("Problem{status}"), problem_response(*status));
     }
-    let mut paths = other_paths(PathsBuilder::new());
+    let mut paths = directory_paths(other_paths(PathsBuilder::new()));
     for kind in Kind::ALL {
         components = components
             .schema(schema_name(kind, ""), record_schema(kind))
@@ -1016,6 +1543,85 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The routes of spaces, members and tokens (CONTRACT §13, §14), each with the
+    /// statuses its handler answers: 403 for the admin token (or a user's on the admin
+    /// route), and on writes the idempotency key's and the directory's refusals.
+    #[test]
+    fn the_directory_routes_list_their_statuses() {
+        let document = json();
+        let paths = &document["paths"];
+        let reads = ["400", "401", "403", "404", "429", "500", "503"];
+        let sorted = |more: &[&'static str]| {
+            let mut all = [&reads[..], more].concat();
+            all.sort_unstable();
+            all
+        };
+        let writes = sorted(&["408", "409", "413", "422"]);
+        let with_body = sorted(&["408", "409", "413", "415", "422"]);
+        for (path, method, success, statuses) in [
+            ("/api/v1/spaces", "get", "200", &reads[..]),
+            ("/api/v1/spaces", "post", "201", &with_body),
+            ("/api/v1/spaces/{spaceId}", "get", "200", &reads),
+            ("/api/v1/spaces/{spaceId}", "patch", "200", &with_body),
+            ("/api/v1/spaces/{spaceId}", "delete", "200", &writes),
+            ("/api/v1/spaces/{spaceId}/members", "get", "200", &reads),
+            (
+                "/api/v1/spaces/{spaceId}/members/{userId}",
+                "put",
+                "201",
+                &with_body,
+            ),
+            (
+                "/api/v1/spaces/{spaceId}/members/{userId}",
+                "delete",
+                "200",
+                &writes,
+            ),
+            ("/api/v1/tokens", "get", "200", &reads),
+            ("/api/v1/tokens", "post", "201", &with_body),
+            ("/api/v1/tokens/{tokenId}", "get", "200", &reads),
+            ("/api/v1/tokens/{tokenId}", "delete", "200", &writes),
+            ("/api/v1/admin/users/{userId}/token", "post", "200", &writes),
+        ] {
+            let operation = &paths[path][method];
+            let mut listed: Vec<&str> = operation["responses"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{method} {path} missing"))
+                .keys()
+                .map(String::as_str)
+                .filter(|s| *s != success && *s != "200")
+                .collect();
+            listed.sort_unstable();
+            assert_eq!(listed, statuses, "{method} {path}");
+            assert!(
+                operation["responses"][success].is_object(),
+                "{method} {path}"
+            );
+            let keyed = operation["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| p["name"] == "Idempotency-Key");
+            assert_eq!(keyed, method != "get", "{method} {path}");
+        }
+        let schemas = &document["components"]["schemas"];
+        assert_eq!(schemas["SpaceCreate"]["additionalProperties"], false);
+        assert_eq!(
+            schemas["SpaceCreate"]["required"],
+            serde_json::json!(["name"])
+        );
+        assert_eq!(
+            schemas["TokenCreate"]["properties"]["spaceIds"]["maxItems"],
+            100
+        );
+        let token = &schemas["Token"];
+        assert!(token["properties"]["token"].is_object());
+        assert!(!token["required"]
+            .as_array()
+            .unwrap()
+            .contains(&"token".into()));
     }
 
     #[test]
