@@ -49,8 +49,15 @@ fn command(i: usize) -> Command {
 fn appends(durability: Durability, writers: usize, per_writer: usize) {
     let dir = tempfile::tempdir().unwrap();
     let segments = journal::read(dir.path(), Tail::Cut, |_| Ok(())).unwrap();
-    let journal =
-        Journal::start(dir.path(), durability, segments, Marks::default(), STALL).unwrap();
+    let journal = Journal::start(
+        dir.path(),
+        durability,
+        segments,
+        Marks::default(),
+        STALL,
+        None,
+    )
+    .unwrap();
     let mut space = Space::new("bench");
     let (outcome, _) = space.apply(&[command(0)], 0).unwrap();
     let started = Instant::now();
@@ -187,6 +194,7 @@ fn main() {
         segments,
         Marks::default(),
         STALL,
+        None,
     )
     .unwrap();
     let mut replayed = Space::new("bench");

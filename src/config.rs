@@ -77,6 +77,24 @@ pub struct Config {
           value_delimiter = ',', value_parser = address_block)]
     pub trusted_proxy: Vec<IpNet>,
 
+    /// Replicate the journal to the NATS JetStream servers at these URLs and answer only
+    /// while holding the cluster's lease (§16) [default: no replication].
+    #[arg(
+        long,
+        env = "TASKD_NATS",
+        value_name = "URL[,URL...]",
+        value_delimiter = ','
+    )]
+    pub nats: Vec<String>,
+
+    /// This node's name in logs, leases and /healthz [default: the host name].
+    #[arg(long, env = "TASKD_NODE")]
+    pub node: Option<String>,
+
+    /// The cluster's name: the stream is taskd_<cluster>, the lease key <cluster>.
+    #[arg(long, env = "TASKD_CLUSTER", default_value = "taskd")]
+    pub cluster: String,
+
     /// Log level: off, error, warn, info, debug or trace.
     #[arg(long, env = "TASKD_LOG", default_value = "info")]
     pub log_level: LevelFilter,
@@ -139,6 +157,23 @@ pub enum Tool {
 const TOKEN_CHARS: std::ops::RangeInclusive<usize> = 32..=256;
 
 impl Config {
+    /// What `--nats`, `--node` and `--cluster` ask for; `None` without `--nats`.
+    pub fn replication(&self) -> Option<crate::replication::Options> {
+        if self.nats.is_empty() {
+            return None;
+        }
+        let node = self.node.clone().unwrap_or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|name| name.trim().to_string())
+                .unwrap_or_else(|_| "taskd".into())
+        });
+        Some(crate::replication::Options {
+            urls: self.nats.clone(),
+            node,
+            cluster: self.cluster.clone(),
+        })
+    }
+
     /// When snapshots compact the journal, from the snapshot flags.
     pub fn compaction(&self) -> Compaction {
         Compaction {

@@ -10,6 +10,8 @@
 //! - [`model`]: record kinds, validation and the pure `Space` with its indexes and version.
 //! - [`store`]: the snapshot file format and atomic file writes, used by the actors only
 //!   (and by the backup copy).
+//! - [`replication`]: with `--nats`, the journal appended to a NATS JetStream stream,
+//!   fenced, and the lease that makes one node the primary.
 //! - [`tools`]: the subcommands `backup`, `export`, `import` and `healthcheck`.
 
 pub mod actors;
@@ -18,6 +20,7 @@ pub mod http;
 pub mod logging;
 pub mod metrics;
 pub mod model;
+pub mod replication;
 pub mod startup;
 pub mod store;
 pub mod tools;

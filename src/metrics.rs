@@ -107,6 +107,16 @@ pub struct Metrics {
     pub memberships: Gauge,
     /// `taskd_scoped_tokens`: scoped tokens not revoked (expired ones included).
     pub scoped_tokens: Gauge,
+    /// `taskd_replication_primary`: 1 while this node is the primary (with `--nats`).
+    pub replication_primary: Gauge,
+    /// `taskd_replication_applied_seq`: the stream sequence this node holds.
+    pub replication_applied: Gauge,
+    /// `taskd_replication_append_seconds`: one batch appended to the stream.
+    pub replication_append_seconds: Histogram,
+    /// `taskd_replication_fenced_total`: times this node stopped being primary.
+    pub replication_fenced: Counter,
+    /// `taskd_replication_lease_changes_total`: times this node took the lease.
+    pub replication_lease_changes: Counter,
 }
 
 /// The process's metrics.
@@ -141,6 +151,11 @@ impl Metrics {
             spaces: Gauge::default(),
             memberships: Gauge::default(),
             scoped_tokens: Gauge::default(),
+            replication_primary: Gauge::default(),
+            replication_applied: Gauge::default(),
+            replication_append_seconds: seconds(),
+            replication_fenced: Counter::default(),
+            replication_lease_changes: Counter::default(),
         };
         for reason in FORBIDDEN_REASONS {
             metrics
@@ -252,6 +267,31 @@ impl Metrics {
             "scoped_tokens",
             "Scoped tokens not revoked, expired ones included",
             metrics.scoped_tokens.clone(),
+        );
+        r.register(
+            "replication_primary",
+            "1 while this node is the primary (--nats)",
+            metrics.replication_primary.clone(),
+        );
+        r.register(
+            "replication_applied_seq",
+            "The stream sequence this node holds (--nats)",
+            metrics.replication_applied.clone(),
+        );
+        r.register(
+            "replication_append_seconds",
+            "Time to append one journal batch to the stream (--nats)",
+            metrics.replication_append_seconds.clone(),
+        );
+        r.register(
+            "replication_fenced",
+            "Times this node stopped being primary: a refused append or a lost lease",
+            metrics.replication_fenced.clone(),
+        );
+        r.register(
+            "replication_lease_changes",
+            "Times this node took the lease and became primary",
+            metrics.replication_lease_changes.clone(),
         );
         metrics
     }

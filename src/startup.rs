@@ -28,6 +28,7 @@ use crate::model::user::{hash_token, new_token};
 #[cfg(test)]
 use crate::model::User;
 use crate::model::{Account, Change, DirectoryState, Space};
+use crate::replication::{self, ReplicationError, Replicator, Role};
 use crate::store::journal::{Durability, Journal, StorageError};
 use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
 
@@ -61,6 +62,8 @@ pub enum StartError {
     FinalSnapshot(usize),
     /// The journal could not be synced at shutdown.
     Journal(StorageError),
+    /// Replication (`--nats`) could not start.
+    Replication(ReplicationError),
 }
 
 impl fmt::Display for StartError {
@@ -72,7 +75,14 @@ impl fmt::Display for StartError {
             StartError::Serve(e) => write!(f, "server failed: {e}"),
             StartError::FinalSnapshot(n) => write!(f, "final snapshot failed for {n} space(s)"),
             StartError::Journal(e) => write!(f, "final journal sync failed: {e}"),
+            StartError::Replication(e) => write!(f, "replication: {e}"),
         }
+    }
+}
+
+impl From<ReplicationError> for StartError {
+    fn from(e: ReplicationError) -> StartError {
+        StartError::Replication(e)
     }
 }
 
@@ -95,6 +105,8 @@ pub struct Application {
     queues: ListenQueues,
     workers: Workers,
     durability: Durability,
+    /// With `--nats`: the stream and the lease.
+    replicator: Option<Replicator>,
     _lock: Lock,
 }
 
@@ -212,6 +224,14 @@ impl State {
             .configure(crate::http::configure);
     }
 
+    /// With `--nats`: answers `/api/v1` only while `role` is the primary.
+    fn replicated(mut self, role: Option<Arc<Role>>) -> State {
+        if let Some(role) = role {
+            self.gate = web::Data::new(Gate::replicated(role));
+        }
+        self
+    }
+
     /// Believes the `X-Forwarded-For` of peers in `trusted` (none by default).
     fn trust_proxies(mut self, trusted: TrustedProxies) -> State {
         self.trusted_proxies = web::Data::new(trusted);
@@ -235,8 +255,14 @@ impl Application {
     pub fn build(config: &Config) -> Result<Application, StartError> {
         let store = Store::open(&config.data_dir)?;
         let lock = store.lock()?;
+        let replicator = match config.replication() {
+            Some(options) => Some(replicate(&store, &options, config.durability)?),
+            None => None,
+        };
         let mut recovered = store.recover()?;
-        if recovered.directory.user_count() == 0 {
+        // A node built from the stream alone does not make a user of its own (§16).
+        let origin = replicator.as_ref().is_none_or(|r| r.role().may_lead());
+        if recovered.directory.user_count() == 0 && origin {
             bootstrap(&store, config.default_token.as_deref(), &mut recovered)?;
         }
         // Deleted spaces whose files a crash left behind (the deletion itself is durable).
@@ -258,7 +284,11 @@ impl Application {
             std::mem::take(&mut recovered.segments),
             recovered.covered.clone(),
             Duration::from_millis(config.storage_timeout_ms),
+            replicator.clone(),
         )?;
+        if let Some(replicator) = &replicator {
+            replicator.contend();
+        }
 
         let workers = config.worker_count();
         let arbiters: Vec<Arbiter> = (0..workers).map(|_| Arbiter::new()).collect();
@@ -273,7 +303,8 @@ impl Application {
             compaction,
             Duration::from_millis(config.body_timeout_ms),
         )
-        .trust_proxies(TrustedProxies::new(config.trusted_proxy.clone()));
+        .trust_proxies(TrustedProxies::new(config.trusted_proxy.clone()))
+        .replicated(replicator.as_ref().map(|r| Arc::clone(r.role())));
         let saver = state.clone();
         actix_web::rt::spawn(async move {
             let mut tick = actix_web::rt::time::interval(interval);
@@ -350,6 +381,7 @@ impl Application {
             queues,
             workers: worker_threads,
             durability: config.durability,
+            replicator,
             _lock: lock,
         })
     }
@@ -421,6 +453,9 @@ impl Application {
         if failed > 0 && !self.durability.journals_writes() {
             return Err(StartError::FinalSnapshot(failed));
         }
+        if let Some(replicator) = &self.replicator {
+            replicator.release().await;
+        }
         log::info!("journal synced; taskd stopped");
         Ok(())
     }
@@ -483,6 +518,33 @@ fn connections_per_worker(workers: usize) -> usize {
     let connections = limit.saturating_sub(reserve).max(workers as u64);
     log::info!("open-file limit {limit}; at most {connections} connections");
     (connections / workers as u64).max(1) as usize
+}
+
+/// With `--nats`: connects to the stream and brings the data dir to it before recovery
+/// (see [`Replicator::catch_up`]). `snapshot` durability is refused: its writes never
+/// reach the journal, so the stream would not hold them.
+fn replicate(
+    store: &Store,
+    options: &replication::Options,
+    durability: Durability,
+) -> Result<Replicator, StartError> {
+    if !durability.journals_writes() {
+        return Err(ReplicationError(
+            "--nats needs --durability fsync or write (snapshot durability keeps writes out \
+             of the journal the stream carries)"
+                .into(),
+        )
+        .into());
+    }
+    let replicator = Replicator::start(options, store.dir())?;
+    replicator.catch_up(&store.journal_dir())?;
+    log::info!(
+        "node {} follows stream taskd_{} at sequence {}",
+        options.node,
+        options.cluster,
+        replicator.role().sequences().0
+    );
+    Ok(replicator)
 }
 
 /// First start on an empty data directory: user `default` with its (empty) space file, its
@@ -576,6 +638,7 @@ pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
         std::mem::take(&mut recovered.segments),
         recovered.covered.clone(),
         Duration::from_secs(10),
+        None,
     )
     .unwrap();
     State::start(

@@ -15,6 +15,7 @@ use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
 use crate::model::{DirectoryError, SpaceError, ValidationError};
 use crate::store::backup::BackupError;
+use crate::store::journal::StorageError;
 
 /// Seconds a client is asked to wait before retrying a 503.
 const RETRY_AFTER_SECS: &str = "1";
@@ -91,6 +92,8 @@ pub enum ApiError {
     },
     /// 503 unavailable, with `Retry-After`: overloaded or shutting down.
     Unavailable(&'static str),
+    /// 503 not_primary, with `Retry-After`: this node is a standby (§16).
+    NotPrimary,
     /// 503 storage_unavailable, with `Retry-After`: the journal cannot store writes.
     StorageUnavailable(String),
     /// 503 storage_unavailable, with `Retry-After`: the journal's storage has not answered
@@ -129,6 +132,7 @@ impl ApiError {
             }
             ApiError::Internal(_) => "internal",
             ApiError::Unavailable(_) => "unavailable",
+            ApiError::NotPrimary => "not_primary",
             ApiError::StorageUnavailable(_) | ApiError::StorageStalled(_) => "storage_unavailable",
         }
     }
@@ -187,6 +191,9 @@ impl ApiError {
             }
             ApiError::Internal(_) => "an internal error occurred; it has been logged".into(),
             ApiError::Unavailable(why) => why.to_string(),
+            ApiError::NotPrimary => {
+                "this node is a standby; send requests to the primary (through the proxy)".into()
+            }
             ApiError::StorageUnavailable(why) => {
                 format!("the write could not be stored and was not applied: {why}")
             }
@@ -237,6 +244,7 @@ impl ResponseError for ApiError {
             }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_)
+            | ApiError::NotPrimary
             | ApiError::StorageUnavailable(_)
             | ApiError::StorageStalled(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -284,6 +292,7 @@ impl ResponseError for ApiError {
                 response.insert_header((header::ALLOW, HeaderValue::from_static(allow)));
             }
             ApiError::Unavailable(_)
+            | ApiError::NotPrimary
             | ApiError::StorageUnavailable(_)
             | ApiError::StorageStalled(_) => {
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS));
@@ -354,6 +363,7 @@ impl From<Failure> for ApiError {
             Failure::Busy => ApiError::Unavailable("the space is overloaded; retry shortly"),
             Failure::Stopped => ApiError::Unavailable("the space is not available"),
             Failure::Gone => ApiError::NotFound("space not found".into()),
+            Failure::Storage(StorageError::NotPrimary) => ApiError::NotPrimary,
             Failure::Storage(e) => ApiError::StorageUnavailable(e.to_string()),
             Failure::Panicked => ApiError::Internal(e.to_string()),
             Failure::Stalled(waited) => ApiError::StorageStalled(waited),

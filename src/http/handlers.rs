@@ -12,7 +12,7 @@ use super::extract::{
     kept_with_write, none_match, space_of, Admin, Collection, JsonObject, KeyClaim, Params,
     Preconditions, RecordId, Target,
 };
-use super::{idempotency, render};
+use super::{idempotency, render, Gate};
 use crate::actors::directory::{Answer, Changed};
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
 use crate::actors::{Directory, Spaces};
@@ -26,14 +26,40 @@ use crate::store::journal::Health;
 use crate::store::Store;
 
 /// `GET /healthz` → 200 `{"status":"ok"}`, or 503 `{"status":"degraded","reason":...}`
-/// while the journal cannot write; no auth.
-pub async fn healthz(health: Data<Health>) -> HttpResponse {
-    match health.problem() {
-        None => render::json(StatusCode::OK, &json!({"status": "ok"})),
-        Some(reason) => render::json(
+/// while the journal cannot write; with `--nats` also `role`, `node`, `appliedSeq` and
+/// `lagSeq` (§16). No auth.
+pub async fn healthz(health: Data<Health>, gate: Data<Gate>) -> HttpResponse {
+    let (status, mut body) = match health.problem() {
+        None => (StatusCode::OK, json!({"status": "ok"})),
+        Some(reason) => (
             StatusCode::SERVICE_UNAVAILABLE,
-            &json!({"status": "degraded", "reason": reason}),
+            json!({"status": "degraded", "reason": reason}),
         ),
+    };
+    if let Some(role) = gate.role() {
+        let (applied, lag) = role.sequences();
+        body["role"] = if role.is_primary() {
+            "primary"
+        } else {
+            "standby"
+        }
+        .into();
+        body["node"] = role.node().into();
+        body["appliedSeq"] = applied.into();
+        body["lagSeq"] = lag.into();
+    }
+    render::json(status, &body)
+}
+
+/// `GET /healthz/primary` → 200 on the primary (or a node without `--nats`), 503
+/// elsewhere: what the proxy checks (§16). No auth.
+pub async fn healthz_primary(gate: Data<Gate>) -> HttpResponse {
+    match gate.role() {
+        Some(role) if !role.is_primary() => render::json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({"status": "standby", "node": role.node()}),
+        ),
+        _ => render::json(StatusCode::OK, &json!({"status": "primary"})),
     }
 }
 

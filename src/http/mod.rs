@@ -22,7 +22,7 @@ pub mod tokens;
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -35,6 +35,7 @@ use actix_web::{HttpResponse, Route};
 
 use crate::metrics::{RequestLabels, RouteLabels, METRICS};
 use crate::model::Kind;
+use crate::replication::Role;
 
 pub use client::TrustedProxies;
 pub use error::ApiError;
@@ -46,6 +47,8 @@ pub use throttle::Throttle;
 pub struct Gate {
     closed: AtomicBool,
     watch: tokio::sync::watch::Sender<bool>,
+    /// With `--nats`: this node's role; `/api/v1` is refused unless it is the primary.
+    role: Option<Arc<Role>>,
 }
 
 impl Default for Gate {
@@ -53,11 +56,25 @@ impl Default for Gate {
         Gate {
             closed: AtomicBool::new(false),
             watch: tokio::sync::watch::Sender::new(false),
+            role: None,
         }
     }
 }
 
 impl Gate {
+    /// A gate that lets `/api/v1` through only while `role` is the primary.
+    pub fn replicated(role: Arc<Role>) -> Gate {
+        Gate {
+            role: Some(role),
+            ..Gate::default()
+        }
+    }
+
+    /// This node's role, with `--nats`.
+    pub fn role(&self) -> Option<&Arc<Role>> {
+        self.role.as_ref()
+    }
+
     /// Refuses every request from now on, and ends the change streams.
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
@@ -100,6 +117,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
     .service(
         web::resource("/healthz")
             .route(web::get().to(handlers::healthz))
+            .default_service(disallowed("GET")),
+    )
+    .service(
+        web::resource("/healthz/primary")
+            .route(web::get().to(handlers::healthz_primary))
             .default_service(disallowed("GET")),
     )
     .service(
@@ -299,8 +321,15 @@ fn refusal(
     client: Option<std::net::IpAddr>,
     throttle: Option<&Throttle>,
 ) -> Option<ApiError> {
-    if req.app_data::<Data<Gate>>().is_some_and(|g| g.is_closed()) {
+    let gate = req.app_data::<Data<Gate>>();
+    if gate.is_some_and(|g| g.is_closed()) {
         return Some(ApiError::Unavailable("the server is shutting down"));
+    }
+    let standby = gate
+        .and_then(|g| g.role())
+        .is_some_and(|role| !role.is_primary());
+    if standby && req.path().starts_with("/api/v1") {
+        return Some(ApiError::NotPrimary);
     }
     let (Some(throttle), Some(ip)) = (throttle, client) else {
         return None;

@@ -38,6 +38,8 @@ use std::time::{Duration, Instant};
 use super::codec::{self, Entry, Frame};
 use super::{Problem, StoreError};
 use crate::metrics::METRICS;
+use crate::replication::fence::Verdict;
+use crate::replication::{Pending, Replicator};
 
 /// A segment is closed and a new one started once it holds this many bytes.
 pub const SEGMENT_BYTES: u64 = 64 << 20;
@@ -88,6 +90,9 @@ pub enum StorageError {
     Superseded,
     /// The journal has stopped.
     Closed,
+    /// This node is no longer the primary (§16): another node appended to the stream, or
+    /// its lease is lost.
+    NotPrimary,
 }
 
 impl fmt::Display for StorageError {
@@ -96,6 +101,7 @@ impl fmt::Display for StorageError {
             StorageError::Io(reason) => write!(f, "the journal cannot be written: {reason}"),
             StorageError::Superseded => f.write_str("an earlier write of this space failed"),
             StorageError::Closed => f.write_str("the journal has stopped"),
+            StorageError::NotPrimary => f.write_str("this node is not the primary"),
         }
     }
 }
@@ -357,6 +363,7 @@ impl Journal {
         segments: Vec<Segment>,
         covered: Marks,
         stall_after: Duration,
+        replicator: Option<Replicator>,
     ) -> Result<Journal, StoreError> {
         let next = segments.last().map_or(1, |s| s.seq + 1);
         let health = Arc::new(Health::new(stall_after));
@@ -369,6 +376,7 @@ impl Journal {
             chain: HashMap::new(),
             covered,
             health: Arc::clone(&health),
+            replicator,
         };
         writer.open_segment(next)?;
         let (requests, receiver) = mpsc::channel();
@@ -469,6 +477,8 @@ struct Writer {
     /// What the snapshots on disk cover.
     covered: Marks,
     health: Arc<Health>,
+    /// With `--nats`: the stream each batch is appended to as well.
+    replicator: Option<Replicator>,
 }
 
 /// One append of a batch, waiting for the batch's outcome.
@@ -600,9 +610,14 @@ impl Writer {
         close
     }
 
-    /// Writes `bytes` at the end of the open segment and syncs if asked; on failure cuts
-    /// the segment back to what was there before.
+    /// Writes `bytes` at the end of the open segment and syncs if asked, while the same
+    /// bytes are appended to the stream (with `--nats`); on failure of either, cuts the
+    /// segment back to what was there before.
     fn store(&mut self, bytes: &[u8], sync: bool) -> Result<(), StorageError> {
+        let appended = match &self.replicator {
+            Some(replicator) if !bytes.is_empty() => Some(replicator.append(bytes)),
+            _ => None,
+        };
         let written = (|| {
             injected_fault(&self.dir)?;
             let file = self
@@ -615,15 +630,36 @@ impl Writer {
             }
             Ok::<(), io::Error>(())
         })();
-        match written {
-            Ok(()) => {
+        let verdict = appended.map(Pending::wait);
+        match (written, verdict) {
+            (Ok(()), None | Some(Verdict::Stored(_))) => {
                 self.offset += bytes.len() as u64;
+                if let (Some(replicator), Some(Verdict::Stored(seq))) = (&self.replicator, verdict)
+                {
+                    let segment = self.segments.back().map_or(0, |s| s.seq);
+                    replicator.held(seq, segment, self.offset);
+                }
                 if self.health.problem().is_some() {
                     self.health.set(None);
                 }
                 Ok(())
             }
-            Err(e) => {
+            (Ok(()), Some(Verdict::Fenced)) => {
+                self.cut_back();
+                Err(StorageError::NotPrimary)
+            }
+            (Ok(()), Some(_)) => {
+                self.cut_back();
+                let problem = "the stream did not take the batch (NATS unavailable)";
+                self.health.set(Some(problem.into()));
+                Err(StorageError::Io(problem.into()))
+            }
+            (Err(e), verdict) => {
+                if let (Some(replicator), Some(Verdict::Stored(_))) = (&self.replicator, verdict) {
+                    // The stream holds what this disk could not: only a catch-up at the
+                    // next start makes them agree again.
+                    replicator.fence("the stream took a batch the local journal could not");
+                }
                 let problem = format!(
                     "{}: {e}",
                     self.segments
@@ -856,6 +892,54 @@ fn list_segments(dir: &Path) -> Result<Vec<Segment>, StoreError> {
     Ok(segments)
 }
 
+/// Cuts the journal in `dir` back to `offset` of segment `segment` (segment 0: every
+/// segment goes): later segments are deleted and that one is cut. Returns the entries cut
+/// off, for the log. Used by the catch-up with the stream (§16) before recovery.
+pub fn cut_back(dir: &Path, segment: u64, offset: u64) -> Result<Vec<Entry>, StoreError> {
+    let mut dropped = Vec::new();
+    for found in list_segments(dir)?.into_iter().filter(|s| s.seq >= segment) {
+        let bytes =
+            fs::read(&found.path).map_err(|e| StoreError::new(&found.path, Problem::Io(e)))?;
+        let keep = if found.seq == segment { offset } else { 0 } as usize;
+        let mut at = keep.min(bytes.len());
+        while at < bytes.len() {
+            match codec::read_frame(&bytes, at) {
+                Frame::Entry { entry, end } => {
+                    dropped.push(entry);
+                    at = end;
+                }
+                _ => break,
+            }
+        }
+        if found.seq == segment {
+            cut(&found.path, keep as u64)?;
+        } else {
+            fs::remove_file(&found.path)
+                .map_err(|e| StoreError::new(&found.path, Problem::Io(e)))?;
+        }
+    }
+    Ok(dropped)
+}
+
+/// Writes `frames` (whole entries, as the stream holds them) as a new segment after every
+/// other one, synced; its number and length.
+pub fn append_segment(dir: &Path, frames: &[u8]) -> Result<(u64, u64), StoreError> {
+    let seq = list_segments(dir)?.last().map_or(1, |s| s.seq + 1);
+    let path = dir.join(format!("{seq:020}{SEGMENT_SUFFIX}"));
+    OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .mode(0o600)
+        .open(&path)
+        .and_then(|mut file| {
+            file.write_all(frames)?;
+            file.sync_all()?;
+            File::open(dir)?.sync_all()
+        })
+        .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+    Ok((seq, frames.len() as u64))
+}
+
 /// Cuts `path` to `len` bytes, durably.
 fn cut(path: &Path, len: u64) -> Result<(), StoreError> {
     OpenOptions::new()
@@ -919,7 +1003,15 @@ mod tests {
 
     fn start(dir: &Path) -> Journal {
         let segments = read(dir, Tail::Cut, |_| Ok(())).unwrap();
-        Journal::start(dir, Durability::Fsync, segments, Marks::default(), STALL).unwrap()
+        Journal::start(
+            dir,
+            Durability::Fsync,
+            segments,
+            Marks::default(),
+            STALL,
+            None,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -1045,6 +1137,7 @@ mod tests {
             read(dir.path(), Tail::Cut, |_| Ok(())).unwrap(),
             Marks::default(),
             STALL,
+            None,
         )
         .unwrap();
         append(&journal, &write("b", 0)).unwrap();

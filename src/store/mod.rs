@@ -7,7 +7,9 @@
 //!   snapshot;
 //! - `spaces/<space-id>.bin`: one snapshot per space;
 //! - `journal/<seq>.log`: every write since the snapshots (see [`journal`]);
-//! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600.
+//! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600;
+//! - `stream.pos`: with `--nats`, where the journal and the stream last agreed (see
+//!   [`crate::replication`]).
 //!
 //! A file is replaced by writing a temporary file `.<name>.tmp` beside it, fsyncing it,
 //! renaming it over the old one and fsyncing the directory ([`replace_file`]). What a crash
@@ -39,6 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::model::{Account, Change, DirectorySnapshot, DirectoryState, Space, SpaceView};
+use crate::replication::POSITION_FILE;
 use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
 use journal::{Marks, Segment, Tail};
 
@@ -676,7 +679,15 @@ fn is_temporary(name: &str) -> bool {
 
 /// Whether `name` is one taskd keeps at the top of a data directory.
 fn is_top_name(name: &str) -> bool {
-    [LOCK_FILE, USERS_FILE, KEYS_FILE, SPACES_DIR, JOURNAL_DIR].contains(&name)
+    [
+        LOCK_FILE,
+        USERS_FILE,
+        KEYS_FILE,
+        SPACES_DIR,
+        JOURNAL_DIR,
+        POSITION_FILE,
+    ]
+    .contains(&name)
         || name.ends_with(TOKEN_SUFFIX)
 }
 
@@ -754,6 +765,7 @@ mod tests {
             recovered.segments,
             recovered.covered,
             std::time::Duration::from_secs(10),
+            None,
         )
         .unwrap();
         append(&journal, &first); // already in the snapshot: skipped on replay
@@ -807,6 +819,7 @@ mod tests {
             Vec::new(),
             Marks::default(),
             std::time::Duration::from_secs(10),
+            None,
         )
         .unwrap();
         append(&journal, &create(&mut space, "t2")); // version 2 without version 1

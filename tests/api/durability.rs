@@ -68,7 +68,7 @@ pub(crate) async fn write_until_killed(
 }
 
 /// Kills the server with SIGKILL after `delay`, from another thread.
-fn kill_after(app: &TestApp, delay: Duration) -> std::thread::JoinHandle<()> {
+pub(crate) fn kill_after(app: &TestApp, delay: Duration) -> std::thread::JoinHandle<()> {
     let pid = app.pid().to_string();
     std::thread::spawn(move || {
         std::thread::sleep(delay);

@@ -17,6 +17,7 @@ mod limits;
 mod listing;
 mod persistence;
 mod records;
+mod replication;
 mod spaces;
 mod sync;
 mod tokens;

@@ -1,0 +1,523 @@
+//! Replication (CONTRACT §16), the first step: with `--nats`, every group-commit batch the
+//! journal writes is also appended to the NATS JetStream stream `taskd_<cluster>`, fenced by
+//! the stream's expected last sequence, and a write is answered only once both the stream
+//! and the local disk hold it. One node, the holder of the lease in the key-value bucket
+//! `taskd_leases`, is the primary and answers `/api/v1`; any other answers
+//! `503 not_primary`.
+//!
+//! At start, before recovery, a node brings its data dir to the stream ([`Replicator::
+//! catch_up`]): the journal is cut back to the last batch the stream acknowledged (the
+//! position file, below), and every later stream message is appended to it. So a node that
+//! was down, or ahead of the stream after a crash, recovers exactly the stream.
+//!
+//! The position file `stream.pos` holds `<stream seq> <segment> <offset>` of the last batch
+//! that both the stream and the disk hold; it is replaced after each such batch (not
+//! synced: after a power loss it may name an earlier batch, and the catch-up then appends
+//! the later ones again, which recovery skips as already held).
+//!
+//! Not built yet (see the issue's note): standbys that follow the stream live and take the
+//! lease over when the primary dies; until then a standby is a node that waits for the lease.
+
+pub mod fence;
+mod nats;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::sync::{mpsc as channel, oneshot};
+
+use crate::metrics::METRICS;
+use fence::Verdict;
+use nats::{Nats, NatsError, LEASE_TTL, MAX_MESSAGE};
+
+/// What the flags ask for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The NATS servers.
+    pub urls: Vec<String>,
+    /// This node's name.
+    pub node: String,
+    /// The cluster's name: the stream is `taskd_<cluster>`, the lease key `<cluster>`.
+    pub cluster: String,
+}
+
+/// This node's place in the cluster, shared by the journal writer (which fences it), the
+/// lease keeper and the HTTP layer (which answers `/api/v1` only on the primary).
+#[derive(Debug)]
+pub struct Role {
+    node: String,
+    primary: AtomicBool,
+    /// The stream sequence of the last batch this node holds.
+    applied: AtomicU64,
+    /// The stream's last sequence, as last seen.
+    last: AtomicU64,
+    /// This data dir may lead: it started the stream, or it led (or followed as a former
+    /// primary) before. A data dir built from the stream alone lacks what the first primary
+    /// wrote outside the journal (its bootstrap), so it stays a standby until standbys that
+    /// take over are built.
+    may_lead: AtomicBool,
+}
+
+impl Role {
+    /// A node named `node`, standby until it takes the lease.
+    fn new(node: &str) -> Role {
+        Role {
+            node: node.to_string(),
+            primary: AtomicBool::new(false),
+            applied: AtomicU64::new(0),
+            last: AtomicU64::new(0),
+            may_lead: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether this node answers `/api/v1`.
+    pub fn is_primary(&self) -> bool {
+        self.primary.load(Ordering::SeqCst)
+    }
+
+    /// Whether this data dir may become the primary (see the field's docs).
+    pub fn may_lead(&self) -> bool {
+        self.may_lead.load(Ordering::SeqCst)
+    }
+
+    /// This node's name.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// The stream sequence this node holds, and how far the stream is ahead of it.
+    pub fn sequences(&self) -> (u64, u64) {
+        let applied = self.applied.load(Ordering::SeqCst);
+        let last = self.last.load(Ordering::SeqCst).max(applied);
+        (applied, last - applied)
+    }
+
+    fn held(&self, seq: u64) {
+        self.applied.store(seq, Ordering::SeqCst);
+        self.last.fetch_max(seq, Ordering::SeqCst);
+        METRICS.replication_applied.set(seq as i64);
+    }
+
+    /// Stops answering writes, from this instant: another node appended, or the lease is lost.
+    fn fence(&self, why: &str) {
+        if self.primary.swap(false, Ordering::SeqCst) {
+            log::error!("fenced: {why}; this node answers no write from now on");
+            METRICS.replication_fenced.inc();
+            METRICS.replication_primary.set(0);
+        }
+    }
+
+    fn promote(&self, epoch: u64) {
+        self.primary.store(true, Ordering::SeqCst);
+        METRICS.replication_primary.set(1);
+        METRICS.replication_lease_changes.inc();
+        log::info!("node {} is primary (epoch {epoch})", self.node);
+    }
+}
+
+/// Why replication could not start.
+#[derive(Debug)]
+pub struct ReplicationError(pub String);
+
+impl std::fmt::Display for ReplicationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<NatsError> for ReplicationError {
+    fn from(e: NatsError) -> ReplicationError {
+        ReplicationError(e.to_string())
+    }
+}
+
+/// A request to the replication thread.
+enum Request {
+    /// Append one batch; the verdict goes back on a blocking channel (the journal writer is
+    /// a plain thread).
+    Append {
+        payload: Vec<u8>,
+        verdict: mpsc::SyncSender<Verdict>,
+    },
+    /// Read stream messages from `from` on (for the catch-up).
+    Read {
+        from: u64,
+        reply: mpsc::Sender<Result<Vec<(u64, Bytes)>, ReplicationError>>,
+    },
+    /// Take the lease if it is free and this node holds the whole stream; then append the
+    /// epoch entry and serve.
+    Contend,
+    /// A planned stop: stop renewing the lease, so it lapses.
+    Release(oneshot::Sender<()>),
+}
+
+/// The handle to the replication thread: its own tokio runtime, the NATS connection, the
+/// lease keeper. Cheap to clone.
+#[derive(Clone)]
+pub struct Replicator {
+    requests: channel::UnboundedSender<Request>,
+    role: Arc<Role>,
+    position: PathBuf,
+}
+
+/// A batch's append, under way while the journal syncs the same bytes.
+pub struct Pending(Option<mpsc::Receiver<Verdict>>);
+
+impl Pending {
+    /// Waits for the stream's verdict on the batch.
+    pub fn wait(self) -> Verdict {
+        match self.0 {
+            Some(verdict) => verdict.recv().unwrap_or(Verdict::NotStored),
+            None => Verdict::Fenced,
+        }
+    }
+}
+
+impl Replicator {
+    /// Connects to NATS (creating or checking the stream and the lease bucket) on a thread
+    /// of its own; `data_dir` holds the position file.
+    pub fn start(options: &Options, data_dir: &Path) -> Result<Replicator, ReplicationError> {
+        let role = Arc::new(Role::new(&options.node));
+        let (requests, receiver) = channel::unbounded_channel();
+        let (started, connected) = mpsc::channel();
+        let thread_role = Arc::clone(&role);
+        let options = options.clone();
+        std::thread::Builder::new()
+            .name("taskd-nats".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        let _ = started.send(Err(ReplicationError(e.to_string())));
+                        return;
+                    }
+                };
+                runtime.block_on(run(options, thread_role, receiver, started));
+            })
+            .map_err(|e| ReplicationError(e.to_string()))?;
+        connected
+            .recv()
+            .map_err(|_| ReplicationError("the replication thread stopped".into()))??;
+        Ok(Replicator {
+            requests,
+            role,
+            position: data_dir.join(POSITION_FILE),
+        })
+    }
+
+    /// This node's role.
+    pub fn role(&self) -> &Arc<Role> {
+        &self.role
+    }
+
+    /// Hands a batch (whole journal frames) to the stream; wait for it with
+    /// [`Pending::wait`] once the local write is done.
+    pub fn append(&self, payload: &[u8]) -> Pending {
+        if !self.role.is_primary() {
+            return Pending(None);
+        }
+        let (verdict, receiver) = mpsc::sync_channel(1);
+        let sent = self.requests.send(Request::Append {
+            payload: payload.to_vec(),
+            verdict,
+        });
+        Pending(sent.ok().map(|()| receiver))
+    }
+
+    /// Notes that both the stream and the disk hold the batch that ends at `offset` of
+    /// segment `segment`, stream sequence `seq`.
+    pub fn held(&self, seq: u64, segment: u64, offset: u64) {
+        self.role.held(seq);
+        let temp = self.position.with_extension("pos.tmp");
+        let written = fs::write(&temp, format!("{seq} {segment} {offset}\n"))
+            .and_then(|()| fs::rename(&temp, &self.position));
+        if let Err(e) = written {
+            log::warn!("{}: {e}", self.position.display());
+        }
+    }
+
+    /// Fences this node (an append that was not stored locally after the stream took it).
+    pub fn fence(&self, why: &str) {
+        self.role.fence(why);
+    }
+
+    /// The position file's `(seq, segment, offset)`, if there is one.
+    pub fn position(&self) -> Option<(u64, u64, u64)> {
+        let text = fs::read_to_string(&self.position).ok()?;
+        let mut parts = text.split_whitespace().map(str::parse::<u64>);
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(Ok(seq)), Some(Ok(segment)), Some(Ok(offset))) => Some((seq, segment, offset)),
+            _ => None,
+        }
+    }
+
+    /// The stream's messages after `from`, in order, as `(seq, payload)`.
+    pub fn read_after(&self, from: u64) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
+        let (reply, answer) = mpsc::channel();
+        self.requests
+            .send(Request::Read { from, reply })
+            .map_err(|_| ReplicationError("the replication thread stopped".into()))?;
+        answer
+            .recv()
+            .map_err(|_| ReplicationError("the replication thread stopped".into()))?
+    }
+
+    /// Brings the journal in `journal_dir` to the stream, before recovery: cuts it back to
+    /// the last batch the stream acknowledged (a warning line per space whose versions go:
+    /// they were never answered), then appends every later stream message as a new
+    /// segment. Without a position file a data dir is either the stream's origin (the stream
+    /// is empty) or takes the whole stream.
+    pub fn catch_up(&self, journal_dir: &Path) -> Result<(), ReplicationError> {
+        let last = self.role.last.load(Ordering::SeqCst);
+        let (seq, segment, offset) = match self.position() {
+            Some(position) => position,
+            None if last == 0 => {
+                self.role.may_lead.store(true, Ordering::SeqCst);
+                return Ok(());
+            }
+            None => (0, 0, 0),
+        };
+        self.role.may_lead.store(seq > 0, Ordering::SeqCst);
+        if seq > last {
+            return Err(ReplicationError(format!(
+                "the data dir holds stream sequence {seq} but the stream ends at {last}: \
+                 not this cluster's stream, or the stream was reset"
+            )));
+        }
+        let store = |e: crate::store::StoreError| ReplicationError(e.to_string());
+        let dropped =
+            crate::store::journal::cut_back(journal_dir, segment, offset).map_err(store)?;
+        warn_dropped(&dropped);
+        let messages = self.read_after(seq)?;
+        let frames: Vec<u8> = messages
+            .iter()
+            .flat_map(|(_, m)| m.iter().copied())
+            .collect();
+        let upto = messages.last().map_or(seq, |(s, _)| *s);
+        if frames.is_empty() {
+            self.role.held(upto);
+        } else {
+            let (segment, len) =
+                crate::store::journal::append_segment(journal_dir, &frames).map_err(store)?;
+            self.held(upto, segment, len);
+        }
+        Ok(())
+    }
+
+    /// Starts contending for the lease (once the node holds the stream), if this data dir
+    /// may lead.
+    pub fn contend(&self) {
+        if self.role.may_lead() {
+            let _ = self.requests.send(Request::Contend);
+        } else {
+            log::warn!(
+                "node {}: this data dir was built from the stream alone; it stays a standby \
+                 (standbys that take over are not built yet)",
+                self.role.node
+            );
+        }
+    }
+
+    /// Stops renewing the lease and answering writes, for a planned stop; waits at most a
+    /// second.
+    pub async fn release(&self) {
+        let (done, released) = oneshot::channel();
+        if self.requests.send(Request::Release(done)).is_ok() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), released).await;
+        }
+    }
+}
+
+/// Logs, per space, the versions of `dropped` entries: local writes the stream never
+/// acknowledged, so never answered.
+fn warn_dropped(dropped: &[crate::store::codec::Entry]) {
+    let mut spaces: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
+    for entry in dropped {
+        if let crate::store::codec::Entry::Write { space, outcome, .. } = entry {
+            let range = spaces.entry(space).or_insert((u64::MAX, 0));
+            range.0 = range.0.min(outcome.base + 1);
+            range.1 = range.1.max(outcome.version);
+        }
+    }
+    for (space, (from, to)) in spaces {
+        log::warn!(
+            "space {space}: versions {from} to {to} were never acknowledged by the stream \
+             (never answered); dropped"
+        );
+    }
+    if !dropped.is_empty() {
+        log::warn!(
+            "cut {} journal entries the stream does not hold",
+            dropped.len()
+        );
+    }
+}
+
+/// The position file's name in the data dir.
+pub const POSITION_FILE: &str = "stream.pos";
+
+/// The replication thread: connects, then serves requests and keeps the lease.
+async fn run(
+    options: Options,
+    role: Arc<Role>,
+    mut requests: channel::UnboundedReceiver<Request>,
+    started: mpsc::Sender<Result<(), ReplicationError>>,
+) {
+    let replicas = options.urls.len().clamp(1, 3);
+    let mut nats =
+        match Nats::connect(&options.urls, &options.node, &options.cluster, replicas).await {
+            Ok(nats) => nats,
+            Err(e) => {
+                let _ = started.send(Err(ReplicationError(format!("NATS: {e}"))));
+                return;
+            }
+        };
+    match nats.last().await {
+        Ok(last) => role.last.store(last, Ordering::SeqCst),
+        Err(e) => {
+            let _ = started.send(Err(ReplicationError(format!("NATS stream: {e}"))));
+            return;
+        }
+    }
+    let _ = started.send(Ok(()));
+    let mut lease: Option<(u64, u64, Instant)> = None; // (epoch, revision, renewed at)
+    let mut contending = false;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            request = requests.recv() => match request {
+                None => return,
+                Some(Request::Append { payload, verdict }) => {
+                    let answer = match lease {
+                        Some((epoch, ..)) if role.is_primary() => {
+                            append(&mut nats, &role, epoch, &payload).await
+                        }
+                        _ => Verdict::Fenced,
+                    };
+                    if answer == Verdict::Fenced {
+                        // Not renewed any more: the lease lapses for the node that moved on.
+                        lease = None;
+                        contending = false;
+                    }
+                    let _ = verdict.send(answer);
+                }
+                Some(Request::Read { from, reply }) => {
+                    let _ = reply.send(read_after(&mut nats, from).await);
+                }
+                Some(Request::Contend) => {
+                    contending = true;
+                    tick.reset_immediately();
+                }
+                Some(Request::Release(done)) => {
+                    // Not renewed, the lease expires within its TTL (never deleted: see
+                    // `Nats::take_lease`).
+                    if lease.take().is_some() {
+                        role.fence("the node stops");
+                    }
+                    contending = false;
+                    let _ = done.send(());
+                }
+            },
+            _ = tick.tick() => {
+                keep_lease(&mut nats, &role, &options, &mut lease, contending).await;
+            }
+        }
+    }
+}
+
+/// Renews the lease held, or takes a free one when this node holds the whole stream.
+async fn keep_lease(
+    nats: &mut Nats,
+    role: &Role,
+    options: &Options,
+    lease: &mut Option<(u64, u64, Instant)>,
+    contending: bool,
+) {
+    if let Some((epoch, revision, renewed)) = *lease {
+        match nats
+            .renew_lease(&options.cluster, &options.node, revision)
+            .await
+        {
+            Ok(Some(next)) => *lease = Some((epoch, next, Instant::now())),
+            Ok(None) => {
+                role.fence("the lease was taken over");
+                *lease = None;
+            }
+            Err(e) if renewed.elapsed() + Duration::from_secs(1) >= LEASE_TTL => {
+                role.fence(&format!("the lease could not be renewed: {e}"));
+                *lease = None;
+            }
+            Err(e) => log::warn!("lease not renewed yet: {e}"),
+        }
+        return;
+    }
+    if !contending {
+        return;
+    }
+    let last = match nats.last().await {
+        Ok(last) => last,
+        Err(e) => return log::warn!("stream unavailable: {e}"),
+    };
+    role.last.store(last, Ordering::SeqCst);
+    if last != role.applied.load(Ordering::SeqCst) {
+        return; // the stream moved on: this node does not hold all of it
+    }
+    match nats.take_lease(&options.cluster, &options.node).await {
+        Ok(Some(epoch)) => {
+            // The epoch entry: an empty message in the new epoch, fenced like any append.
+            match nats.append(epoch, last, Bytes::new()).await {
+                Verdict::Stored(seq) => {
+                    role.held(seq);
+                    *lease = Some((epoch, epoch, Instant::now()));
+                    role.promote(epoch);
+                }
+                verdict => {
+                    log::warn!("epoch entry not appended ({verdict:?}); the lease lapses");
+                }
+            }
+        }
+        Ok(None) => {}
+        Err(e) => log::warn!("lease not taken: {e}"),
+    }
+}
+
+/// Appends one batch (split at [`MAX_MESSAGE`] bytes when bigger), fenced at the node's
+/// tail; counts its latency.
+async fn append(nats: &mut Nats, role: &Role, epoch: u64, payload: &[u8]) -> Verdict {
+    let started = Instant::now();
+    let mut verdict = Verdict::NotStored;
+    for part in payload.chunks(MAX_MESSAGE - 1024) {
+        let tail = role.applied.load(Ordering::SeqCst);
+        verdict = nats.append(epoch, tail, Bytes::copy_from_slice(part)).await;
+        match verdict {
+            Verdict::Stored(seq) => role.held(seq),
+            Verdict::Fenced => {
+                role.fence("the stream does not end where this node's last append did");
+                break;
+            }
+            _ => break,
+        }
+    }
+    METRICS
+        .replication_append_seconds
+        .observe(started.elapsed().as_secs_f64());
+    verdict
+}
+
+/// The stream messages after `from`, in order (epoch entries are empty: they append
+/// nothing to a journal).
+async fn read_after(nats: &mut Nats, from: u64) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
+    let last = nats.last().await?;
+    let mut messages = Vec::new();
+    for seq in from + 1..=last {
+        messages.push((seq, nats.read(seq).await?));
+    }
+    Ok(messages)
+}
