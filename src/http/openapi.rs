@@ -615,6 +615,45 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                 .build(),
         )
         .path(
+            "/healthz/primary",
+            PathItemBuilder::new()
+                .operation(
+                    HttpMethod::Get,
+                    OperationBuilder::new()
+                        .operation_id(Some("healthzPrimary"))
+                        .tag("service")
+                        .summary(Some(
+                            "200 on the primary (or without --nats), 503 on a standby: the \
+                             proxy's check (no auth)",
+                        ))
+                        .response(
+                            "200",
+                            json_response("primary", reference("PrimaryHealth"), &[]),
+                        )
+                        .response(
+                            "503",
+                            ResponseBuilder::new()
+                                .description("a standby (JSON), or shutting down (problem+json)")
+                                .content(
+                                    "application/json",
+                                    ContentBuilder::new()
+                                        .schema(Some(reference("PrimaryHealth")))
+                                        .build(),
+                                )
+                                .content(
+                                    "application/problem+json",
+                                    ContentBuilder::new()
+                                        .schema(Some(reference("Problem")))
+                                        .build(),
+                                )
+                                .header("Retry-After", header("Retry-After"))
+                                .build(),
+                        )
+                        .build(),
+                )
+                .build(),
+        )
+        .path(
             "/metrics",
             PathItemBuilder::new()
                 .operation(
@@ -1422,6 +1461,20 @@ fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
     let health = ObjectBuilder::new()
         .property("status", string().enum_values(Some(["ok", "degraded"])))
         .property("reason", string())
+        .property("role", string().enum_values(Some(["primary", "standby"])))
+        .property("node", string())
+        .property(
+            "appliedSeq",
+            ObjectBuilder::new().schema_type(Type::Integer),
+        )
+        .property("lagSeq", ObjectBuilder::new().schema_type(Type::Integer))
+        .description(Some(
+            "role, node, appliedSeq and lagSeq are there with --nats (replication, §16)",
+        ))
+        .required("status");
+    let primary = ObjectBuilder::new()
+        .property("status", string().enum_values(Some(["primary", "standby"])))
+        .property("node", string())
         .required("status");
     components
         .schema("Record", record)
@@ -1440,6 +1493,7 @@ fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
         .schema("Backup", backup)
         .schema("BackupEnvelope", envelope(reference("Backup"), &[]))
         .schema("Health", health)
+        .schema("PrimaryHealth", primary)
 }
 
 fn problem_schema() -> Object {
