@@ -224,6 +224,26 @@ fn header(name: &str) -> utoipa::openapi::header::Header {
 }
 
 /// The problem+json responses of CONTRACT §7, by status.
+/// A health route's 503: its own JSON (`schema`), or problem+json while shutting down.
+fn health_unavailable(description: &str, schema: &str) -> Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(reference(schema)))
+                .build(),
+        )
+        .content(
+            "application/problem+json",
+            ContentBuilder::new()
+                .schema(Some(reference("Problem")))
+                .build(),
+        )
+        .header("Retry-After", header("Retry-After"))
+        .build()
+}
+
 fn problem(status: u16) -> RefOr<Response> {
     RefOr::Ref(Ref::from_response_name(format!("Problem{status}")))
 }
@@ -593,22 +613,10 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                         .response("200", json_response("ok", reference("Health"), &[]))
                         .response(
                             "503",
-                            ResponseBuilder::new()
-                                .description("degraded (JSON), or shutting down (problem+json)")
-                                .content(
-                                    "application/json",
-                                    ContentBuilder::new()
-                                        .schema(Some(reference("Health")))
-                                        .build(),
-                                )
-                                .content(
-                                    "application/problem+json",
-                                    ContentBuilder::new()
-                                        .schema(Some(reference("Problem")))
-                                        .build(),
-                                )
-                                .header("Retry-After", header("Retry-After"))
-                                .build(),
+                            health_unavailable(
+                                "degraded (JSON), or shutting down (problem+json)",
+                                "Health",
+                            ),
                         )
                         .build(),
                 )
@@ -632,22 +640,10 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
                         )
                         .response(
                             "503",
-                            ResponseBuilder::new()
-                                .description("a standby (JSON), or shutting down (problem+json)")
-                                .content(
-                                    "application/json",
-                                    ContentBuilder::new()
-                                        .schema(Some(reference("PrimaryHealth")))
-                                        .build(),
-                                )
-                                .content(
-                                    "application/problem+json",
-                                    ContentBuilder::new()
-                                        .schema(Some(reference("Problem")))
-                                        .build(),
-                                )
-                                .header("Retry-After", header("Retry-After"))
-                                .build(),
+                            health_unavailable(
+                                "a standby (JSON), or shutting down (problem+json)",
+                                "PrimaryHealth",
+                            ),
                         )
                         .build(),
                 )

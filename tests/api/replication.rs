@@ -97,6 +97,18 @@ async fn until_primary(app: &TestApp) {
     panic!("never became primary: {}", app.log_text());
 }
 
+/// Node `a` started again on `dir`, once it leads again (its old lease lapses first,
+/// within 5 s).
+async fn restarted(nats: &Nats, dir: Arc<tempfile::TempDir>) -> TestApp {
+    let a = node(nats, "a", dir);
+    let ready = wait_until(Duration::from_secs(15), || {
+        a.log_text().contains("is primary")
+    });
+    assert!(ready, "{}", a.log_text());
+    until_primary(&a).await;
+    a
+}
+
 #[actix_web::test]
 async fn the_primary_appends_every_write_and_a_second_node_is_a_standby_that_holds_them() {
     let Some(nats) = nats() else { return };
@@ -170,12 +182,7 @@ async fn a_primary_whose_append_is_refused_answers_no_write_and_restarts_from_th
     // Restarted, it takes the stream's last entry, holds all of it, and leads again (its
     // old lease lapses first, within 5 s): the refused write is not there.
     a.crash();
-    let a = node(&nats, "a", dir);
-    let ready = wait_until(Duration::from_secs(15), || {
-        a.log_text().contains("is primary")
-    });
-    assert!(ready, "{}", a.log_text());
-    until_primary(&a).await;
+    let a = restarted(&nats, dir).await;
     let user = a.default_user();
     user.get("/api/v1/tasks/kept").await.expect(200);
     assert_problem(&user.get("/api/v1/tasks/lost").await, 404, "not_found");
@@ -195,12 +202,7 @@ async fn every_answered_write_survives_kill_9_of_the_primary_and_a_restart() {
     killer.join().unwrap();
     a.wait();
     drop(a);
-    let a = node(&nats, "a", dir);
-    let ready = wait_until(Duration::from_secs(15), || {
-        a.log_text().contains("is primary")
-    });
-    assert!(ready, "{}", a.log_text());
-    until_primary(&a).await;
+    let a = restarted(&nats, dir).await;
     let user = a.default_user();
     for (id, version) in &answered {
         let reply = user.get(&format!("/api/v1/tasks/{id}")).await;
