@@ -29,6 +29,7 @@ use crate::model::user::{hash_token, new_token};
 use crate::model::User;
 use crate::model::{Account, Change, DirectoryState, Space};
 use crate::replication::{self, ReplicationError, Replicator, Role};
+use crate::store::codec::Entry;
 use crate::store::journal::{Durability, Journal, StorageError};
 use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
 
@@ -260,9 +261,10 @@ impl Application {
             None => None,
         };
         let mut recovered = store.recover()?;
-        // A node built from the stream alone does not make a user of its own (§16).
-        let origin = replicator.as_ref().is_none_or(|r| r.role().may_lead());
-        if recovered.directory.user_count() == 0 && origin {
+        // With `--nats` the first user goes through the journal, into the stream, once this
+        // node leads an empty stream; a node that finds the stream begun gets it from there.
+        let first_start = recovered.directory.user_count() == 0;
+        if first_start && replicator.is_none() {
             bootstrap(&store, config.default_token.as_deref(), &mut recovered)?;
         }
         // Deleted spaces whose files a crash left behind (the deletion itself is durable).
@@ -288,6 +290,15 @@ impl Application {
         )?;
         if let Some(replicator) = &replicator {
             replicator.contend();
+            if first_start && replicator.origin() {
+                replicator.wait_primary(Duration::from_secs(10))?;
+                bootstrap_journaled(
+                    &store,
+                    config.default_token.as_deref(),
+                    &journal,
+                    &mut recovered,
+                )?;
+            }
         }
 
         let workers = config.worker_count();
@@ -577,6 +588,51 @@ fn bootstrap(
     recovered.covered.space(space.id(), 0, 0);
     recovered.spaces.insert(space.id().into(), space);
     recovered.directory = directory;
+    Ok(())
+}
+
+/// [`bootstrap`] with `--nats`: the `default` user is a journaled change (in the stream,
+/// so every node built from it has the user), made once this node leads the empty stream.
+fn bootstrap_journaled(
+    store: &Store,
+    token: Option<&str>,
+    journal: &Journal,
+    recovered: &mut Recovered,
+) -> Result<(), StartError> {
+    let token = token.map_or_else(new_token, str::to_string);
+    let account = Account {
+        id: uuid::Uuid::new_v4().to_string().into(),
+        name: "default".into(),
+        primary: hash_token(&token),
+        default_space: uuid::Uuid::new_v4().to_string().into(),
+        created_at: chrono::Utc::now().timestamp_millis(),
+    };
+    let space = Space::new(&account.default_space);
+    let change = Change::UserCreated(account);
+    let entry = Entry::Directory {
+        seq: recovered.directory.applied(),
+        change: change.clone(),
+        key: None,
+    };
+    let (done, stored) = std::sync::mpsc::channel();
+    journal.append(
+        &entry,
+        true,
+        Box::new(move |result| {
+            let _ = done.send(result);
+        }),
+    );
+    stored
+        .recv()
+        .unwrap_or(Err(StorageError::Closed))
+        .map_err(StartError::Journal)?;
+    store.write_secret(DEFAULT_TOKEN_FILE, &token)?;
+    log::info!(
+        "first start: created user 'default' in the stream; its token is in {}",
+        store.path(DEFAULT_TOKEN_FILE).display()
+    );
+    recovered.directory.apply(&change);
+    recovered.spaces.insert(space.id().into(), space);
     Ok(())
 }
 

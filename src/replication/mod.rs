@@ -55,11 +55,6 @@ pub struct Role {
     applied: AtomicU64,
     /// The stream's last sequence, as last seen.
     last: AtomicU64,
-    /// This data dir may lead: it started the stream, or it led (or followed as a former
-    /// primary) before. A data dir built from the stream alone lacks what the first primary
-    /// wrote outside the journal (its bootstrap), so it stays a standby until standbys that
-    /// take over are built.
-    may_lead: AtomicBool,
 }
 
 impl Role {
@@ -70,18 +65,12 @@ impl Role {
             primary: AtomicBool::new(false),
             applied: AtomicU64::new(0),
             last: AtomicU64::new(0),
-            may_lead: AtomicBool::new(false),
         }
     }
 
     /// Whether this node answers `/api/v1`.
     pub fn is_primary(&self) -> bool {
         self.primary.load(Ordering::SeqCst)
-    }
-
-    /// Whether this data dir may become the primary (see the field's docs).
-    pub fn may_lead(&self) -> bool {
-        self.may_lead.load(Ordering::SeqCst)
     }
 
     /// This node's name.
@@ -278,13 +267,9 @@ impl Replicator {
         let last = self.role.last.load(Ordering::SeqCst);
         let (seq, segment, offset) = match self.position() {
             Some(position) => position,
-            None if last == 0 => {
-                self.role.may_lead.store(true, Ordering::SeqCst);
-                return Ok(());
-            }
+            None if last == 0 => return Ok(()),
             None => (0, 0, 0),
         };
-        self.role.may_lead.store(seq > 0, Ordering::SeqCst);
         if seq > last {
             return Err(ReplicationError(format!(
                 "the data dir holds stream sequence {seq} but the stream ends at {last}: \
@@ -311,18 +296,28 @@ impl Replicator {
         Ok(())
     }
 
-    /// Starts contending for the lease (once the node holds the stream), if this data dir
-    /// may lead.
+    /// Starts contending for the lease (taken once the node holds the whole stream).
     pub fn contend(&self) {
-        if self.role.may_lead() {
-            let _ = self.requests.send(Request::Contend);
-        } else {
-            log::warn!(
-                "node {}: this data dir was built from the stream alone; it stays a standby \
-                 (standbys that take over are not built yet)",
-                self.role.node
-            );
+        let _ = self.requests.send(Request::Contend);
+    }
+
+    /// Whether the stream was empty when this node connected: it is the stream's origin.
+    pub fn origin(&self) -> bool {
+        self.role.last.load(Ordering::SeqCst) == 0
+    }
+
+    /// Waits (blocking) until this node is the primary, at most `limit`.
+    pub fn wait_primary(&self, limit: Duration) -> Result<(), ReplicationError> {
+        let started = Instant::now();
+        while !self.role.is_primary() {
+            if started.elapsed() > limit {
+                return Err(ReplicationError(
+                    "the lease of an empty stream could not be taken".into(),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
+        Ok(())
     }
 
     /// Stops renewing the lease and answering writes, for a planned stop; waits at most a

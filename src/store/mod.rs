@@ -343,14 +343,6 @@ impl Store {
         let now = chrono::Utc::now().timestamp_millis();
         let saved = self.load_directory(now)?;
         let mut spaces = self.load_spaces()?;
-        // A crash during the first start can leave the empty space of the first user
-        // before `users.bin`: nothing was answered yet, so start-up begins again.
-        if saved.is_none() && spaces.values().any(|s| s.version() > 0) {
-            return Err(StoreError::new(
-                &self.users_path(),
-                Problem::Missing("the data directory holds spaces".into()),
-            ));
-        }
         let mut directory = DirectoryState::from_snapshot(saved.unwrap_or_default());
         let directory_saved = directory.applied();
         for space in directory.spaces() {
@@ -374,6 +366,15 @@ impl Store {
         let segments = journal::read(&self.journal_dir(), Tail::Cut, |entry| {
             replay(&mut spaces, &mut directory, &mut keys, entry, now)
         })?;
+        // A crash during the first start can leave the empty space of the first user
+        // before `users.bin`: nothing was answered yet, so start-up begins again. (With
+        // `--nats` the first user is in the journal, not yet in `users.bin`.)
+        if directory.user_count() == 0 && spaces.values().any(|s| s.version() > 0) {
+            return Err(StoreError::new(
+                &self.users_path(),
+                Problem::Missing("the data directory holds spaces".into()),
+            ));
+        }
         spaces.retain(|id, _| !directory.is_deleted(id));
         for space in spaces.values_mut() {
             space.skip_reserved();
