@@ -111,6 +111,8 @@ pub struct Metrics {
     pub replication_primary: Gauge,
     /// `taskd_replication_applied_seq`: the stream sequence this node holds.
     pub replication_applied: Gauge,
+    /// `taskd_replication_lag`: stream messages this node does not hold yet.
+    pub replication_lag: Gauge,
     /// `taskd_replication_append_seconds`: one batch appended to the stream.
     pub replication_append_seconds: Histogram,
     /// `taskd_replication_fenced_total`: times this node stopped being primary.
@@ -153,6 +155,7 @@ impl Metrics {
             scoped_tokens: Gauge::default(),
             replication_primary: Gauge::default(),
             replication_applied: Gauge::default(),
+            replication_lag: Gauge::default(),
             replication_append_seconds: seconds(),
             replication_fenced: Counter::default(),
             replication_lease_changes: Counter::default(),
@@ -277,6 +280,11 @@ impl Metrics {
             "replication_applied_seq",
             "The stream sequence this node holds (--nats)",
             metrics.replication_applied.clone(),
+        );
+        r.register(
+            "replication_lag",
+            "Stream messages this node does not hold yet (--nats)",
+            metrics.replication_lag.clone(),
         );
         r.register(
             "replication_append_seconds",

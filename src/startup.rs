@@ -93,6 +93,17 @@ impl From<StoreError> for StartError {
     }
 }
 
+/// How the server ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// By a signal: the process exits.
+    Stopped,
+    /// A standby that followed the stream and found the lease free (§16): the process
+    /// starts again on its data dir, which holds the stream, and takes the lease; it keeps
+    /// the address it listened on (a port 0 was resolved).
+    Restart(SocketAddr),
+}
+
 /// A built server, bound and ready to run.
 pub struct Application {
     server: Server,
@@ -289,6 +300,7 @@ impl Application {
             replicator.clone(),
         )?;
         if let Some(replicator) = &replicator {
+            replicator.follow_into(journal.clone());
             replicator.contend();
             if first_start && replicator.origin() {
                 replicator.wait_primary(Duration::from_secs(10))?;
@@ -406,13 +418,28 @@ impl Application {
     /// signal, refuses new ones, gives in-flight ones up to 10 s, writes final snapshots
     /// (within a budget, unless nothing else holds the writes), syncs the journal and
     /// deletes the segments the snapshots cover.
-    pub async fn run(self) -> Result<(), StartError> {
+    pub async fn run(self) -> Result<Exit, StartError> {
         let handle = self.server.handle();
         let state = self.state.clone();
         let (queues, workers) = (self.queues, self.workers);
+        let replicator = self.replicator.clone();
+        let (restarting, restart) = oneshot::channel();
         actix_web::rt::spawn(async move {
-            self.signals.recv().await;
-            log::info!("shutdown signal received; finishing in-flight requests");
+            let takeover = async {
+                match &replicator {
+                    Some(replicator) => replicator.restart_wanted().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = self.signals.recv() => {
+                    log::info!("shutdown signal received; finishing in-flight requests");
+                }
+                _ = takeover => {
+                    log::info!("restarting to take over as primary");
+                    let _ = restarting.send(());
+                }
+            }
             // Closing the gate and stopping at once lost the requests sent before the signal
             // that were still queued, being handed to a worker or unread in their socket
             // (issue 14): those are taken in first, and are in flight from then on.
@@ -468,7 +495,10 @@ impl Application {
             replicator.release().await;
         }
         log::info!("journal synced; taskd stopped");
-        Ok(())
+        Ok(match restart.await {
+            Ok(()) => Exit::Restart(self.addr),
+            Err(_) => Exit::Stopped,
+        })
     }
 }
 

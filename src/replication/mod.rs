@@ -28,9 +28,10 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use tokio::sync::{mpsc as channel, oneshot};
+use tokio::sync::{mpsc as channel, oneshot, Notify};
 
 use crate::metrics::METRICS;
+use crate::store::journal::{Journal, StorageError};
 use fence::Verdict;
 use nats::{Nats, NatsError, LEASE_TTL, MAX_MESSAGE};
 
@@ -142,6 +143,8 @@ enum Request {
     Contend,
     /// A planned stop: stop renewing the lease, so it lapses.
     Release(oneshot::Sender<()>),
+    /// While a standby, append what the stream gets to this journal.
+    Follow(Journal),
 }
 
 /// The handle to the replication thread: its own tokio runtime, the NATS connection, the
@@ -151,6 +154,8 @@ pub struct Replicator {
     requests: channel::UnboundedSender<Request>,
     role: Arc<Role>,
     position: PathBuf,
+    /// Notified when this standby should restart to take over (see [`run`]).
+    restart: Arc<Notify>,
 }
 
 /// A batch's append, under way while the journal syncs the same bytes.
@@ -171,9 +176,11 @@ impl Replicator {
     /// of its own; `data_dir` holds the position file.
     pub fn start(options: &Options, data_dir: &Path) -> Result<Replicator, ReplicationError> {
         let role = Arc::new(Role::new(&options.node));
+        let restart = Arc::new(Notify::new());
         let (requests, receiver) = channel::unbounded_channel();
         let (started, connected) = mpsc::channel();
         let thread_role = Arc::clone(&role);
+        let thread_restart = Arc::clone(&restart);
         let options = options.clone();
         std::thread::Builder::new()
             .name("taskd-nats".into())
@@ -188,7 +195,7 @@ impl Replicator {
                         return;
                     }
                 };
-                runtime.block_on(run(options, thread_role, receiver, started));
+                runtime.block_on(run(options, thread_role, thread_restart, receiver, started));
             })
             .map_err(|e| ReplicationError(e.to_string()))?;
         connected
@@ -198,6 +205,7 @@ impl Replicator {
             requests,
             role,
             position: data_dir.join(POSITION_FILE),
+            restart,
         })
     }
 
@@ -296,6 +304,17 @@ impl Replicator {
         Ok(())
     }
 
+    /// Follows the stream into `journal` while this node is a standby.
+    pub fn follow_into(&self, journal: Journal) {
+        let _ = self.requests.send(Request::Follow(journal));
+    }
+
+    /// Resolves when this standby followed the stream, found the lease free and should
+    /// restart to take over (its memory does not hold what it followed; its data dir does).
+    pub async fn restart_wanted(&self) {
+        self.restart.notified().await;
+    }
+
     /// Starts contending for the lease (taken once the node holds the whole stream).
     pub fn contend(&self) {
         let _ = self.requests.send(Request::Contend);
@@ -358,10 +377,31 @@ fn warn_dropped(dropped: &[crate::store::codec::Entry]) {
 /// The position file's name in the data dir.
 pub const POSITION_FILE: &str = "stream.pos";
 
-/// The replication thread: connects, then serves requests and keeps the lease.
+/// How often a standby looks for new stream messages.
+const FOLLOW_EVERY: Duration = Duration::from_millis(100);
+/// The most stream messages a standby reads in one look.
+const FOLLOW_BATCH: u64 = 1000;
+
+/// What the replication thread keeps between requests.
+struct Thread {
+    options: Options,
+    role: Arc<Role>,
+    restart: Arc<Notify>,
+    /// (epoch, revision, last renewal) while holding the lease.
+    lease: Option<(u64, u64, Instant)>,
+    contending: bool,
+    /// The journal a standby follows the stream into, and the sequence it had then.
+    following: Option<(Journal, u64)>,
+    /// Stream bytes of a batch split over several messages, until it is whole.
+    partial: Vec<u8>,
+}
+
+/// The replication thread: connects, then serves requests, keeps the lease, and follows the
+/// stream while a standby.
 async fn run(
     options: Options,
     role: Arc<Role>,
+    restart: Arc<Notify>,
     mut requests: channel::UnboundedReceiver<Request>,
     started: mpsc::Sender<Result<(), ReplicationError>>,
 ) {
@@ -382,104 +422,188 @@ async fn run(
         }
     }
     let _ = started.send(Ok(()));
-    let mut lease: Option<(u64, u64, Instant)> = None; // (epoch, revision, renewed at)
-    let mut contending = false;
+    let mut thread = Thread {
+        options,
+        role,
+        restart,
+        lease: None,
+        contending: false,
+        following: None,
+        partial: Vec::new(),
+    };
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut follow = tokio::time::interval(FOLLOW_EVERY);
     loop {
         tokio::select! {
             request = requests.recv() => match request {
                 None => return,
-                Some(Request::Append { payload, verdict }) => {
-                    let answer = match lease {
-                        Some((epoch, ..)) if role.is_primary() => {
-                            append(&mut nats, &role, epoch, &payload).await
-                        }
-                        _ => Verdict::Fenced,
-                    };
-                    if answer == Verdict::Fenced {
-                        // Not renewed any more: the lease lapses for the node that moved on.
-                        lease = None;
-                        contending = false;
-                    }
-                    let _ = verdict.send(answer);
-                }
-                Some(Request::Read { from, reply }) => {
-                    let _ = reply.send(read_after(&mut nats, from).await);
-                }
-                Some(Request::Contend) => {
-                    contending = true;
-                    tick.reset_immediately();
-                }
-                Some(Request::Release(done)) => {
-                    // Not renewed, the lease expires within its TTL (never deleted: see
-                    // `Nats::take_lease`).
-                    if lease.take().is_some() {
-                        role.fence("the node stops");
-                    }
-                    contending = false;
-                    let _ = done.send(());
-                }
+                Some(request) => thread.serve(&mut nats, request, &mut tick).await,
             },
-            _ = tick.tick() => {
-                keep_lease(&mut nats, &role, &options, &mut lease, contending).await;
+            _ = tick.tick() => thread.keep_lease(&mut nats).await,
+            _ = follow.tick(), if thread.following.is_some() && !thread.role.is_primary() => {
+                thread.follow(&mut nats).await;
             }
         }
     }
 }
 
-/// Renews the lease held, or takes a free one when this node holds the whole stream.
-async fn keep_lease(
-    nats: &mut Nats,
-    role: &Role,
-    options: &Options,
-    lease: &mut Option<(u64, u64, Instant)>,
-    contending: bool,
-) {
-    if let Some((epoch, revision, renewed)) = *lease {
-        match nats
-            .renew_lease(&options.cluster, &options.node, revision)
-            .await
-        {
-            Ok(Some(next)) => *lease = Some((epoch, next, Instant::now())),
-            Ok(None) => {
-                role.fence("the lease was taken over");
-                *lease = None;
-            }
-            Err(e) if renewed.elapsed() + Duration::from_secs(1) >= LEASE_TTL => {
-                role.fence(&format!("the lease could not be renewed: {e}"));
-                *lease = None;
-            }
-            Err(e) => log::warn!("lease not renewed yet: {e}"),
-        }
-        return;
-    }
-    if !contending {
-        return;
-    }
-    let last = match nats.last().await {
-        Ok(last) => last,
-        Err(e) => return log::warn!("stream unavailable: {e}"),
-    };
-    role.last.store(last, Ordering::SeqCst);
-    if last != role.applied.load(Ordering::SeqCst) {
-        return; // the stream moved on: this node does not hold all of it
-    }
-    match nats.take_lease(&options.cluster, &options.node).await {
-        Ok(Some(epoch)) => {
-            // The epoch entry: an empty message in the new epoch, fenced like any append.
-            match nats.append(epoch, last, Bytes::new()).await {
-                Verdict::Stored(seq) => {
-                    role.held(seq);
-                    *lease = Some((epoch, epoch, Instant::now()));
-                    role.promote(epoch);
+impl Thread {
+    async fn serve(&mut self, nats: &mut Nats, request: Request, tick: &mut tokio::time::Interval) {
+        match request {
+            Request::Append { payload, verdict } => {
+                let answer = match self.lease {
+                    Some((epoch, ..)) if self.role.is_primary() => {
+                        append(nats, &self.role, epoch, &payload).await
+                    }
+                    _ => Verdict::Fenced,
+                };
+                if answer == Verdict::Fenced {
+                    // Not renewed any more: the lease lapses for the node that moved on.
+                    self.lease = None;
                 }
-                verdict => {
-                    log::warn!("epoch entry not appended ({verdict:?}); the lease lapses");
+                let _ = verdict.send(answer);
+            }
+            Request::Read { from, reply } => {
+                let _ = reply.send(read_after(nats, from).await);
+            }
+            Request::Contend => {
+                self.contending = true;
+                tick.reset_immediately();
+            }
+            Request::Release(done) => {
+                // Not renewed, the lease expires within its TTL (never deleted: see
+                // `Nats::take_lease`).
+                if self.lease.take().is_some() {
+                    self.role.fence("the node stops");
                 }
+                self.contending = false;
+                let _ = done.send(());
+            }
+            Request::Follow(journal) => {
+                let at = self.role.applied.load(Ordering::SeqCst);
+                self.following = Some((journal, at));
             }
         }
-        Ok(None) => {}
-        Err(e) => log::warn!("lease not taken: {e}"),
+    }
+
+    /// Renews the lease held; else, when the lease is free and this node holds the whole
+    /// stream, takes it (if its memory holds all it holds) or asks to restart first (if it
+    /// followed the stream since it started).
+    async fn keep_lease(&mut self, nats: &mut Nats) {
+        let (cluster, node) = (&self.options.cluster, &self.options.node);
+        if let Some((epoch, revision, renewed)) = self.lease {
+            match nats.renew_lease(cluster, node, revision).await {
+                Ok(Some(next)) => self.lease = Some((epoch, next, Instant::now())),
+                Ok(None) => {
+                    self.role.fence("the lease was taken over");
+                    self.lease = None;
+                }
+                Err(e) if renewed.elapsed() + Duration::from_secs(1) >= LEASE_TTL => {
+                    self.role
+                        .fence(&format!("the lease could not be renewed: {e}"));
+                    self.lease = None;
+                }
+                Err(e) => log::warn!("lease not renewed yet: {e}"),
+            }
+            return;
+        }
+        if !self.contending {
+            return;
+        }
+        let last = match nats.last().await {
+            Ok(last) => last,
+            Err(e) => return log::warn!("stream unavailable: {e}"),
+        };
+        self.role.last.store(last, Ordering::SeqCst);
+        METRICS
+            .replication_lag
+            .set((last - self.applied().min(last)) as i64);
+        if last != self.applied() {
+            return; // the stream moved on: this node does not hold all of it yet
+        }
+        let stale = self
+            .following
+            .as_ref()
+            .is_some_and(|(_, at)| *at != self.applied());
+        if stale {
+            if nats.lease_free(cluster).await.unwrap_or(false) {
+                log::warn!("the lease is free and this standby holds the whole stream: restarting to take over");
+                self.contending = false;
+                self.restart.notify_one();
+            }
+            return;
+        }
+        match nats.take_lease(cluster, node).await {
+            Ok(Some(epoch)) => {
+                // The epoch entry: an empty message in the new epoch, fenced like any append.
+                match nats.append(epoch, last, Bytes::new()).await {
+                    Verdict::Stored(seq) => {
+                        self.role.held(seq);
+                        self.lease = Some((epoch, epoch, Instant::now()));
+                        self.role.promote(epoch);
+                    }
+                    verdict => {
+                        log::warn!("epoch entry not appended ({verdict:?}); the lease lapses");
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(e) => log::warn!("lease not taken: {e}"),
+        }
+    }
+
+    fn applied(&self) -> u64 {
+        self.role.applied.load(Ordering::SeqCst)
+    }
+
+    /// A standby's look at the stream: appends each new message's entries to the journal,
+    /// in order, a split batch once it is whole.
+    async fn follow(&mut self, nats: &mut Nats) {
+        let Some((journal, _)) = &self.following else {
+            return;
+        };
+        let journal = journal.clone();
+        let last = match nats.last().await {
+            Ok(last) => last,
+            Err(e) => return log::debug!("stream unavailable: {e}"),
+        };
+        self.role.last.store(last, Ordering::SeqCst);
+        let mut next = self.applied() + self.partial_messages() + 1;
+        while next <= last.min(self.applied() + FOLLOW_BATCH) {
+            let payload = match nats.read(next).await {
+                Ok(payload) => payload,
+                Err(e) => return log::warn!("stream message {next} not read: {e}"),
+            };
+            self.partial.extend_from_slice(&payload);
+            if crate::store::codec::complete_frames(&self.partial) == self.partial.len() {
+                let bytes = std::mem::take(&mut self.partial);
+                if bytes.is_empty() {
+                    self.role.held(next);
+                } else {
+                    let (done, stored) = oneshot::channel();
+                    journal.follow(
+                        bytes,
+                        next,
+                        Box::new(move |result| {
+                            let _ = done.send(result);
+                        }),
+                    );
+                    if let Ok(Err(e)) | Err(e) = stored.await.map_err(|_| StorageError::Closed) {
+                        return log::error!("stream message {next} not stored: {e}");
+                    }
+                }
+            }
+            next += 1;
+        }
+    }
+
+    /// How many messages of a split batch are held back, waiting for the rest.
+    fn partial_messages(&self) -> u64 {
+        if self.partial.is_empty() {
+            0
+        } else {
+            self.partial.len().div_ceil(MAX_MESSAGE - 1024) as u64
+        }
     }
 }
 

@@ -148,6 +148,11 @@ impl Nats {
         }
     }
 
+    /// Whether nobody holds the lease of `cluster`.
+    pub async fn lease_free(&self, cluster: &str) -> Result<bool, NatsError> {
+        Ok(self.leases.get(cluster).await?.is_none())
+    }
+
     /// Renews the lease held at `revision`; its new revision, or `None` once it is lost.
     pub async fn renew_lease(
         &self,

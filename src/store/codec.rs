@@ -501,6 +501,20 @@ pub fn encode_entry(entry: &Entry, out: &mut Vec<u8>) -> Result<(), CodecError> 
     Ok(())
 }
 
+/// How many leading bytes of `bytes` are whole frames (by their length fields; checksums
+/// are checked when the frames are read).
+pub fn complete_frames(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while bytes.len() - at >= FRAME_HEADER_LEN {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
+        if bytes.len() - at < FRAME_HEADER_LEN + len {
+            break;
+        }
+        at += FRAME_HEADER_LEN + len;
+    }
+    at
+}
+
 /// What is at one offset of a journal segment.
 #[derive(Debug)]
 pub enum Frame {

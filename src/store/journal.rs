@@ -338,6 +338,11 @@ enum Request {
         sync: bool,
         done: Done,
     },
+    Follow {
+        bytes: Vec<u8>,
+        seq: u64,
+        done: Done,
+    },
     Covered(Box<str>, u64, u64),
     CoveredDirectory(u64),
     CoveredKeys(u64),
@@ -420,6 +425,15 @@ impl Journal {
             done(Err(StorageError::Closed));
         }
         len
+    }
+
+    /// A standby's append (§16): `bytes`, whole frames of stream message `seq`, written and
+    /// synced as they are (they are in the stream already); `done` runs once they are.
+    pub fn follow(&self, bytes: Vec<u8>, seq: u64, done: Done) {
+        let request = Request::Follow { bytes, seq, done };
+        if let Err(mpsc::SendError(Request::Follow { done, .. })) = self.requests.send(request) {
+            done(Err(StorageError::Closed));
+        }
     }
 
     /// Notes that the snapshot on disk of `space` holds `version` and `reserved`, so
@@ -548,6 +562,7 @@ impl Writer {
                     sync |= needs_sync;
                     waiting.push(Waiting { mark, done });
                 }
+                Request::Follow { bytes, seq, done } => done(self.follow(&bytes, seq)),
                 Request::Covered(space, version, reserved) => {
                     self.covered.space(&space, version, reserved)
                 }
@@ -672,6 +687,46 @@ impl Writer {
                 Err(StorageError::Io(problem.into()))
             }
         }
+    }
+
+    /// Writes and syncs frames a standby took from the stream (not appended to it again),
+    /// notes their marks, and moves the position to stream sequence `seq`.
+    fn follow(&mut self, bytes: &[u8], seq: u64) -> Result<(), StorageError> {
+        let mut marks = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            match codec::read_frame(bytes, at) {
+                Frame::Entry { entry, end } => {
+                    marks.push(Marked::of(&entry));
+                    at = end;
+                }
+                _ => {
+                    return Err(StorageError::Io(
+                        format!("stream message {seq} holds a damaged entry").into(),
+                    ))
+                }
+            }
+        }
+        let written = self.file.as_mut().map_or_else(
+            || Err(io::Error::other("no open segment")),
+            |file| file.write_all(bytes).and_then(|()| file.sync_data()),
+        );
+        if let Err(e) = written {
+            self.cut_back();
+            return Err(StorageError::Io(e.to_string().into()));
+        }
+        self.offset += bytes.len() as u64;
+        let segment = self.segments.back_mut().expect("an open segment");
+        for mark in &marks {
+            segment.marks.note(mark);
+            if let Some(Mark::Write { space, version, .. }) = &mark.mark {
+                self.chain.insert(space.clone(), *version);
+            }
+        }
+        if let Some(replicator) = &self.replicator {
+            replicator.held(seq, segment.seq, self.offset);
+        }
+        Ok(())
     }
 
     /// Cuts the open segment back to the last stored byte, so a failed batch leaves no
