@@ -264,3 +264,44 @@ async fn a_standby_follows_the_stream_and_takes_over_within_10_s_of_a_kill_9_wit
     let next = user.post("/api/v1/tasks", json!({"todoId": "after"})).await;
     assert!(next.expect(201).version() > top);
 }
+
+#[actix_web::test]
+async fn a_paused_primary_is_replaced_and_once_woken_answers_no_write() {
+    let Some(nats) = nats() else { return };
+    let a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let user = a.default_user();
+    user.post("/api/v1/tasks", json!({"todoId": "before"}))
+        .await
+        .expect(201);
+    let signal = |name: &str| {
+        let sent = Command::new("kill")
+            .args([name, &a.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    };
+    signal("-STOP");
+    let gap = primary_within(&b, Duration::from_secs(15)).await;
+    eprintln!("SIGSTOP: b primary {gap:?} after the pause");
+    assert!(gap < Duration::from_secs(10), "{gap:?}");
+    let on_b = b.default_user();
+    on_b.get("/api/v1/tasks/before").await.expect(200);
+    on_b.post("/api/v1/tasks", json!({"todoId": "on-b"}))
+        .await
+        .expect(201);
+    signal("-CONT");
+
+    // Woken, the old primary finds its lease taken or its append refused: no write of it
+    // is answered, and b's stream goes on without it.
+    let late = user.post("/api/v1/tasks", json!({"todoId": "late"})).await;
+    assert_problem(&late, 503, "not_primary");
+    let logged = wait_until(Duration::from_secs(5), || a.log_text().contains("fenced"));
+    assert!(logged, "{}", a.log_text());
+    assert_eq!(health(&a, "/healthz/primary").await.0, 503);
+    assert_problem(&on_b.get("/api/v1/tasks/late").await, 404, "not_found");
+    on_b.post("/api/v1/tasks", json!({"todoId": "after"}))
+        .await
+        .expect(201);
+}
