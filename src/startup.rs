@@ -457,6 +457,17 @@ impl Application {
         if let Some(metrics) = metrics {
             metrics.stop(false).await;
         }
+        if let Some(replicator) = &self.replicator {
+            // Every answered write is in the stream: a standby may take over now, while
+            // this node writes its final snapshots.
+            let (done, flushed) = oneshot::channel();
+            self.state.journal.flush(Box::new(move |r| {
+                let _ = done.send(r);
+            }));
+            if let Ok(Ok(Ok(()))) = tokio::time::timeout(FINAL_SYNC_BUDGET, flushed).await {
+                replicator.release().await;
+            }
+        }
 
         let state = &self.state;
         let failed = if self.durability.journals_writes() {
@@ -490,9 +501,6 @@ impl Application {
         journal.map_err(StartError::Journal)?;
         if failed > 0 && !self.durability.journals_writes() {
             return Err(StartError::FinalSnapshot(failed));
-        }
-        if let Some(replicator) = &self.replicator {
-            replicator.release().await;
         }
         log::info!("journal synced; taskd stopped");
         Ok(match restart.await {

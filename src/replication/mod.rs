@@ -141,7 +141,7 @@ enum Request {
     /// Take the lease if it is free and this node holds the whole stream; then append the
     /// epoch entry and serve.
     Contend,
-    /// A planned stop: stop renewing the lease, so it lapses.
+    /// A planned stop: give the lease up.
     Release(oneshot::Sender<()>),
     /// While a standby, append what the stream gets to this journal.
     Follow(Journal),
@@ -339,8 +339,8 @@ impl Replicator {
         Ok(())
     }
 
-    /// Stops renewing the lease and answering writes, for a planned stop; waits at most a
-    /// second.
+    /// Gives the lease up, for a planned stop (after the journal's last batch is in the
+    /// stream); waits at most a second.
     pub async fn release(&self) {
         let (done, released) = oneshot::channel();
         if self.requests.send(Request::Release(done)).is_ok() {
@@ -471,10 +471,9 @@ impl Thread {
                 tick.reset_immediately();
             }
             Request::Release(done) => {
-                // Not renewed, the lease expires within its TTL (never deleted: see
-                // `Nats::take_lease`).
-                if self.lease.take().is_some() {
+                if let Some((_, revision, _)) = self.lease.take() {
                     self.role.fence("the node stops");
+                    nats.release_lease(&self.options.cluster, revision).await;
                 }
                 self.contending = false;
                 let _ = done.send(());
@@ -526,12 +525,7 @@ impl Thread {
             .as_ref()
             .is_some_and(|(_, at)| *at != self.applied());
         if stale {
-            if nats.lease_free(cluster).await.unwrap_or(false) {
-                log::warn!("the lease is free and this standby holds the whole stream: restarting to take over");
-                self.contending = false;
-                self.restart.notify_one();
-            }
-            return;
+            return self.take_over_if_free(nats).await;
         }
         match nats.take_lease(cluster, node).await {
             Ok(Some(epoch)) => {
@@ -594,6 +588,30 @@ impl Thread {
                 }
             }
             next += 1;
+        }
+        if self.contending && self.applied() == last && self.partial.is_empty() {
+            self.take_over_if_free(nats).await;
+        }
+    }
+
+    /// A standby that followed the stream and holds all of it: when the lease is free, asks
+    /// to restart (its memory does not hold what it followed).
+    async fn take_over_if_free(&mut self, nats: &mut Nats) {
+        let stale = self
+            .following
+            .as_ref()
+            .is_some_and(|(_, at)| *at != self.applied());
+        if stale
+            && nats
+                .lease_free(&self.options.cluster)
+                .await
+                .unwrap_or(false)
+        {
+            log::warn!(
+                "the lease is free and this standby holds the whole stream: restarting to take over"
+            );
+            self.contending = false;
+            self.restart.notify_one();
         }
     }
 

@@ -138,13 +138,26 @@ impl Nats {
     }
 
     /// Takes the lease of `cluster` for `node` if nobody holds it; its revision, which is
-    /// also this node's epoch. (The key is never deleted: `create` over a delete marker
-    /// races in NATS 2.9; a lease given up simply expires.)
+    /// also this node's epoch.
     pub async fn take_lease(&self, cluster: &str, node: &str) -> Result<Option<u64>, NatsError> {
         match self.leases.create(cluster, node.to_string().into()).await {
             Ok(revision) => Ok(Some(revision)),
             Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(None),
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Gives up the lease held at `revision` (a planned stop), so a standby takes it at once.
+    /// (Two standbys that `create` it at the same moment can both be told they won, as the
+    /// key then holds a delete marker; the epoch entry's fenced append still lets only one
+    /// of them lead.)
+    pub async fn release_lease(&self, cluster: &str, revision: u64) {
+        if let Err(e) = self
+            .leases
+            .delete_expect_revision(cluster, Some(revision))
+            .await
+        {
+            log::warn!("lease not given up: {e}; it lapses");
         }
     }
 

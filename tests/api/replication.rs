@@ -305,3 +305,30 @@ async fn a_paused_primary_is_replaced_and_once_woken_answers_no_write() {
         .await
         .expect(201);
 }
+
+#[actix_web::test]
+async fn a_planned_stop_of_the_primary_hands_over_to_the_standby() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let user = a.default_user();
+    for i in 0..50 {
+        user.post("/api/v1/tasks", json!({"todoId": format!("h{i}")}))
+            .await
+            .expect(201);
+    }
+    let term = Command::new("kill")
+        .args(["-TERM", &a.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let gap = primary_within(&b, Duration::from_secs(15)).await;
+    eprintln!("planned handover: b primary {gap:?} after SIGTERM of a");
+    assert!(gap < Duration::from_secs(5), "{gap:?}");
+    assert!(a.wait().success());
+    let on_b = b.default_user();
+    for i in 0..50 {
+        on_b.get(&format!("/api/v1/tasks/h{i}")).await.expect(200);
+    }
+}
