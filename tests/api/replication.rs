@@ -332,3 +332,52 @@ async fn a_planned_stop_of_the_primary_hands_over_to_the_standby() {
         on_b.get(&format!("/api/v1/tasks/h{i}")).await.expect(200);
     }
 }
+
+#[actix_web::test]
+async fn a_group_commit_over_the_message_limit_is_split_and_a_late_standby_takes_all_of_it() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let user = a.default_user();
+    // Eight batches of about 1 MB at once: group commits of several, each over the 1 MiB
+    // a stream message holds, so split.
+    let notes = "n".repeat(99_000);
+    let batch = |b: usize| {
+        let operations: Vec<Value> = (0..10)
+            .map(|i| {
+                json!({"method": "POST", "path": "/api/v1/tasks",
+                       "body": {"todoId": format!("big{b}-{i}"), "notesMarkdown": notes}})
+            })
+            .collect();
+        user.post("/api/v1/batch", json!({ "operations": operations }))
+    };
+    for reply in futures_util::future::join_all((0..8).map(batch)).await {
+        reply.expect(200);
+    }
+    let client = async_nats::connect(&nats.url).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    let stream = js.get_stream("taskd_test").await.unwrap();
+    let last = stream.get_info().await.unwrap().state.last_sequence;
+    let mut parts = 0;
+    for seq in 1..=last {
+        let message = stream.get_raw_message(seq).await.unwrap();
+        parts += usize::from(message.payload.len() > 1_000_000);
+    }
+    assert!(parts > 0, "no group commit was split over {last} messages");
+
+    // A standby started after it catches up, follows one more write, and takes over.
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    user.post("/api/v1/tasks", json!({"todoId": "small"}))
+        .await
+        .expect(201);
+    a.stop();
+    primary_within(&b, Duration::from_secs(15)).await;
+    let on_b = b.default_user();
+    for b in 0..8 {
+        for i in 0..10 {
+            let task = on_b.get(&format!("/api/v1/tasks/big{b}-{i}")).await;
+            assert_eq!(task.expect(200).data()["notesMarkdown"], notes.as_str());
+        }
+    }
+    on_b.get("/api/v1/tasks/small").await.expect(200);
+}
