@@ -381,3 +381,140 @@ async fn a_group_commit_over_the_message_limit_is_split_and_a_late_standby_takes
     }
     on_b.get("/api/v1/tasks/small").await.expect(200);
 }
+
+/// HAProxy in front of `nodes` as `deploy/haproxy.cfg` sets it up, on a free port; killed on
+/// drop. `None` when there is no haproxy here.
+struct Proxy {
+    child: Child,
+    address: String,
+    _config: tempfile::TempDir,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn proxy(nodes: &[&TestApp]) -> Option<Proxy> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let template = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/haproxy.cfg"),
+    )
+    .unwrap();
+    // The shipped file, with this test's addresses.
+    let mut config: String = template
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("server "))
+        .map(|l| l.replace("bind 127.0.0.1:8080", &format!("bind 127.0.0.1:{port}")) + "\n")
+        .collect();
+    for (i, app) in nodes.iter().enumerate() {
+        let address = app.address.trim_start_matches("http://");
+        config.push_str(&format!("    server n{i} {address} check\n"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("haproxy.cfg");
+    std::fs::write(&path, config).unwrap();
+    let spawned = Command::new("haproxy")
+        .arg("-f")
+        .arg(&path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(child) = spawned else {
+        assert!(
+            std::env::var_os("TASKD_REQUIRE_NATS").is_none(),
+            "TASKD_REQUIRE_NATS is set but haproxy cannot be started"
+        );
+        eprintln!("haproxy is not installed: proxy test skipped");
+        return None;
+    };
+    Some(Proxy {
+        child,
+        address: format!("http://127.0.0.1:{port}"),
+        _config: dir,
+    })
+}
+
+#[actix_web::test]
+async fn through_haproxy_writers_that_retry_503_lose_nothing_across_a_kill_9_of_the_primary() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let Some(proxy) = proxy(&[&a, &b]) else {
+        return;
+    };
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .finish();
+    let token = a.default_token.clone();
+    // Each writer sends tasks through the proxy, retrying a refused or lost request with its
+    // key until it is answered; it records every answered write and the longest wait.
+    let writer = |w: usize| {
+        let (client, token, base) = (client.clone(), token.clone(), proxy.address.clone());
+        async move {
+            let mut answered = Vec::new();
+            let mut longest = Duration::ZERO;
+            for i in 0..150 {
+                let id = format!("p{w}-{i}");
+                let started = Instant::now();
+                loop {
+                    let sent = client
+                        .post(format!("{base}/api/v1/tasks"))
+                        .insert_header(("Authorization", format!("Bearer {token}")))
+                        .insert_header(("Idempotency-Key", id.clone()))
+                        .send_json(&json!({ "todoId": id }))
+                        .await;
+                    if let Ok(mut response) = sent {
+                        if response.status().as_u16() == 201 {
+                            let reply: Value = response.json().await.unwrap();
+                            answered.push((id.clone(), reply["spaceVersion"].as_u64().unwrap()));
+                            break;
+                        }
+                    }
+                    actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+                }
+                longest = longest.max(started.elapsed());
+            }
+            (answered, longest)
+        }
+    };
+    let pid = a.pid().to_string();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(700));
+        assert!(Command::new("kill")
+            .args(["-9", &pid])
+            .status()
+            .unwrap()
+            .success());
+    });
+    let results = futures_util::future::join_all((0..4).map(writer)).await;
+    killer.join().unwrap();
+    a.wait();
+    let gap = results.iter().map(|(_, longest)| *longest).max().unwrap();
+    eprintln!("through haproxy: longest wait for one write across the failover {gap:?}");
+    assert!(gap < Duration::from_secs(10), "{gap:?}");
+    let on_b = b.default_user();
+    let mut versions = std::collections::HashSet::new();
+    for (answered, _) in &results {
+        assert_eq!(answered.len(), 150);
+        for (id, version) in answered {
+            let task = on_b.get(&format!("/api/v1/tasks/{id}")).await;
+            assert_eq!(
+                task.expect(200).data()["versionUpdatedAt"],
+                *version,
+                "{id}"
+            );
+            assert!(
+                versions.insert(*version),
+                "version {version} answered twice"
+            );
+        }
+    }
+}
