@@ -18,7 +18,20 @@ use crate::helpers::{assert_problem, wait_until, Options, TestApp};
 struct Nats {
     child: Child,
     url: String,
-    _store: tempfile::TempDir,
+    store: tempfile::TempDir,
+}
+
+impl Nats {
+    /// Kills the server (`kill -9`) and starts it again on the same port and store after
+    /// `down`.
+    fn crash_and_restart(&mut self, down: Duration) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::thread::sleep(down);
+        let port = self.url.rsplit(':').next().unwrap().to_string();
+        let (child, _) = spawn_nats(&self.store, &port).expect("nats-server restarts");
+        self.child = child;
+    }
 }
 
 impl Drop for Nats {
@@ -28,24 +41,16 @@ impl Drop for Nats {
     }
 }
 
-/// Starts `nats-server`, or `None` when there is none here.
-fn nats() -> Option<Nats> {
-    let store = tempfile::tempdir().unwrap();
-    let spawned = Command::new("nats-server")
-        .args(["-js", "-a", "127.0.0.1", "-p", "-1", "-sd"])
+/// Starts `nats-server` on `port` (`-1`: a free one) with its store in `store`; the
+/// process and its client URL, once it is ready.
+fn spawn_nats(store: &tempfile::TempDir, port: &str) -> Option<(Child, String)> {
+    let mut child = Command::new("nats-server")
+        .args(["-js", "-a", "127.0.0.1", "-p", port, "-sd"])
         .arg(store.path())
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
-        .spawn();
-    let Ok(mut child) = spawned else {
-        // CI installs it and sets this, so that a missing server fails there.
-        assert!(
-            std::env::var_os("TASKD_REQUIRE_NATS").is_none(),
-            "TASKD_REQUIRE_NATS is set but nats-server cannot be started"
-        );
-        eprintln!("nats-server is not installed: replication test skipped");
-        return None;
-    };
+        .spawn()
+        .ok()?;
     let stderr = BufReader::new(child.stderr.take().unwrap());
     let mut url = None;
     for line in stderr.lines() {
@@ -58,11 +63,22 @@ fn nats() -> Option<Nats> {
             break;
         }
     }
-    Some(Nats {
-        child,
-        url: url.expect("nats-server printed its client address"),
-        _store: store,
-    })
+    Some((child, url.expect("nats-server printed its client address")))
+}
+
+/// Starts `nats-server`, or `None` when there is none here.
+fn nats() -> Option<Nats> {
+    let store = tempfile::tempdir().unwrap();
+    let Some((child, url)) = spawn_nats(&store, "-1") else {
+        // CI installs it and sets this, so that a missing server fails there.
+        assert!(
+            std::env::var_os("TASKD_REQUIRE_NATS").is_none(),
+            "TASKD_REQUIRE_NATS is set but nats-server cannot be started"
+        );
+        eprintln!("nats-server is not installed: replication test skipped");
+        return None;
+    };
+    Some(Nats { child, url, store })
 }
 
 /// A taskd node of cluster `test` on `nats`, named `node`, on `dir`.
@@ -539,5 +555,82 @@ async fn through_haproxy_writers_that_retry_503_lose_nothing_across_a_kill_9_of_
                 "version {version} answered twice"
             );
         }
+    }
+}
+
+#[actix_web::test]
+async fn while_nats_is_down_writes_wait_or_get_503_and_once_it_is_back_they_resume_losing_nothing()
+{
+    let Some(mut nats) = nats() else { return };
+    let options = Options {
+        args: vec![
+            "--nats".into(),
+            nats.url.clone(),
+            "--node".into(),
+            "a".into(),
+            "--cluster".into(),
+            "test".into(),
+            "--storage-timeout-ms".into(),
+            "1000".into(),
+        ],
+        ..Options::default()
+    };
+    let a = TestApp::start(Arc::new(tempfile::tempdir().unwrap()), options).unwrap();
+    until_primary(&a).await;
+    let user = a.default_user();
+    user.post("/api/v1/tasks", json!({"todoId": "before"}))
+        .await
+        .expect(201);
+    // NATS is killed 0.3 s into the writes and is back 2 s later.
+    let outage = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        nats.crash_and_restart(Duration::from_secs(2));
+        nats
+    });
+    // Writes wait or get 503 meanwhile, and resume by themselves (the node may restart to
+    // lead again); each answered one stays, one answered 503 is there or not, never half.
+    let started = Instant::now();
+    let (mut answered, mut refused, mut after) = (Vec::new(), 0, 0);
+    let (mut last_ok, mut gap) = (Instant::now(), Duration::ZERO);
+    for i in 0.. {
+        assert!(
+            started.elapsed() < Duration::from_secs(40),
+            "{}",
+            a.log_text()
+        );
+        let id = format!("n{i}");
+        let sent = a
+            .request(Method::POST, "/api/v1/tasks")
+            .insert_header(("Authorization", format!("Bearer {}", a.default_token)))
+            .timeout(Duration::from_secs(15))
+            .send_json(&json!({ "todoId": id }))
+            .await;
+        match sent.map(|r| r.status().as_u16()) {
+            Ok(201) => {
+                gap = gap.max(last_ok.elapsed());
+                last_ok = Instant::now();
+                answered.push(id);
+                if outage.is_finished() {
+                    after += 1;
+                    if after >= 5 {
+                        break;
+                    }
+                }
+            }
+            Ok(503) => refused += 1,
+            _ => {}
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _nats = outage.join().unwrap();
+    eprintln!(
+        "NATS down 2 s: longest time without an answered write {gap:?}, {refused} refused, {} answered",
+        answered.len()
+    );
+    until_primary(&a).await;
+    let user = a.default_user();
+    user.get("/api/v1/tasks/before").await.expect(200);
+    for id in &answered {
+        user.get(&format!("/api/v1/tasks/{id}")).await.expect(200);
     }
 }
