@@ -634,3 +634,187 @@ async fn while_nats_is_down_writes_wait_or_get_503_and_once_it_is_back_they_resu
         user.get(&format!("/api/v1/tasks/{id}")).await.expect(200);
     }
 }
+
+/// A free TCP port on 127.0.0.1.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Three JetStream servers in one cluster on free ports; killed on drop.
+struct Cluster {
+    servers: Vec<(Child, String, u16)>,
+    urls: String,
+    _store: tempfile::TempDir,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for (child, ..) in &mut self.servers {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts the cluster and waits until its JetStream has a meta leader; `None` without
+/// nats-server.
+fn cluster() -> Option<Cluster> {
+    let store = tempfile::tempdir().unwrap();
+    let ports: Vec<(u16, u16, u16)> = (0..3)
+        .map(|_| (free_port(), free_port(), free_port()))
+        .collect();
+    let routes: Vec<String> = ports
+        .iter()
+        .map(|(_, route, _)| format!("nats-route://127.0.0.1:{route}"))
+        .collect();
+    let mut servers = Vec::new();
+    for (i, (client, route, http)) in ports.iter().enumerate() {
+        let name = format!("n{}", i + 1);
+        let config = format!(
+            "server_name: {name}\nlisten: 127.0.0.1:{client}\nhttp: 127.0.0.1:{http}\n\
+             jetstream {{ store_dir: \"{}/{name}\" }}\n\
+             cluster {{ name: t, listen: 127.0.0.1:{route}, routes: [{}] }}\n",
+            store.path().display(),
+            routes.join(", ")
+        );
+        let path = store.path().join(format!("{name}.conf"));
+        std::fs::write(&path, config).unwrap();
+        let child = Command::new("nats-server")
+            .arg("-c")
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        servers.push((child, name, *http));
+    }
+    let urls = ports
+        .iter()
+        .map(|(client, ..)| format!("nats://127.0.0.1:{client}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let cluster = Cluster {
+        servers,
+        urls,
+        _store: store,
+    };
+    let ready = wait_until(Duration::from_secs(20), || {
+        cluster
+            .servers
+            .iter()
+            .all(|(_, _, http)| jsz(*http).is_some_and(|j| j["meta_cluster"]["leader"].is_string()))
+    });
+    assert!(ready, "the NATS cluster did not get ready");
+    Some(cluster)
+}
+
+/// A server's `/jsz?streams=true`, if it answers.
+fn jsz(http: u16) -> Option<Value> {
+    use std::io::{Read, Write};
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", http)).ok()?;
+    socket
+        .write_all(b"GET /jsz?streams=true HTTP/1.0\r\nHost: x\r\n\r\n")
+        .ok()?;
+    let mut text = String::new();
+    socket.read_to_string(&mut text).ok()?;
+    serde_json::from_str(text.split("\r\n\r\n").nth(1)?).ok()
+}
+
+#[actix_web::test]
+async fn when_the_stream_leader_dies_writes_resume_within_seconds_losing_nothing() {
+    if Command::new("nats-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("TASKD_REQUIRE_NATS").is_none());
+        return eprintln!("nats-server is not installed: replication test skipped");
+    }
+    let Some(mut cluster) = cluster() else { return };
+    let options = Options {
+        args: vec![
+            "--nats".into(),
+            cluster.urls.clone(),
+            "--node".into(),
+            "a".into(),
+            "--cluster".into(),
+            "test".into(),
+            "--storage-timeout-ms".into(),
+            "2000".into(),
+        ],
+        ..Options::default()
+    };
+    let a = TestApp::start(Arc::new(tempfile::tempdir().unwrap()), options).unwrap();
+    primary_within(&a, Duration::from_secs(20)).await;
+    // The server that leads the stream `taskd_test`.
+    let leader = cluster
+        .servers
+        .iter()
+        .find_map(|(_, _, http)| {
+            let j = jsz(*http)?;
+            let streams = j["account_details"]
+                .as_array()?
+                .iter()
+                .flat_map(|a| a["stream_detail"].as_array().cloned().unwrap_or_default());
+            streams
+                .into_iter()
+                .find(|s| s["name"] == "taskd_test")
+                .and_then(|s| s["cluster"]["leader"].as_str().map(str::to_string))
+        })
+        .expect("the stream has a leader");
+    let (victim, ..) = cluster
+        .servers
+        .iter_mut()
+        .find(|(_, name, _)| *name == leader)
+        .unwrap();
+    let mut answered = Vec::new();
+    let (mut refused, mut gap, mut last_ok) = (0, Duration::ZERO, Instant::now());
+    let started = Instant::now();
+    let mut killed = false;
+    for i in 0.. {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{}",
+            a.log_text()
+        );
+        if !killed && started.elapsed() > Duration::from_millis(300) {
+            victim.kill().unwrap();
+            killed = true;
+        }
+        let id = format!("s{i}");
+        let sent = a
+            .request(Method::POST, "/api/v1/tasks")
+            .insert_header(("Authorization", format!("Bearer {}", a.default_token)))
+            .timeout(Duration::from_secs(15))
+            .send_json(&json!({ "todoId": id }))
+            .await;
+        match sent.map(|r| r.status().as_u16()) {
+            Ok(201) => {
+                gap = gap.max(last_ok.elapsed());
+                last_ok = Instant::now();
+                answered.push(id);
+                if killed && answered.len() >= 20 && last_ok.duration_since(started) > gap {
+                    break;
+                }
+            }
+            Ok(_) => refused += 1,
+            Err(_) => {}
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!(
+        "stream leader {leader} killed: longest time without an answered write {gap:?}, \
+         {refused} refused, {} answered",
+        answered.len()
+    );
+    assert!(gap < Duration::from_secs(30), "{gap:?}");
+    primary_within(&a, Duration::from_secs(20)).await;
+    let user = a.default_user();
+    for id in &answered {
+        user.get(&format!("/api/v1/tasks/{id}")).await.expect(200);
+    }
+}
