@@ -83,15 +83,18 @@ fn nats() -> Option<Nats> {
 
 /// A taskd node of cluster `test` on `nats`, named `node`, on `dir`.
 fn node(nats: &Nats, name: &str, dir: Arc<tempfile::TempDir>) -> TestApp {
+    node_on(&nats.url, name, dir, &[])
+}
+
+/// A taskd node of cluster `test` on the NATS servers `urls`, with more `args`.
+fn node_on(urls: &str, name: &str, dir: Arc<tempfile::TempDir>, args: &[&str]) -> TestApp {
+    let mut all: Vec<String> = ["--nats", urls, "--node", name, "--cluster", "test"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    all.extend(args.iter().map(|a| a.to_string()));
     let options = Options {
-        args: vec![
-            "--nats".into(),
-            nats.url.clone(),
-            "--node".into(),
-            name.into(),
-            "--cluster".into(),
-            "test".into(),
-        ],
+        args: all,
         ..Options::default()
     };
     TestApp::start(dir, options).unwrap_or_else(|f| panic!("node {name} did not start: {f:#?}"))
@@ -724,34 +727,9 @@ fn jsz(http: u16) -> Option<Value> {
     serde_json::from_str(text.split("\r\n\r\n").nth(1)?).ok()
 }
 
-#[actix_web::test]
-async fn when_the_stream_leader_dies_writes_resume_within_seconds_losing_nothing() {
-    if Command::new("nats-server")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        assert!(std::env::var_os("TASKD_REQUIRE_NATS").is_none());
-        return eprintln!("nats-server is not installed: replication test skipped");
-    }
-    let Some(mut cluster) = cluster() else { return };
-    let options = Options {
-        args: vec![
-            "--nats".into(),
-            cluster.urls.clone(),
-            "--node".into(),
-            "a".into(),
-            "--cluster".into(),
-            "test".into(),
-            "--storage-timeout-ms".into(),
-            "2000".into(),
-        ],
-        ..Options::default()
-    };
-    let a = TestApp::start(Arc::new(tempfile::tempdir().unwrap()), options).unwrap();
-    primary_within(&a, Duration::from_secs(20)).await;
-    // The server that leads the stream `taskd_test`.
-    let leader = cluster
+/// The name of the server that leads the stream `taskd_test`.
+fn stream_leader(cluster: &Cluster) -> String {
+    cluster
         .servers
         .iter()
         .find_map(|(_, _, http)| {
@@ -765,7 +743,24 @@ async fn when_the_stream_leader_dies_writes_resume_within_seconds_losing_nothing
                 .find(|s| s["name"] == "taskd_test")
                 .and_then(|s| s["cluster"]["leader"].as_str().map(str::to_string))
         })
-        .expect("the stream has a leader");
+        .expect("the stream has a leader")
+}
+
+#[actix_web::test]
+async fn when_the_stream_leader_dies_writes_resume_within_seconds_losing_nothing() {
+    if Command::new("nats-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("TASKD_REQUIRE_NATS").is_none());
+        return eprintln!("nats-server is not installed: replication test skipped");
+    }
+    let Some(mut cluster) = cluster() else { return };
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    let a = node_on(&cluster.urls, "a", dir, &["--storage-timeout-ms", "2000"]);
+    primary_within(&a, Duration::from_secs(20)).await;
+    let leader = stream_leader(&cluster);
     let (victim, ..) = cluster
         .servers
         .iter_mut()
@@ -817,4 +812,58 @@ async fn when_the_stream_leader_dies_writes_resume_within_seconds_losing_nothing
     for id in &answered {
         user.get(&format!("/api/v1/tasks/{id}")).await.expect(200);
     }
+}
+
+#[actix_web::test]
+async fn the_primary_and_the_stream_leader_killed_at_once_the_standby_takes_over_losing_nothing() {
+    if Command::new("nats-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("TASKD_REQUIRE_NATS").is_none());
+        return eprintln!("nats-server is not installed: replication test skipped");
+    }
+    let Some(mut cluster) = cluster() else { return };
+    let mut a = node_on(
+        &cluster.urls,
+        "a",
+        Arc::new(tempfile::tempdir().unwrap()),
+        &[],
+    );
+    primary_within(&a, Duration::from_secs(20)).await;
+    let b = node_on(
+        &cluster.urls,
+        "b",
+        Arc::new(tempfile::tempdir().unwrap()),
+        &[],
+    );
+    let leader = stream_leader(&cluster);
+    let killer = crate::durability::kill_after(&a, Duration::from_millis(1000));
+    let answered = crate::durability::write_until_killed(&a, 8, "s4", "both").await;
+    killer.join().unwrap();
+    let (victim, ..) = cluster
+        .servers
+        .iter_mut()
+        .find(|(_, name, _)| *name == leader)
+        .unwrap();
+    victim.kill().unwrap();
+    a.wait();
+    let gap = primary_within(&b, Duration::from_secs(45)).await;
+    eprintln!(
+        "primary and stream leader {leader} killed: b primary {gap:?} later, {} answered writes",
+        answered.len()
+    );
+    let user = b.default_user();
+    for (id, version) in &answered {
+        let reply = user.get(&format!("/api/v1/tasks/{id}")).await;
+        assert_eq!(
+            reply.expect(200).data()["versionUpdatedAt"],
+            *version,
+            "{id}"
+        );
+    }
+    user.post("/api/v1/tasks", json!({"todoId": "after"}))
+        .await
+        .expect(201);
 }
