@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::http::extract::BodyTimeout;
 use crate::http::stream::Streams;
 use crate::http::{Gate, Throttle, TrustedProxies};
-use crate::model::user::{hash_token, new_token};
+use crate::model::user::new_token;
 #[cfg(test)]
 use crate::model::User;
 use crate::model::{Account, Change, DirectoryState, Space};
@@ -604,13 +604,7 @@ fn bootstrap(
     recovered: &mut Recovered,
 ) -> Result<(), StoreError> {
     let token = token.map_or_else(new_token, str::to_string);
-    let account = Account {
-        id: uuid::Uuid::new_v4().to_string().into(),
-        name: "default".into(),
-        primary: hash_token(&token),
-        default_space: uuid::Uuid::new_v4().to_string().into(),
-        created_at: chrono::Utc::now().timestamp_millis(),
-    };
+    let account = Account::new("default", &token, chrono::Utc::now().timestamp_millis());
     let space = Space::new(&account.default_space);
     let mut directory = DirectoryState::default();
     directory.apply(&Change::UserCreated(account));
@@ -638,13 +632,7 @@ fn bootstrap_journaled(
     recovered: &mut Recovered,
 ) -> Result<(), StartError> {
     let token = token.map_or_else(new_token, str::to_string);
-    let account = Account {
-        id: uuid::Uuid::new_v4().to_string().into(),
-        name: "default".into(),
-        primary: hash_token(&token),
-        default_space: uuid::Uuid::new_v4().to_string().into(),
-        created_at: chrono::Utc::now().timestamp_millis(),
-    };
+    let account = Account::new("default", &token, chrono::Utc::now().timestamp_millis());
     let space = Space::new(&account.default_space);
     let change = Change::UserCreated(account);
     let entry = Entry::Directory {

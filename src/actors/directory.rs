@@ -92,7 +92,7 @@ impl Directory {
 
     /// Who a token stands for now; `None` for an unknown, revoked or expired token.
     pub fn authenticate(&self, token: &str) -> Option<Caller> {
-        let now = chrono::Utc::now().timestamp_millis();
+        let now = || chrono::Utc::now().timestamp_millis();
         let (caller, used) = self.read().authenticate(&hash_token(token), now)?;
         if used {
             self.used.store(true, Ordering::Relaxed);

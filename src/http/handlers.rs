@@ -17,7 +17,7 @@ use crate::actors::directory::{Answer, Changed};
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
 use crate::actors::{Directory, Spaces};
 use crate::model::access::Action;
-use crate::model::user::{hash_token, new_token};
+use crate::model::user::new_token;
 use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
 use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, SpaceError};
 use crate::store::backup;
@@ -91,13 +91,7 @@ pub async fn create_user(
 ) -> Result<HttpResponse, ApiError> {
     let name = parse_user_name(body.0)?;
     let token = new_token();
-    let account = Account {
-        id: uuid::Uuid::new_v4().to_string().into(),
-        name: name.into(),
-        primary: hash_token(&token),
-        default_space: uuid::Uuid::new_v4().to_string().into(),
-        created_at: chrono::Utc::now().timestamp_millis(),
-    };
+    let account = Account::new(&name, &token, chrono::Utc::now().timestamp_millis());
     let answer = {
         let account = account.clone();
         move |_: &DirectoryState| render::user_answer(StatusCode::CREATED, &account, &token)

@@ -134,7 +134,7 @@ mod tests {
                 created_at: 0,
             }));
             d.apply(&Change::TokenCreated(token));
-            let (caller, _) = d.authenticate(&hash_token("t"), 0).unwrap();
+            let (caller, _) = d.authenticate(&hash_token("t"), || 0).unwrap();
             caller.scope
         };
         let scope = match token {

@@ -102,6 +102,18 @@ pub struct Account {
 }
 
 impl Account {
+    /// A new user named `name`, reached with `token`, with a new default space, created at
+    /// `now`.
+    pub fn new(name: &str, token: &str, now: i64) -> Account {
+        Account {
+            id: uuid::Uuid::new_v4().to_string().into(),
+            name: name.into(),
+            primary: super::user::hash_token(token),
+            default_space: uuid::Uuid::new_v4().to_string().into(),
+            created_at: now,
+        }
+    }
+
     /// A user as formats 1 and 2 stored it, created at `now` as far as anyone can tell.
     pub fn from_legacy(user: User, now: i64) -> Account {
         Account {
@@ -437,17 +449,24 @@ impl DirectoryState {
         (self.spaces.len(), self.members, self.tokens.len())
     }
 
-    /// The caller a token's hash stands for at `now`; `None` for an unknown, revoked or
+    /// The caller a token's hash stands for at `now` (read only for a scoped token: a
+    /// primary token, the common case, needs no clock); `None` for an unknown, revoked or
     /// expired token. A scoped token's `lastUsedAt` moves; the flag says whether it did.
-    pub fn authenticate(&self, hash: &TokenHash, now: i64) -> Option<(Caller, bool)> {
-        let (user, scope) = match self.credentials.get(hash)? {
-            Credential::Primary(user) => (user, Scope::Primary),
-            Credential::Scoped(token) if token.token.expired(now) => return None,
-            Credential::Scoped(token) => (&token.token.user, Scope::Scoped(Arc::clone(token))),
-        };
-        let used = match &scope {
-            Scope::Scoped(token) => token.used(now),
-            Scope::Primary => false,
+    pub fn authenticate(
+        &self,
+        hash: &TokenHash,
+        now: impl FnOnce() -> i64,
+    ) -> Option<(Caller, bool)> {
+        let (user, scope, used) = match self.credentials.get(hash)? {
+            Credential::Primary(user) => (user, Scope::Primary, false),
+            Credential::Scoped(token) => {
+                let now = now();
+                if token.token.expired(now) {
+                    return None;
+                }
+                let used = token.used(now);
+                (&token.token.user, Scope::Scoped(Arc::clone(token)), used)
+            }
         };
         let caller = Caller {
             account: Arc::clone(self.accounts.get(user)?),
@@ -797,7 +816,7 @@ mod tests {
     }
 
     fn role_of(d: &DirectoryState, user: &str, space: &str) -> Option<Role> {
-        let (caller, _) = d.authenticate(&hash_token(user), 0).unwrap();
+        let (caller, _) = d.authenticate(&hash_token(user), || 0).unwrap();
         caller.spaces.get(space).copied()
     }
 
@@ -921,14 +940,17 @@ mod tests {
         let mut d = directory(&["a"]);
         let t = token("t1", Some(100), None);
         d.apply(&Change::TokenCreated(t));
-        let (caller, moved) = d.authenticate(&hash_token("t1"), 50).unwrap();
+        let (caller, moved) = d.authenticate(&hash_token("t1"), || 50).unwrap();
         assert!(moved);
         assert!(matches!(caller.scope, Scope::Scoped(_)));
         assert!(
-            !d.authenticate(&hash_token("t1"), 60).unwrap().1,
+            !d.authenticate(&hash_token("t1"), || 60).unwrap().1,
             "within a minute"
         );
-        assert!(d.authenticate(&hash_token("t1"), 100).is_none(), "expired");
+        assert!(
+            d.authenticate(&hash_token("t1"), || 100).is_none(),
+            "expired"
+        );
         assert!(matches!(
             d.check(
                 &Change::TokenCreated(token("t2", None, Some(vec!["b-home".into()]))),
@@ -951,7 +973,7 @@ mod tests {
         );
         d.apply(&Change::TokenRevoked { token: "x0".into() });
         assert_eq!(d.check(&next, 0), Ok(()));
-        assert!(d.authenticate(&hash_token("x0"), 0).is_none());
+        assert!(d.authenticate(&hash_token("x0"), || 0).is_none());
     }
 
     #[test]
@@ -961,9 +983,13 @@ mod tests {
             user: "a".into(),
             hash: hash_token("new"),
         });
-        assert!(d.authenticate(&hash_token("a"), 0).is_none());
+        assert!(d.authenticate(&hash_token("a"), || 0).is_none());
         assert_eq!(
-            &*d.authenticate(&hash_token("new"), 0).unwrap().0.account.id,
+            &*d.authenticate(&hash_token("new"), || 0)
+                .unwrap()
+                .0
+                .account
+                .id,
             "a"
         );
     }

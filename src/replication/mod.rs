@@ -11,9 +11,10 @@
 //! was down, or ahead of the stream after a crash, recovers exactly the stream.
 //!
 //! The position file `stream.pos` holds `<stream seq> <segment> <offset>` of the last batch
-//! that both the stream and the disk hold; it is replaced after each such batch (not
-//! synced: after a power loss it may name an earlier batch, and the catch-up then appends
-//! the later ones again, which recovery skips as already held).
+//! that both the stream and the disk hold; it is replaced after each such batch (through
+//! `.stream.pos.tmp`, not synced: after a power loss it may name an earlier batch, and the
+//! catch-up then appends the later ones again, which recovery skips as already held; a
+//! torn or missing one makes the catch-up take the whole stream again).
 //!
 //! Not built yet (see the note): standbys that follow the stream live and take the
 //! lease over when the primary dies; until then a standby is a node that waits for the lease.
@@ -232,7 +233,10 @@ impl Replicator {
     /// segment `segment`, stream sequence `seq`.
     pub fn held(&self, seq: u64, segment: u64, offset: u64) {
         self.role.held(seq);
-        let temp = self.position.with_extension("pos.tmp");
+        // `.stream.pos.tmp`: a temporary file start-up removes (`Store::lock`).
+        let temp = self
+            .position
+            .with_file_name(format!(".{POSITION_FILE}.tmp"));
         let written = fs::write(&temp, format!("{seq} {segment} {offset}\n"))
             .and_then(|()| fs::rename(&temp, &self.position));
         if let Err(e) = written {

@@ -666,6 +666,15 @@ impl Drop for Cluster {
 /// Starts the cluster and waits until its JetStream has a meta leader; `None` without
 /// nats-server.
 fn cluster() -> Option<Cluster> {
+    if Command::new("nats-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("TASKD_REQUIRE_NATS").is_none());
+        eprintln!("nats-server is not installed: replication test skipped");
+        return None;
+    }
     let store = tempfile::tempdir().unwrap();
     let ports: Vec<(u16, u16, u16)> = (0..3)
         .map(|_| (free_port(), free_port(), free_port()))
@@ -748,14 +757,6 @@ fn stream_leader(cluster: &Cluster) -> String {
 
 #[actix_web::test]
 async fn when_the_stream_leader_dies_writes_resume_within_seconds_losing_nothing() {
-    if Command::new("nats-server")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        assert!(std::env::var_os("TASKD_REQUIRE_NATS").is_none());
-        return eprintln!("nats-server is not installed: replication test skipped");
-    }
     let Some(mut cluster) = cluster() else { return };
     let dir = Arc::new(tempfile::tempdir().unwrap());
     let a = node_on(&cluster.urls, "a", dir, &["--storage-timeout-ms", "2000"]);
@@ -816,14 +817,6 @@ async fn when_the_stream_leader_dies_writes_resume_within_seconds_losing_nothing
 
 #[actix_web::test]
 async fn the_primary_and_the_stream_leader_killed_at_once_the_standby_takes_over_losing_nothing() {
-    if Command::new("nats-server")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        assert!(std::env::var_os("TASKD_REQUIRE_NATS").is_none());
-        return eprintln!("nats-server is not installed: replication test skipped");
-    }
     let Some(mut cluster) = cluster() else { return };
     let mut a = node_on(
         &cluster.urls,
@@ -863,6 +856,39 @@ async fn the_primary_and_the_stream_leader_killed_at_once_the_standby_takes_over
             "{id}"
         );
     }
+    user.post("/api/v1/tasks", json!({"todoId": "after"}))
+        .await
+        .expect(201);
+}
+
+#[actix_web::test]
+async fn a_torn_position_file_and_a_partial_temporary_one_cost_a_full_catch_up_not_a_write() {
+    let Some(nats) = nats() else { return };
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    let mut a = node(&nats, "a", Arc::clone(&dir));
+    until_primary(&a).await;
+    let user = a.default_user();
+    for i in 0..20 {
+        user.post("/api/v1/tasks", json!({"todoId": format!("p{i}")}))
+            .await
+            .expect(201);
+    }
+    a.crash();
+    // What a crash while the position file is replaced leaves: a cut temporary file; and
+    // after a power loss, a cut position file.
+    std::fs::write(dir.path().join(".stream.pos.tmp"), "41 1").unwrap();
+    std::fs::write(dir.path().join("stream.pos"), "41 ").unwrap();
+    let a = restarted(&nats, Arc::clone(&dir)).await;
+    let user = a.default_user();
+    for i in 0..20 {
+        user.get(&format!("/api/v1/tasks/p{i}")).await.expect(200);
+    }
+    assert!(!dir.path().join(".stream.pos.tmp").exists());
+    assert!(
+        !a.log_text().contains("not a taskd file"),
+        "{}",
+        a.log_text()
+    );
     user.post("/api/v1/tasks", json!({"todoId": "after"}))
         .await
         .expect(201);
