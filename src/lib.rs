@@ -13,8 +13,10 @@
 //! - [`replication`]: with `--nats`, the journal appended to a NATS JetStream stream,
 //!   fenced, and the lease that makes one node the primary.
 //! - [`tools`]: the subcommands `backup`, `export`, `import` and `healthcheck`.
+//! - [`bench`]: the `bench` subcommand, a load generator for a running taskd.
 
 pub mod actors;
+pub mod bench;
 pub mod config;
 pub mod http;
 pub mod logging;

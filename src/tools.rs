@@ -148,6 +148,8 @@ pub fn run(data_dir: &Path, tool: &Tool) -> Result<(), ToolError> {
             ))
         }
         Tool::Healthcheck { url } => healthcheck(url),
+        // Needs no data directory: main runs it on its own runtime (`bench::run`).
+        Tool::Bench(_) => unreachable!("main runs `taskd bench` itself"),
     }
 }
 
