@@ -91,6 +91,9 @@ pub struct Options {
     /// Change streams to hold open per space [default: 1 with --workload sync, else 0].
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub streams: Option<u8>,
+    /// Threads of the load generator's runtime [default: CPU count].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: Option<u16>,
     /// How long one request may take before it counts as an error (timeout) and its
     /// connection is opened anew.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
@@ -220,6 +223,7 @@ impl Options {
             spaces: usize::from(self.spaces),
             streams: self.streams(),
             timeout_seconds: self.timeout.as_secs_f64(),
+            threads: self.threads.map(usize::from),
         }
     }
 }
@@ -233,7 +237,11 @@ pub fn run(options: &Options) -> Result<bool, BenchError> {
         Some(path) => Some(read_result(path)?),
         None => None,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(threads) = options.threads {
+        runtime.worker_threads(usize::from(threads));
+    }
+    let runtime = runtime
         .enable_all()
         .build()
         .map_err(|e| BenchError::Usage(format!("cannot start the runtime: {e}")))?;
@@ -356,6 +364,7 @@ async fn bench(options: &Options) -> Result<RunResult, BenchError> {
     let spaces = prefill(&target, options, &ids, spaces, &mut setup).await?;
 
     let mix = options.mix();
+    let run_id = ids.prefix.clone();
     let plan = Plan {
         target,
         timeout: options.timeout,
@@ -378,6 +387,7 @@ async fn bench(options: &Options) -> Result<RunResult, BenchError> {
     bar.finish_and_clear();
     let ops: Vec<_> = mix.ops().collect();
     Ok(RunResult::new(
+        run_id,
         options.settings(),
         healthz,
         setup,

@@ -20,6 +20,8 @@ pub struct RunResult {
     pub format: u32,
     /// The version of the taskd binary that ran the bench.
     pub taskd_version: String,
+    /// The run's id: its task ids start with it, its users are named `bench-<id>-<n>`.
+    pub run_id: String,
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
     /// The flags the run had.
@@ -75,6 +77,8 @@ pub struct Settings {
     pub streams: usize,
     /// `--timeout` in seconds.
     pub timeout_seconds: f64,
+    /// `--threads`, when given (else the CPU count).
+    pub threads: Option<usize>,
 }
 
 /// The requests made before the run.
@@ -191,6 +195,7 @@ fn op_result(name: &str, latency: &Histogram<u64>, errors: u64, seconds: f64) ->
 impl RunResult {
     /// The result of `outcome`, run with `settings` after `setup`.
     pub fn new(
+        run_id: String,
         settings: Settings,
         healthz: serde_json::Value,
         setup: Setup,
@@ -244,6 +249,7 @@ impl RunResult {
         RunResult {
             format: FORMAT,
             taskd_version: env!("CARGO_PKG_VERSION").to_string(),
+            run_id,
             started_at,
             settings,
             healthz,
@@ -285,7 +291,7 @@ impl RunResult {
         let _ = writeln!(
             out,
             "{:<10}{:>10}{:>8}{:>11}{:>9}{:>9}{:>9}{:>9}{:>9}{:>10}",
-            "operation", "ok", "errors", "ok/s", "mean", "p50", "p90", "p99", "p99.9", "max ms"
+            "operation", "ok", "errors", "ok/s", "mean", "p50", "p90", "p99", "p99.9", "max"
         );
         for op in self.operations.iter().chain(std::iter::once(&self.total)) {
             let l = &op.latency_ms;
@@ -306,7 +312,7 @@ impl RunResult {
         }
         let _ = writeln!(
             out,
-            "{:.2} s measured; {} warm-up and {} setup requests not counted",
+            "latencies in ms; {:.2} s measured; {} warm-up and {} setup requests not counted",
             self.seconds, self.warmup_requests, self.setup.requests
         );
         if self.unsent > 0 {

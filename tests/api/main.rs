@@ -5,6 +5,7 @@ mod helpers;
 
 mod auth;
 mod backup;
+mod bench;
 mod bounds;
 mod concurrency;
 mod crash_safety;
