@@ -255,7 +255,7 @@ async fn connection(
         Stop::Requests(_) => None,
     };
     let deck = &plan.deck;
-    let mut previous_done = clock.start;
+    let mut virtual_done = clock.start;
     for n in 0u64.. {
         let intended = schedule.map(|(offset, every)| clock.start + offset + every * n as u32);
         let now = Instant::now();
@@ -316,15 +316,20 @@ async fn connection(
                 code: e.code().to_string(),
             }),
         };
-        // Open loop: a request whose connection was still busy at its scheduled time is
-        // timed from that time, so the queueing counts (coordinated omission); one whose
-        // connection was free is timed from when it was sent, so the timer's own slack
-        // (tokio wakes up to 1 ms late) is not charged to the server.
-        let from = match intended {
-            Some(at) if previous_done > at => at,
-            _ => sent,
+        // Open loop: the latency a client with an exact clock would see: the request starts
+        // at its scheduled time or when the previous answer on its connection came,
+        // whichever is later (so waiting behind a slow answer counts: coordinated
+        // omission), and takes as long as the server took to answer it. The connection's
+        // own clock is so left out: tokio's timer wakes up to 1 ms late, and at a
+        // request every few hundred microseconds that would be billed to the server.
+        let latency = match intended {
+            Some(at) => {
+                let start = at.max(virtual_done);
+                virtual_done = start + (done - sent);
+                virtual_done - at
+            }
+            None => done - sent,
         };
-        previous_done = done;
         let mut r = recorder.lock().unwrap_or_else(PoisonError::into_inner);
         if !measured {
             r.warmup += 1;
@@ -333,7 +338,7 @@ async fn connection(
         let record = &mut r.ops[op.index()];
         match result {
             Ok(()) => {
-                let micros = done.saturating_duration_since(from).as_micros() as u64;
+                let micros = latency.as_micros() as u64;
                 record
                     .latency
                     .saturating_record(micros.clamp(1, MAX_MICROS));
