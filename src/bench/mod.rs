@@ -421,7 +421,7 @@ async fn prefill(
     }
     let bar = ProgressBar::with_draw_target(Some(options.prefill), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("prefill {bar:40} {pos}/{len} tasks {per_sec} {eta}")
+        ProgressStyle::with_template("prefill {bar:30} {pos}/{len} tasks, {eta} left")
             .expect("a valid template"),
     );
     let queue = Arc::new(std::sync::Mutex::new(batches));
