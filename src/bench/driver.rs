@@ -242,30 +242,24 @@ async fn connection(
         .iter()
         .map(|s| Cursors::at(s.version.load(Ordering::Acquire)))
         .collect();
-    // Open loop: connection c sends at start + c/rate + n·connections/rate, so the
-    // connections together keep the rate with evenly spaced requests.
-    let schedule = plan.rate.map(|rate| {
-        (
-            Duration::from_secs_f64(c as f64 / rate),
-            Duration::from_secs_f64(plan.connections as f64 / rate),
-        )
-    });
+    let schedule = plan
+        .rate
+        .map(|rate| Schedule::new(rate, c, plan.connections, clock.start));
     let end = match plan.stop {
         Stop::After(d) => Some(clock.measure_from + d),
         Stop::Requests(_) => None,
     };
     let deck = &plan.deck;
-    let mut virtual_done = clock.start;
+    let mut exact = ExactClient::new(clock.start);
     for n in 0u64.. {
-        let intended = schedule.map(|(offset, every)| clock.start + offset + every * n as u32);
+        let intended = schedule.as_ref().map(|s| s.due(n));
         let now = Instant::now();
         if let Some(end) = end {
             match intended {
                 Some(at) if at >= end => return 0,
                 // Behind schedule at the end: the rest of the schedule was never sent.
                 Some(at) if now >= end => {
-                    let every = schedule.expect("open loop").1;
-                    return (end - at).as_nanos().div_ceil(every.as_nanos()) as u64;
+                    return schedule.as_ref().map_or(0, |s| s.between(at, end));
                 }
                 None if now >= end => return 0,
                 _ => {}
@@ -316,18 +310,8 @@ async fn connection(
                 code: e.code().to_string(),
             }),
         };
-        // Open loop: the latency a client with an exact clock would see: the request starts
-        // at its scheduled time or when the previous answer on its connection came,
-        // whichever is later (so waiting behind a slow answer counts: coordinated
-        // omission), and takes as long as the server took to answer it. The connection's
-        // own clock is so left out: tokio's timer wakes up to 1 ms late, and at a
-        // request every few hundred microseconds that would be billed to the server.
         let latency = match intended {
-            Some(at) => {
-                let start = at.max(virtual_done);
-                virtual_done = start + (done - sent);
-                virtual_done - at
-            }
+            Some(at) => exact.latency(at, done - sent),
             None => done - sent,
         };
         let mut r = recorder.lock().unwrap_or_else(PoisonError::into_inner);
@@ -347,6 +331,57 @@ async fn connection(
         }
     }
     0
+}
+
+/// When an open-loop connection's requests are due: connection `c` of `connections` at
+/// start + c/rate + n·connections/rate, so the connections together keep the rate with
+/// evenly spaced requests.
+struct Schedule {
+    first: Instant,
+    every_nanos: u64,
+}
+
+impl Schedule {
+    fn new(rate: f64, c: usize, connections: usize, start: Instant) -> Schedule {
+        Schedule {
+            first: start + Duration::from_secs_f64(c as f64 / rate),
+            every_nanos: (connections as f64 / rate * 1e9).max(1.0) as u64,
+        }
+    }
+
+    /// When request `n` is due.
+    fn due(&self, n: u64) -> Instant {
+        self.first + Duration::from_nanos(self.every_nanos.saturating_mul(n))
+    }
+
+    /// How many requests are due from `from` (included) to `to` (excluded).
+    fn between(&self, from: Instant, to: Instant) -> u64 {
+        let span = to.saturating_duration_since(from).as_nanos() as u64;
+        span.div_ceil(self.every_nanos)
+    }
+}
+
+/// The latencies of an open-loop connection as a client with an exact clock would see
+/// them: a request starts when it is due or when the previous answer came, whichever is
+/// later (so waiting behind a slow answer counts: the coordinated-omission correction),
+/// and takes as long as the server took to answer it. The connection's real clock is so
+/// left out: tokio's timer wakes up to 1 ms late, and with a request due every few hundred
+/// microseconds that lateness would be billed to the server.
+struct ExactClient {
+    /// When the previous answer came, on the exact client's clock.
+    answered: Instant,
+}
+
+impl ExactClient {
+    fn new(start: Instant) -> ExactClient {
+        ExactClient { answered: start }
+    }
+
+    /// The latency of a request due at `due` that the server answered in `service`.
+    fn latency(&mut self, due: Instant, service: Duration) -> Duration {
+        self.answered = due.max(self.answered) + service;
+        self.answered - due
+    }
 }
 
 /// Updates the progress line twice a second: requests per second over the last half
@@ -533,5 +568,28 @@ async fn follow(
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_loop_counts_the_wait_behind_a_slow_answer_and_not_the_timer() {
+        let start = Instant::now();
+        let ms = Duration::from_millis;
+        let mut client = ExactClient::new(start);
+        // Due every 1 ms, answered in 0.2 ms: 0.2 ms each, however late the timer woke.
+        assert_eq!(client.latency(start, ms(1) / 5), ms(1) / 5);
+        assert_eq!(client.latency(start + ms(1), ms(1) / 5), ms(1) / 5);
+        // A 10 ms stall: the requests due meanwhile wait for it, one ms less each.
+        assert_eq!(client.latency(start + ms(2), ms(10)), ms(10));
+        assert_eq!(client.latency(start + ms(3), ms(1) / 5), ms(9) + ms(1) / 5);
+        assert_eq!(client.latency(start + ms(4), ms(1) / 5), ms(8) + ms(2) / 5);
+        let schedule = Schedule::new(1000.0, 1, 4, start);
+        assert_eq!(schedule.due(0), start + ms(1));
+        assert_eq!(schedule.due(2), start + ms(9));
+        assert_eq!(schedule.between(start, start + ms(10)), 3);
     }
 }

@@ -117,13 +117,13 @@ pub struct OpResult {
 pub struct Latency {
     /// The mean.
     pub mean: f64,
-    /// Percentiles.
+    /// The median.
     pub p50: f64,
-    /// 90th.
+    /// The 90th percentile.
     pub p90: f64,
-    /// 99th.
+    /// The 99th percentile.
     pub p99: f64,
-    /// 99.9th.
+    /// The 99.9th percentile.
     #[serde(rename = "p99.9")]
     pub p999: f64,
     /// The slowest.
