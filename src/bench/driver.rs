@@ -48,7 +48,7 @@ pub struct Plan {
     /// The mix, dealt in order (see [`super::workload::Mix::deck`]).
     pub deck: Vec<Op>,
     /// The spaces, with their tokens and versions.
-    pub spaces: Vec<Space>,
+    pub spaces: Arc<Vec<Space>>,
     /// The run's task ids.
     pub ids: Ids,
     /// Requests before the measured part, not recorded.

@@ -361,7 +361,8 @@ async fn bench(options: &Options) -> Result<RunResult, BenchError> {
         });
     }
     drop(conn);
-    let spaces = prefill(&target, options, &ids, spaces, &mut setup).await?;
+    let spaces = Arc::new(spaces);
+    prefill(&target, options, &ids, &spaces, &mut setup).await?;
 
     let mix = options.mix();
     let run_id = ids.prefix.clone();
@@ -403,10 +404,9 @@ async fn prefill(
     target: &Target,
     options: &Options,
     ids: &Ids,
-    spaces: Vec<Space>,
+    spaces: &Arc<Vec<Space>>,
     setup: &mut Setup,
-) -> Result<Vec<Space>, BenchError> {
-    let spaces = Arc::new(spaces);
+) -> Result<(), BenchError> {
     // Every batch as (space, first task, tasks).
     let batches: Vec<(usize, u64, u64)> = spaces
         .iter()
@@ -417,7 +417,7 @@ async fn prefill(
         })
         .collect();
     if batches.is_empty() {
-        return Ok(Arc::try_unwrap(spaces).unwrap_or_else(|_| unreachable!("no other owner")));
+        return Ok(());
     }
     let bar = ProgressBar::with_draw_target(Some(options.prefill), ProgressDrawTarget::stderr());
     bar.set_style(
@@ -430,7 +430,7 @@ async fn prefill(
         .map(|_| {
             let (queue, spaces, ids, bar) = (
                 Arc::clone(&queue),
-                Arc::clone(&spaces),
+                Arc::clone(spaces),
                 ids.clone(),
                 bar.clone(),
             );
@@ -486,7 +486,7 @@ async fn prefill(
         setup.batches += sent;
     }
     bar.finish_and_clear();
-    Ok(Arc::try_unwrap(spaces).unwrap_or_else(|_| unreachable!("the prefill tasks ended")))
+    Ok(())
 }
 
 #[cfg(test)]
