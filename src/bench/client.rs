@@ -70,6 +70,19 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// Whether this is how a connection the server closed while idle fails: the end of
+    /// the stream, or a reset or broken pipe.
+    fn is_idle_close(&self) -> bool {
+        match self {
+            ClientError::Closed => true,
+            ClientError::Io(e) => matches!(
+                e.kind(),
+                io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe
+            ),
+            _ => false,
+        }
+    }
+
     /// A short name for the error table: `io`, `closed`, `malformed` or `timeout`.
     pub fn code(&self) -> &'static str {
         match self {
@@ -191,8 +204,23 @@ impl Connection {
     }
 
     /// Writes `out` and reads one answer: its status, whether the body is in `body`
-    /// (chunked) or else where it is in `buf`.
+    /// (chunked) or else where it is in `buf`. A kept-alive connection that the server
+    /// closed while it was idle (taskd closes them after 5 s) ends without a byte of
+    /// answer: the request is then sent once more on a new connection, as browsers and
+    /// HTTP client libraries do, since the server never read it.
     async fn exchange(&mut self) -> Result<(u16, bool, (usize, usize)), ClientError> {
+        let reused = self.stream.is_some();
+        match self.exchange_once().await {
+            Err(e) if reused && self.buf.is_empty() && e.is_idle_close() => {
+                self.stream = None;
+                self.exchange_once().await
+            }
+            result => result,
+        }
+    }
+
+    /// One try of [`Connection::exchange`].
+    async fn exchange_once(&mut self) -> Result<(u16, bool, (usize, usize)), ClientError> {
         if self.stream.is_none() {
             let stream = TcpStream::connect(self.target.addr).await?;
             stream.set_nodelay(true)?;
@@ -311,5 +339,30 @@ mod tests {
         assert_eq!(t.base, "/taskd");
         assert_eq!(Target::parse("http://[::1]").unwrap().addr.port(), 80);
         assert!(Target::parse("https://127.0.0.1").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_request_on_a_connection_the_server_closed_while_idle_is_sent_again() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        // Answers one request per connection, then closes it.
+        std::thread::spawn(move || {
+            for (n, stream) in listener.incoming().enumerate() {
+                use std::io::{Read, Write};
+                let mut stream = stream.unwrap();
+                let mut head = [0; 1024];
+                let _ = stream.read(&mut head).unwrap();
+                let body = format!("{n}");
+                let answer = format!("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n{body}");
+                stream.write_all(answer.as_bytes()).unwrap();
+            }
+        });
+        let target = Target::parse(&format!("http://{addr}")).unwrap();
+        let mut conn = Connection::new(target, Duration::from_secs(5));
+        for n in ["0", "1", "2"] {
+            let answer = conn.send("GET", "/", None, None).await.unwrap();
+            assert_eq!((answer.status, answer.body), (200, n.as_bytes()));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }
