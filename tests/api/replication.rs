@@ -950,3 +950,197 @@ async fn a_torn_position_file_and_a_partial_temporary_one_cost_a_full_catch_up_n
         .await
         .expect(201);
 }
+
+/// A TCP relay between a taskd node and NATS that can drop what NATS sends (its
+/// acknowledgements) while still passing what the node sends, then cut every connection:
+/// a publish is stored, and its acknowledgement lost.
+struct AckDropper {
+    url: String,
+    dropping: Arc<std::sync::atomic::AtomicBool>,
+    connections: Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl AckDropper {
+    fn start(nats_url: &str) -> AckDropper {
+        use std::sync::atomic::Ordering;
+        let upstream = nats_url.trim_start_matches("nats://").to_string();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("nats://{}", listener.local_addr().unwrap());
+        let dropping = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let connections = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (drop_flag, all) = (Arc::clone(&dropping), Arc::clone(&connections));
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = std::net::TcpStream::connect(&upstream) else {
+                    continue;
+                };
+                all.lock().unwrap().push(client.try_clone().unwrap());
+                all.lock().unwrap().push(server.try_clone().unwrap());
+                let pump =
+                    |mut from: std::net::TcpStream,
+                     mut to: std::net::TcpStream,
+                     drops: Option<Arc<std::sync::atomic::AtomicBool>>| {
+                        std::thread::spawn(move || {
+                            use std::io::{Read, Write};
+                            let mut buffer = [0u8; 16 << 10];
+                            loop {
+                                let n = match from.read(&mut buffer) {
+                                    Ok(0) | Err(_) => break,
+                                    Ok(n) => n,
+                                };
+                                if drops.as_ref().is_some_and(|d| d.load(Ordering::SeqCst)) {
+                                    continue;
+                                }
+                                if to.write_all(&buffer[..n]).is_err() {
+                                    break;
+                                }
+                            }
+                            let _ = to.shutdown(std::net::Shutdown::Both);
+                        });
+                    };
+                pump(
+                    client.try_clone().unwrap(),
+                    server.try_clone().unwrap(),
+                    None,
+                );
+                pump(server, client, Some(Arc::clone(&drop_flag)));
+            }
+        });
+        AckDropper {
+            url,
+            dropping,
+            connections,
+        }
+    }
+
+    /// Drops NATS's answers for `how_long`, then cuts every connection (the node reconnects).
+    fn lose_answers(&self, how_long: Duration) {
+        use std::sync::atomic::Ordering;
+        self.dropping.store(true, Ordering::SeqCst);
+        std::thread::sleep(how_long);
+        for connection in self.connections.lock().unwrap().drain(..) {
+            let _ = connection.shutdown(std::net::Shutdown::Both);
+        }
+        self.dropping.store(false, Ordering::SeqCst);
+    }
+}
+
+#[actix_web::test]
+async fn writes_whose_acknowledgement_was_lost_are_resolved_from_the_stream_alike_on_every_node() {
+    let Some(nats) = nats() else { return };
+    let relay = Arc::new(AckDropper::start(&nats.url));
+    let a = node_on(&relay.url, "a", Arc::new(tempfile::tempdir().unwrap()), &[]);
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+
+    // Eight writers; 0.5 s in, NATS's answers to a are dropped for 1.5 s (what it is sent
+    // is stored), then a's connection is cut. Each write's answer and latency are kept.
+    let dropper = Arc::clone(&relay);
+    let fault = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        dropper.lose_answers(Duration::from_millis(1500));
+    });
+    let started = Instant::now();
+    let writers = (0..8).map(|w| {
+        let a = &a;
+        async move {
+            let mut tried = Vec::new();
+            for i in 0.. {
+                if started.elapsed() > Duration::from_millis(3500) {
+                    break;
+                }
+                let id = format!("s7-{w}-{i}");
+                let sent = Instant::now();
+                let status = a
+                    .request(Method::POST, "/api/v1/tasks")
+                    .insert_header(("Authorization", format!("Bearer {}", a.default_token)))
+                    .timeout(Duration::from_secs(20))
+                    .send_json(&json!({ "todoId": id }))
+                    .await
+                    .map_or(0, |r| r.status().as_u16());
+                tried.push((id, status, sent.elapsed()));
+            }
+            tried
+        }
+    });
+    let tried: Vec<(String, u16, Duration)> = futures_util::future::join_all(writers)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    fault.join().unwrap();
+    assert!(
+        a.log_text().contains("has no answer"),
+        "no acknowledgement was lost: {}",
+        a.log_text()
+    );
+    let across = tried
+        .iter()
+        .filter(|(_, status, took)| *status == 201 && *took > Duration::from_millis(1000))
+        .count();
+
+    // Both nodes hold the same stream, then each write's fate is read on a, and on b once
+    // it has taken over: the same everywhere, and every answered write is there.
+    until_primary(&a).await;
+    let on_a = fates(&a, &tried).await;
+    let (_, primary) = health(&a, "/healthz").await;
+    let caught_up = wait_until(Duration::from_secs(5), || {
+        let standby: Value = health_blocking(&b);
+        standby["appliedSeq"] == primary["appliedSeq"]
+    });
+    assert!(caught_up, "b did not reach a's {primary}");
+    let mut a = a;
+    a.crash();
+    primary_within(&b, Duration::from_secs(15)).await;
+    let on_b = fates(&b, &tried).await;
+    assert_eq!(on_a, on_b, "a write's fate differs between the nodes");
+    let mut unresolved = (0, 0);
+    for ((_, status, _), present) in tried.iter().zip(&on_a) {
+        match (status, present) {
+            (201, false) => panic!("an answered write is missing"),
+            (201, true) => {}
+            (_, true) => unresolved.0 += 1,
+            (_, false) => unresolved.1 += 1,
+        }
+    }
+    eprintln!(
+        "lost acknowledgements: {} writes, {across} answered after waiting out the lost answers, \
+         not answered 201: {} there and {} not, the same on both nodes",
+        tried.len(),
+        unresolved.0,
+        unresolved.1
+    );
+    assert!(
+        across > 0,
+        "no write was in flight while the answers were lost"
+    );
+}
+
+/// Whether each tried write is in `app`'s default space.
+async fn fates(app: &TestApp, tried: &[(String, u16, Duration)]) -> Vec<bool> {
+    let user = app.default_user();
+    let mut present = Vec::new();
+    for (id, ..) in tried {
+        let status = user.get(&format!("/api/v1/tasks/{id}")).await.status;
+        assert!(status == 200 || status == 404, "{id}: {status}");
+        present.push(status == 200);
+    }
+    present
+}
+
+/// `GET /healthz` of `app`, from a plain thread (for `wait_until`).
+fn health_blocking(app: &TestApp) -> Value {
+    let address = app.address.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        stream,
+        "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("null");
+    serde_json::from_str(body).unwrap_or(Value::Null)
+}
