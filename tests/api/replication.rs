@@ -506,11 +506,11 @@ fn proxy(nodes: &[&TestApp]) -> Option<Proxy> {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/haproxy.cfg"),
     )
     .unwrap();
-    // The shipped file, with this test's addresses.
+    // The shipped file, with this test's nodes, and its address through the environment.
     let mut config: String = template
         .lines()
         .filter(|l| !l.trim_start().starts_with("server "))
-        .map(|l| l.replace("bind 127.0.0.1:8080", &format!("bind 127.0.0.1:{port}")) + "\n")
+        .map(|l| format!("{l}\n"))
         .collect();
     for (i, app) in nodes.iter().enumerate() {
         let address = app.address.trim_start_matches("http://");
@@ -520,6 +520,7 @@ fn proxy(nodes: &[&TestApp]) -> Option<Proxy> {
     let path = dir.path().join("haproxy.cfg");
     std::fs::write(&path, config).unwrap();
     let spawned = Command::new("haproxy")
+        .env("TASKD_PROXY_BIND", format!("127.0.0.1:{port}"))
         .arg("-f")
         .arg(&path)
         .stdout(Stdio::null())
