@@ -682,6 +682,14 @@ async fn append(nats: &mut Nats, role: &Role, epoch: u64, payload: &[u8]) -> Ver
 /// nothing to a journal).
 async fn read_after(nats: &mut Nats, from: u64) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
     let last = nats.last().await?;
+    let first = nats.first().await?;
+    if from < last && first > from + 1 {
+        return Err(ReplicationError(format!(
+            "the stream keeps messages {first} to {last}, and this data dir holds only up to \
+             message {from}: the ones between were trimmed by the stream's limits. Start this \
+             node from a backup of a node of the cluster (taskd backup), see the README"
+        )));
+    }
     let mut messages = Vec::new();
     for seq in from + 1..=last {
         messages.push((seq, nats.read(seq).await?));

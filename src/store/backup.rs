@@ -37,6 +37,7 @@ use super::{
     create_private_dirs, is_space_name, Problem, Recovered, Store, StoreError, JOURNAL_DIR,
     KEYS_FILE, SPACES_DIR, TOKEN_SUFFIX, USERS_FILE,
 };
+use crate::replication::POSITION_FILE;
 
 /// How many times a copy is taken before giving up on a source that keeps changing under it.
 pub const ATTEMPTS: usize = 5;
@@ -251,7 +252,10 @@ fn copy(from: &Path, to: &Path) -> Result<u64, BackupError> {
         let dir = to.join(sub);
         create_private_dirs(&dir).map_err(|e| BackupError::Io(dir, e))?;
     }
-    let mut bytes = copy_journal(from, to)?;
+    // With `--nats`, the position first: the journal copied after it holds at least what
+    // it names, and the copy's first start takes the rest from the stream.
+    let mut bytes = copy_file(&from.join(POSITION_FILE), &to.join(POSITION_FILE))?;
+    bytes += copy_journal(from, to)?;
     let mut top = vec![USERS_FILE.to_string(), KEYS_FILE.to_string()];
     top.extend(names(from, |n| n.ends_with(TOKEN_SUFFIX))?);
     for name in top {

@@ -88,16 +88,21 @@ fn node(nats: &Nats, name: &str, dir: Arc<tempfile::TempDir>) -> TestApp {
 
 /// A taskd node of cluster `test` on the NATS servers `urls`, with more `args`.
 fn node_on(urls: &str, name: &str, dir: Arc<tempfile::TempDir>, args: &[&str]) -> TestApp {
+    TestApp::start(dir, node_options(urls, name, args))
+        .unwrap_or_else(|f| panic!("node {name} did not start: {f:#?}"))
+}
+
+/// How a node of cluster `test` named `name` is started, with more `args`.
+fn node_options(urls: &str, name: &str, args: &[&str]) -> Options {
     let mut all: Vec<String> = ["--nats", urls, "--node", name, "--cluster", "test"]
         .into_iter()
         .map(String::from)
         .collect();
     all.extend(args.iter().map(|a| a.to_string()));
-    let options = Options {
+    Options {
         args: all,
         ..Options::default()
-    };
-    TestApp::start(dir, options).unwrap_or_else(|f| panic!("node {name} did not start: {f:#?}"))
+    }
 }
 
 async fn health(app: &TestApp, path: &str) -> (u16, Value) {
@@ -1144,4 +1149,71 @@ fn health_blocking(app: &TestApp) -> Value {
     stream.read_to_string(&mut text).unwrap();
     let body = text.split("\r\n\r\n").nth(1).unwrap_or("null");
     serde_json::from_str(body).unwrap_or(Value::Null)
+}
+
+#[actix_web::test]
+async fn a_node_behind_a_trimmed_stream_says_so_and_starts_from_a_backup_of_another_node() {
+    let Some(nats) = nats() else { return };
+    let a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let mut b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let user = a.default_user();
+    let write = |from: usize, to: usize| {
+        let user = &user;
+        async move {
+            for i in from..to {
+                user.post("/api/v1/tasks", json!({"todoId": format!("k{i}")}))
+                    .await
+                    .expect(201);
+            }
+        }
+    };
+    write(0, 30).await;
+    let (_, primary) = health(&a, "/healthz").await;
+    let caught_up = wait_until(Duration::from_secs(5), || {
+        health_blocking(&b)["appliedSeq"] == primary["appliedSeq"]
+    });
+    assert!(caught_up);
+
+    // A backup of the running standby b, then the stream trimmed to its last message (as
+    // its age and size limits would do, in time), then more writes.
+    let seed = Arc::new(tempfile::tempdir().unwrap());
+    let backup = Command::new(env!("CARGO_BIN_EXE_taskd"))
+        .args(["backup", "--data-dir"])
+        .arg(b.dir.path())
+        .arg("--to")
+        .arg(seed.path())
+        .output()
+        .unwrap();
+    assert!(backup.status.success(), "{backup:?}");
+    let client = async_nats::connect(&nats.url).await.unwrap();
+    let stream = async_nats::jetstream::new(client)
+        .get_stream("taskd_test")
+        .await
+        .unwrap();
+    let last = primary["appliedSeq"].as_u64().unwrap();
+    stream.purge().sequence(last).await.unwrap();
+    write(30, 40).await;
+
+    // An empty node cannot take the stream from its start any more, and says why.
+    let options = node_options(&nats.url, "c", &[]);
+    let refused = TestApp::start(Arc::new(tempfile::tempdir().unwrap()), options.clone());
+    let Err(refused) = refused else {
+        panic!("a node started on a stream that lost its beginning")
+    };
+    assert!(refused.stderr.contains("trimmed"), "{}", refused.stderr);
+
+    // Started on b's backup, it takes the rest from the stream and holds every write.
+    let c = TestApp::start(seed, options).unwrap_or_else(|f| panic!("{f:#?}"));
+    let (_, primary) = health(&a, "/healthz").await;
+    let (_, standby) = health(&c, "/healthz").await;
+    assert_eq!(standby["appliedSeq"], primary["appliedSeq"], "{standby}");
+    let mut a = a;
+    a.crash();
+    b.crash();
+    primary_within(&c, Duration::from_secs(15)).await;
+    let on_c = c.default_user();
+    for i in 0..40 {
+        on_c.get(&format!("/api/v1/tasks/k{i}")).await.expect(200);
+    }
 }
