@@ -958,23 +958,33 @@ async fn a_torn_position_file_and_a_partial_temporary_one_cost_a_full_catch_up_n
 }
 
 /// A TCP relay between a taskd node and NATS that can drop what NATS sends (its
-/// acknowledgements) while still passing what the node sends, then cut every connection:
-/// a publish is stored, and its acknowledgement lost.
-struct AckDropper {
+/// acknowledgements) while still passing what the node sends, or drop both ways (a network
+/// cut), and then cut every connection (the node reconnects).
+struct Relay {
     url: String,
-    dropping: Arc<std::sync::atomic::AtomicBool>,
+    /// Drops what NATS sends.
+    deaf: Arc<std::sync::atomic::AtomicBool>,
+    /// Drops what the node sends.
+    mute: Arc<std::sync::atomic::AtomicBool>,
     connections: Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
 }
 
-impl AckDropper {
-    fn start(nats_url: &str) -> AckDropper {
-        use std::sync::atomic::Ordering;
+impl Relay {
+    fn start(nats_url: &str) -> Relay {
+        use std::sync::atomic::{AtomicBool, Ordering};
         let upstream = nats_url.trim_start_matches("nats://").to_string();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("nats://{}", listener.local_addr().unwrap());
-        let dropping = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (deaf, mute) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
         let connections = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (drop_flag, all) = (Arc::clone(&dropping), Arc::clone(&connections));
+        let (to_node, to_nats, all) = (
+            Arc::clone(&deaf),
+            Arc::clone(&mute),
+            Arc::clone(&connections),
+        );
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
@@ -983,59 +993,116 @@ impl AckDropper {
                 };
                 all.lock().unwrap().push(client.try_clone().unwrap());
                 all.lock().unwrap().push(server.try_clone().unwrap());
-                let pump =
-                    |mut from: std::net::TcpStream,
-                     mut to: std::net::TcpStream,
-                     drops: Option<Arc<std::sync::atomic::AtomicBool>>| {
-                        std::thread::spawn(move || {
-                            use std::io::{Read, Write};
-                            let mut buffer = [0u8; 16 << 10];
-                            loop {
-                                let n = match from.read(&mut buffer) {
-                                    Ok(0) | Err(_) => break,
-                                    Ok(n) => n,
-                                };
-                                if drops.as_ref().is_some_and(|d| d.load(Ordering::SeqCst)) {
-                                    continue;
-                                }
-                                if to.write_all(&buffer[..n]).is_err() {
-                                    break;
-                                }
+                let pump = |mut from: std::net::TcpStream,
+                            mut to: std::net::TcpStream,
+                            drops: Arc<AtomicBool>| {
+                    std::thread::spawn(move || {
+                        use std::io::{Read, Write};
+                        let mut buffer = [0u8; 16 << 10];
+                        loop {
+                            let n = match from.read(&mut buffer) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => n,
+                            };
+                            if drops.load(Ordering::SeqCst) {
+                                continue;
                             }
-                            let _ = to.shutdown(std::net::Shutdown::Both);
-                        });
-                    };
+                            if to.write_all(&buffer[..n]).is_err() {
+                                break;
+                            }
+                        }
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                };
                 pump(
                     client.try_clone().unwrap(),
                     server.try_clone().unwrap(),
-                    None,
+                    Arc::clone(&to_nats),
                 );
-                pump(server, client, Some(Arc::clone(&drop_flag)));
+                pump(server, client, Arc::clone(&to_node));
             }
         });
-        AckDropper {
+        Relay {
             url,
-            dropping,
+            deaf,
+            mute,
             connections,
         }
     }
 
-    /// Drops NATS's answers for `how_long`, then cuts every connection (the node reconnects).
+    /// Drops NATS's answers for `how_long` (what the node sends still arrives), then cuts
+    /// every connection.
     fn lose_answers(&self, how_long: Duration) {
+        self.drop_for(how_long, false);
+    }
+
+    /// Drops everything both ways for `how_long`, then cuts every connection.
+    fn cut_off(&self, how_long: Duration) {
+        self.drop_for(how_long, true);
+    }
+
+    fn drop_for(&self, how_long: Duration, both: bool) {
         use std::sync::atomic::Ordering;
-        self.dropping.store(true, Ordering::SeqCst);
+        self.deaf.store(true, Ordering::SeqCst);
+        self.mute.store(both, Ordering::SeqCst);
         std::thread::sleep(how_long);
         for connection in self.connections.lock().unwrap().drain(..) {
             let _ = connection.shutdown(std::net::Shutdown::Both);
         }
-        self.dropping.store(false, Ordering::SeqCst);
+        self.deaf.store(false, Ordering::SeqCst);
+        self.mute.store(false, Ordering::SeqCst);
     }
+}
+
+#[actix_web::test]
+async fn a_primary_cut_off_from_nats_is_replaced_within_10_s_and_comes_back_a_standby() {
+    let Some(nats) = nats() else { return };
+    let relay = Arc::new(Relay::start(&nats.url));
+    let a = node_on(&relay.url, "a", Arc::new(tempfile::tempdir().unwrap()), &[]);
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let user = a.default_user();
+    for i in 0..20 {
+        user.post("/api/v1/tasks", json!({"todoId": format!("c{i}")}))
+            .await
+            .expect(201);
+    }
+    // a's network to NATS is cut for 8 s: its lease lapses, b takes over.
+    let cutter = Arc::clone(&relay);
+    let cut = std::thread::spawn(move || cutter.cut_off(Duration::from_secs(8)));
+    let gap = primary_within(&b, Duration::from_secs(15)).await;
+    eprintln!("network cut: b primary {gap:?} after a was cut off");
+    assert!(gap < Duration::from_secs(10), "{gap:?}");
+    // a fenced itself before its lease could be taken: it answers no write.
+    let refused = user.post("/api/v1/tasks", json!({"todoId": "on-a"})).await;
+    assert_problem(&refused, 503, "not_primary");
+    let on_b = b.default_user();
+    for i in 0..20 {
+        on_b.get(&format!("/api/v1/tasks/c{i}")).await.expect(200);
+    }
+    on_b.post("/api/v1/tasks", json!({"todoId": "on-b"}))
+        .await
+        .expect(201);
+    // Once the network is back, a restarts as a standby and follows b.
+    cut.join().unwrap();
+    let back = wait_until(Duration::from_secs(10), || {
+        a.log_text()
+            .contains("restarting to come back as a standby")
+            && a.log_text().matches("taskd listening").count() == 2
+    });
+    assert!(back, "{}", a.log_text());
+    let (_, primary) = health(&b, "/healthz").await;
+    let followed = wait_until(Duration::from_secs(5), || {
+        let standby = health_blocking(&a);
+        standby["role"] == "standby" && standby["appliedSeq"] == primary["appliedSeq"]
+    });
+    assert!(followed, "{}", a.log_text());
 }
 
 #[actix_web::test]
 async fn writes_whose_acknowledgement_was_lost_are_resolved_from_the_stream_alike_on_every_node() {
     let Some(nats) = nats() else { return };
-    let relay = Arc::new(AckDropper::start(&nats.url));
+    let relay = Arc::new(Relay::start(&nats.url));
     let a = node_on(&relay.url, "a", Arc::new(tempfile::tempdir().unwrap()), &[]);
     until_primary(&a).await;
     let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
