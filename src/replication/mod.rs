@@ -1,4 +1,4 @@
-//! Replication (CONTRACT §16), the first step: with `--nats`, every group-commit batch the
+//! Replication (CONTRACT §16): with `--nats`, every group-commit batch the
 //! journal writes is also appended to the NATS JetStream stream `taskd_<cluster>`, fenced by
 //! the stream's expected last sequence, and a write is answered only once both the stream
 //! and the local disk hold it. One node, the holder of the lease in the key-value bucket

@@ -1,6 +1,8 @@
-//! Replication (CONTRACT §16), first step: the journal appended to a real NATS JetStream
-//! stream with fencing, one primary by lease, standbys answering `503 not_primary`, and a
-//! node brought to the stream at start. Needs `nats-server` on the PATH (`.ci/run`
+//! Replication (CONTRACT §16) with real processes: the journal appended to a real NATS
+//! JetStream stream with fencing, one primary by lease, standbys that follow it and answer
+//! `503 not_primary`, nodes brought to the stream at start, and the cases S1–S8 of the
+//! design notes (kill -9, SIGSTOP, a network cut, a planned stop, NATS and its stream leader
+//! killed, lost acknowledgements, a late standby, split batches) through HAProxy too. Needs `nats-server` on the PATH (`.ci/run`
 //! installs Debian's and sets `TASKD_REQUIRE_NATS`); without it each test says so and
 //! passes.
 
