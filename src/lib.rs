@@ -13,6 +13,7 @@
 //! - [`replication`]: with `--nats`, the journal appended to a NATS JetStream stream,
 //!   fenced, and the lease that makes one node the primary.
 //! - [`tools`]: the subcommands `backup`, `export`, `import` and `healthcheck`.
+//! - [`progress`]: the progress line the long-running tools draw on a terminal.
 
 pub mod actors;
 pub mod config;
@@ -20,6 +21,7 @@ pub mod http;
 pub mod logging;
 pub mod metrics;
 pub mod model;
+pub mod progress;
 pub mod replication;
 pub mod startup;
 pub mod store;
