@@ -16,9 +16,6 @@ use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, Prog
 /// stay true while one big step (a large file, a sync) runs.
 const TICK: Duration = Duration::from_millis(200);
 
-/// Width of the bar, in characters; the rest of the line is figures.
-const BAR_WIDTH: usize = 30;
-
 /// What a progress line counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Unit {
@@ -142,18 +139,16 @@ fn stderr_target() -> ProgressDrawTarget {
 /// The line's layout: `label [bar] done/total unit, rate, time left` with a total, else
 /// `label done unit, rate, time so far` after a spinner.
 fn style(unit: Unit, total: bool) -> ProgressStyle {
+    // The bar takes the width the figures leave, so the line never wraps.
     let template = match (unit, total) {
-        (Unit::Records, true) => format!(
-            "{{msg}} [{{bar:{BAR_WIDTH}}}] {{human_pos}}/{{human_len}} records, {{rate}}, \
-             {{eta}} left"
-        ),
-        (Unit::Bytes, true) => format!(
-            "{{msg}} [{{bar:{BAR_WIDTH}}}] {{bytes}}/{{total_bytes}}, {{rate}}, {{eta}} left"
-        ),
-        (Unit::Records, false) => "{spinner} {msg} {human_pos} records, {rate}, {elapsed}".into(),
-        (Unit::Bytes, false) => "{spinner} {msg} {bytes}, {rate}, {elapsed}".into(),
+        (Unit::Records, true) => {
+            "{msg} [{wide_bar}] {human_pos}/{human_len} records, {rate}, {eta} left"
+        }
+        (Unit::Bytes, true) => "{msg} [{wide_bar}] {bytes}/{total_bytes}, {rate}, {eta} left",
+        (Unit::Records, false) => "{spinner} {msg} {human_pos} records, {rate}, {elapsed}",
+        (Unit::Bytes, false) => "{spinner} {msg} {bytes}, {rate}, {elapsed}",
     };
-    ProgressStyle::with_template(&template)
+    ProgressStyle::with_template(template)
         .expect("a valid progress template")
         .progress_chars("=> ")
         .with_key(
@@ -221,6 +216,12 @@ mod tests {
         }
     }
 
+    /// How full the bar of `line` is drawn, from 0 to 1.
+    fn fill(line: &str) -> f64 {
+        let bar = &line[line.find('[').unwrap() + 1..line.find(']').unwrap()];
+        bar.matches('=').count() as f64 / bar.chars().count() as f64
+    }
+
     fn on(screen: &Screen, unit: Unit, label: &str, total: Option<u64>) -> Progress {
         let target = ProgressDrawTarget::term_like(Box::new(screen.clone()));
         Progress::drawn_to(target, unit, label, total)
@@ -238,7 +239,8 @@ mod tests {
         let lines = screen.lines();
         let last = lines.last().expect("a line drawn");
         assert!(
-            last.starts_with(&format!("exporting [{}> ", "=".repeat(BAR_WIDTH / 3)))
+            last.starts_with("exporting [")
+                && (fill(last) - 1.0 / 3.0).abs() < 0.05
                 && last.contains("] 4,000/12,000 records, ")
                 && last.contains("/s, ")
                 && last.ends_with(" left"),
@@ -267,7 +269,8 @@ mod tests {
         let after = screen.lines();
         let last = after.last().unwrap();
         assert!(
-            last.starts_with(&format!("copying [{}> ", "=".repeat(BAR_WIDTH / 2)))
+            last.starts_with("copying [")
+                && (fill(last) - 0.5).abs() < 0.05
                 && last.contains("] 4.00 KiB/8.00 KiB, "),
             "{after:?}"
         );

@@ -209,22 +209,53 @@ async fn an_export_imported_into_a_fresh_space_gives_back_every_record_and_delet
     assert!(next["versionUpdatedAt"].as_u64().unwrap() > highest);
 }
 
-/// A terminal, as a person at a shell has: `script` (util-linux) runs the import on a
-/// pseudo-terminal and keeps all it printed.
-#[actix_web::test]
-async fn on_a_terminal_an_import_draws_its_progress_then_clears_it_for_the_summary() {
-    if !Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("SKIPPED: no script(1) (util-linux) to give the import a terminal");
-        return;
+/// What `taskd args` printed on a terminal, as a person at a shell has one: `script`
+/// (util-linux) runs it on a pseudo-terminal (`TERM=xterm`) and keeps all of it, escape
+/// codes included; `None` without `script`.
+fn on_a_terminal(args: &[&str]) -> Option<String> {
+    let script = Command::new("script").arg("--version").output();
+    if !script.is_ok_and(|o| o.status.success()) {
+        return None;
     }
+    let line = [env!("CARGO_BIN_EXE_taskd")]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = without_taskd_env(Command::new("script"))
+        .args(["-qec", &line, "/dev/null"])
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output()
+        .expect("cannot run script");
+    let screen = text(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    Some(screen)
+}
+
+/// The first line drawn on `screen` that contains `label`, then checks that the progress
+/// was cleared (erase-line) right before `summary`, which nothing of it follows.
+fn progress_line<'a>(screen: &'a str, label: &str, summary: &str) -> &'a str {
+    let drawn = screen
+        .split(['\r', '\n'])
+        .find(|l| l.contains(label))
+        .unwrap_or_else(|| panic!("no '{label}' line drawn:\n{screen:?}"));
+    let at = screen.find(summary).expect("the summary");
+    let (before, after) = screen.split_at(at);
+    assert!(
+        before.rfind("\x1b[2K") > before.rfind(label),
+        "the last line drawn is not erased: {screen:?}"
+    );
+    assert!(!after.contains(label), "{screen:?}");
+    drawn
+}
+
+#[actix_web::test]
+async fn on_a_terminal_the_tools_draw_their_progress_then_clear_it_for_the_summary() {
     let mut app = spawn_app();
     let space = default_space(&app).await;
     assert!(app.stop().success());
-    // Big enough to take several redraws (5 a second) even in a release build.
     let records = 40_000;
     let file = tempfile::NamedTempFile::new().unwrap();
     let body: String = (0..records)
@@ -234,37 +265,40 @@ async fn on_a_terminal_an_import_draws_its_progress_then_clears_it_for_the_summa
         })
         .collect();
     std::fs::write(file.path(), body).unwrap();
-    let line = [
-        env!("CARGO_BIN_EXE_taskd"),
+    let dir = path(app.dir.path());
+    let import = [
         "import",
         "--data-dir",
-        path(app.dir.path()),
+        dir,
         "--space",
         &space,
         path(file.path()),
-    ]
-    .join(" ");
-    let out = without_taskd_env(Command::new("script"))
-        .args(["-qec", &line, "/dev/null"])
-        .env("TERM", "xterm")
-        .stdin(Stdio::null())
-        .output()
-        .expect("cannot run script");
-    let screen = text(&out.stdout);
-    assert!(out.status.success(), "{screen}");
-    let drawn = screen
-        .split(['\r', '\n'])
-        .find(|l| l.contains("importing ["))
-        .unwrap_or_else(|| panic!("no progress line drawn:\n{screen:?}"));
+    ];
+    let Some(screen) = on_a_terminal(&import) else {
+        eprintln!("SKIPPED: no script(1) (util-linux) to give the tools a terminal");
+        return;
+    };
+    // The line is drawn as it starts (then 5 times a second), so even a short read shows.
+    let summary = format!("imported {records} record(s) (0 deleted) into space {space}");
+    let drawn = progress_line(&screen, "importing [", &summary);
     assert!(
         drawn.contains(" MiB") && drawn.contains("/s, ") && drawn.contains(" left"),
         "{drawn:?}"
     );
-    // The line is cleared (erase-line) before the summary, which is all that stays.
-    let summary = format!("imported {records} record(s) (0 deleted) into space {space}");
-    let at = screen.find(&summary).expect("the summary");
-    assert!(screen[..at].ends_with("\x1b[2K"), "{screen:?}");
-    assert!(!screen[at..].contains("importing"), "{screen:?}");
+
+    let out = tempfile::tempdir().unwrap();
+    let export = out.path().join("export.ndjson");
+    let screen = on_a_terminal(&["export", "--data-dir", dir, "--to", path(&export)]).unwrap();
+    let drawn = progress_line(
+        &screen,
+        "exporting [",
+        "exported 40000 record(s) of 1 space(s)",
+    );
+    assert!(drawn.contains("/40,000 records, "), "{drawn:?}");
+
+    let copy = out.path().join("copy");
+    let screen = on_a_terminal(&["backup", "--data-dir", dir, "--to", path(&copy)]).unwrap();
+    progress_line(&screen, "backing up ", "backed up ");
 }
 
 #[actix_web::test]
