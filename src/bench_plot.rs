@@ -33,6 +33,8 @@ const LEFT: f64 = 80.0;
 const TOP: f64 = 60.0;
 const RIGHT: f64 = 700.0;
 const BOTTOM: f64 = 490.0;
+/// The longest legend text that fits right of the plot, in characters.
+const LEGEND_CHARS: usize = 28;
 /// How many nines the x axis shows: 99.999% is the last tick.
 const NINES: u32 = 5;
 /// One colour per operation, in order of first appearance (then again from the start).
@@ -206,19 +208,27 @@ fn line(out: &mut String, curve: &Curve, colour: &str, dash: &str, top: f64) {
     }
 }
 
-/// The legend line of the `index`th curve: a stroke sample, then `run: operation`.
+/// The legend line of the `index`th curve: a stroke sample, then `run: operation`, cut to
+/// what fits beside the plot (the whole name is the entry's tooltip).
 fn legend_entry(out: &mut String, index: usize, curve: &Curve, colour: &str, dash: &str) {
     let y = TOP + 10.0 + 22.0 * index as f64;
     let x = RIGHT + 20.0;
+    let name = format!("{}: {}", curve.run, curve.operation);
+    let shown = if name.chars().count() > LEGEND_CHARS {
+        let cut: String = name.chars().take(LEGEND_CHARS - 1).collect();
+        format!("{cut}\u{2026}")
+    } else {
+        name.clone()
+    };
     let _ = write!(
         out,
-        r#"<line x1="{x}" y1="{y}" x2="{}" y2="{y}" stroke="{colour}" stroke-width="2"{}/><text x="{}" y="{}">{}: {}</text>"#,
+        r#"<g><title>{}</title><line x1="{x}" y1="{y}" x2="{}" y2="{y}" stroke="{colour}" stroke-width="2"{}/><text x="{}" y="{}">{}</text></g>"#,
+        escape(&name),
         x + 30.0,
         dash_attribute(dash),
         x + 38.0,
         y + 4.0,
-        escape(&curve.run),
-        escape(&curve.operation)
+        escape(&shown)
     );
 }
 
@@ -406,6 +416,21 @@ mod tests {
         assert_ne!(colour(strokes[0]), colour(strokes[2]));
         assert!(!strokes[0].contains("dasharray") && !strokes[2].contains("dasharray"));
         assert!(strokes[1].contains("stroke-dasharray"));
+    }
+
+    #[test]
+    fn a_long_legend_name_is_cut_to_fit_and_kept_whole_in_its_tooltip() {
+        let operation = "list tasks of a very long named list";
+        let svg = svg(&[curve("new", operation, &[(0.0, 1.0), (50.0, 2.0)])]);
+        assert_well_formed(&svg);
+        assert!(
+            svg.contains(&format!("<title>new: {operation}</title>")),
+            "{svg}"
+        );
+        assert!(
+            svg.contains(">new: list tasks of a very l\u{2026}</text>"),
+            "{svg}"
+        );
     }
 
     #[test]
