@@ -40,13 +40,13 @@ impl Progress {
     /// A line counting records, `label` first (`"exporting"`); a bar and the time left once
     /// the total is known.
     pub fn records(label: &str, total: Option<u64>) -> Progress {
-        Progress::drawn_to(stderr_target(), Unit::Records, label, total)
+        Progress::drawn_to(stderr_target(), Unit::Records, label, total).ticking()
     }
 
     /// A line counting bytes, `label` first (`"copying"`); a bar and the time left once the
     /// total is known.
     pub fn bytes(label: &str, total: Option<u64>) -> Progress {
-        Progress::drawn_to(stderr_target(), Unit::Bytes, label, total)
+        Progress::drawn_to(stderr_target(), Unit::Bytes, label, total).ticking()
     }
 
     /// A line that shows `label` and the time since, after a spinner: for a step that counts
@@ -54,7 +54,7 @@ impl Progress {
     pub fn step(label: &str) -> Progress {
         let progress = Progress::drawn_to(stderr_target(), Unit::Records, label, None);
         progress.stage(label);
-        progress
+        progress.ticking()
     }
 
     /// A line that is never drawn, for callers that report no progress (the server's own
@@ -97,26 +97,30 @@ impl Progress {
     /// Ends the line and clears it; the same as dropping it, said where the work ends.
     pub fn finish(self) {}
 
-    /// A line of `unit`s drawn to `target`.
+    /// A line of `unit`s to be drawn to `target`, not yet [`ticking`](Progress::ticking).
     fn drawn_to(
         target: ProgressDrawTarget,
         unit: Unit,
         label: &str,
         total: Option<u64>,
     ) -> Progress {
-        let hidden = target.is_hidden();
         let bar = ProgressBar::with_draw_target(total, target)
             .with_style(style(unit, total.is_some()))
             .with_message(label.to_string());
-        // The ticker is a thread: only worth it when something is drawn.
-        if !hidden {
-            bar.enable_steady_tick(TICK);
-        }
         Progress {
             bar,
             unit,
             label: label.to_string(),
         }
+    }
+
+    /// Starts redrawing the line every [`TICK`] (the first draw at once), once its style is
+    /// set. The ticker is a thread: only worth it when something is drawn.
+    fn ticking(self) -> Progress {
+        if !self.bar.is_hidden() {
+            self.bar.enable_steady_tick(TICK);
+        }
+        self
     }
 }
 
@@ -224,7 +228,7 @@ mod tests {
 
     fn on(screen: &Screen, unit: Unit, label: &str, total: Option<u64>) -> Progress {
         let target = ProgressDrawTarget::term_like(Box::new(screen.clone()));
-        Progress::drawn_to(target, unit, label, total)
+        Progress::drawn_to(target, unit, label, total).ticking()
     }
 
     #[test]
