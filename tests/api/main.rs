@@ -5,6 +5,7 @@ mod helpers;
 
 mod auth;
 mod backup;
+mod bench_plot;
 mod bounds;
 mod concurrency;
 mod crash_safety;
