@@ -98,9 +98,9 @@ impl From<StoreError> for StartError {
 pub enum Exit {
     /// By a signal: the process exits.
     Stopped,
-    /// A standby that followed the stream and found the lease free (§16): the process
-    /// starts again on its data dir, which holds the stream, and takes the lease; it keeps
-    /// the address it listened on (a port 0 was resolved).
+    /// A node that was fenced (§16) and reaches the stream again: the process starts again
+    /// on its data dir and comes back a standby; it keeps the address it listened on (a
+    /// port 0 was resolved).
     Restart(SocketAddr),
 }
 
@@ -259,6 +259,24 @@ impl State {
     pub fn close_gate(&self) {
         self.gate.close();
     }
+
+    /// How a standby applies what it follows to the actors (§16): on this thread's
+    /// arbiter, one stream message at a time.
+    fn follower(&self) -> replication::Apply {
+        let state = self.clone();
+        let arbiter = Arbiter::current();
+        Box::new(move |entries| {
+            let (done, applied) = oneshot::channel();
+            let state = state.clone();
+            arbiter.spawn(async move {
+                let _ = done.send(
+                    crate::actors::replay(&state.spaces, &state.directory, &state.keys, entries)
+                        .await,
+                );
+            });
+            applied
+        })
+    }
 }
 
 impl Application {
@@ -300,7 +318,6 @@ impl Application {
             replicator.clone(),
         )?;
         if let Some(replicator) = &replicator {
-            replicator.follow_into(journal.clone());
             replicator.contend();
             if first_start && replicator.origin() {
                 replicator.wait_primary(Duration::from_secs(10))?;
@@ -328,6 +345,9 @@ impl Application {
         )
         .trust_proxies(TrustedProxies::new(config.trusted_proxy.clone()))
         .replicated(replicator.as_ref().map(|r| Arc::clone(r.role())));
+        if let Some(replicator) = &replicator {
+            replicator.follow_into(state.journal.clone(), state.follower());
+        }
         let saver = state.clone();
         actix_web::rt::spawn(async move {
             let mut tick = actix_web::rt::time::interval(interval);
@@ -436,7 +456,7 @@ impl Application {
                     log::info!("shutdown signal received; finishing in-flight requests");
                 }
                 _ = takeover => {
-                    log::info!("restarting to take over as primary");
+                    log::info!("restarting to come back as a standby");
                     let _ = restarting.send(());
                 }
             }

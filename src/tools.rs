@@ -25,6 +25,7 @@ use crate::config::Tool;
 use crate::http::render::RecordJson;
 use crate::model::validate::{parse_changes, READ_ONLY};
 use crate::model::{Changes, Command, FieldType, Kind, Mode, Op, Space, SpaceError};
+use crate::progress::Progress;
 use crate::store::backup::{self, BackupError};
 use crate::store::{replace_file, Problem, Store, StoreError};
 
@@ -112,7 +113,9 @@ pub fn run(data_dir: &Path, tool: &Tool) -> Result<(), ToolError> {
     };
     match tool {
         Tool::Backup { to } => {
-            let (summary, _) = backup::backup(data_dir, to)?;
+            let progress = Progress::bytes("backing up", None);
+            let (summary, _) = backup::backup_with(data_dir, to, &progress)?;
+            progress.finish();
             say(format!(
                 "backed up {} to {}: {} space(s), {} user(s), {} bytes",
                 data_dir.display(),
@@ -141,7 +144,13 @@ pub fn run(data_dir: &Path, tool: &Tool) -> Result<(), ToolError> {
         }
         Tool::Import { space, file } => {
             let input = File::open(file).map_err(|e| ToolError::Io(file.clone(), e))?;
-            let summary = import(data_dir, space, BufReader::new(input), file)?;
+            // A pipe's length says nothing of what will come through it.
+            let size = input
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            let summary = import(data_dir, space, BufReader::new(input), size, file)?;
             say(format!(
                 "imported {} record(s) ({} deleted) into space {space}, now at version {}",
                 summary.records, summary.deleted, summary.version
@@ -173,7 +182,8 @@ struct LineOut<'a> {
 
 /// Writes the records of every space of `data_dir` (of `user`'s spaces only, when given: a
 /// name or a user id) to `out` as NDJSON. Reads a backup taken into a temporary directory,
-/// so a server may be running on `data_dir`; `name` names `out` in errors.
+/// so a server may be running on `data_dir`; `name` names `out` in errors. Draws its
+/// progress on stderr when that is a terminal: the bytes of the copy, then the records.
 pub fn export(
     data_dir: &Path,
     user: Option<&str>,
@@ -181,7 +191,9 @@ pub fn export(
     name: &Path,
 ) -> Result<ExportSummary, ToolError> {
     let temp = TempDir::new()?;
-    let (_, recovered) = backup::backup(data_dir, &temp.0)?;
+    let copying = Progress::bytes("copying", None);
+    let (_, recovered) = backup::backup_with(data_dir, &temp.0, &copying)?;
+    copying.finish();
     let mut ids: Vec<&str> = match user {
         None => recovered.spaces.keys().map(|id| &**id).collect(),
         Some(wanted) => {
@@ -212,6 +224,19 @@ pub fn export(
         .into_iter()
         .filter(|k| *k != Kind::Task)
         .chain([Kind::Task]);
+    let total = ids
+        .iter()
+        .filter_map(|id| recovered.spaces.get(*id))
+        .map(|space| {
+            space
+                .view()
+                .collections
+                .iter()
+                .map(|c| c.len() as u64)
+                .sum::<u64>()
+        })
+        .sum();
+    let progress = Progress::records("exporting", Some(total));
     let mut records = 0;
     let io = |e| ToolError::Io(name.to_path_buf(), e);
     for id in &ids {
@@ -234,10 +259,12 @@ pub fn export(
                 serde_json::to_writer(&mut out, &line).map_err(|e| io(e.into()))?;
                 out.write_all(b"\n").map_err(io)?;
                 records += 1;
+                progress.advance(1);
             }
         }
     }
     out.flush().map_err(io)?;
+    progress.finish();
     Ok(ExportSummary {
         records,
         spaces: ids.len(),
@@ -288,7 +315,9 @@ struct LineIn {
 }
 
 /// Loads the records of an export (`input`, named `name` in errors) into `space`, an
-/// existing space of `data_dir`, all or nothing; the server must not be running.
+/// existing space of `data_dir`, all or nothing; the server must not be running. Draws
+/// its progress on stderr when that is a terminal: the bytes read of `input` (of `size`,
+/// when known), then what it is doing.
 ///
 /// Every record is created with its own id and field values, checked as a `POST` body is
 /// (read-only fields such as `isBlocked` are the space's to work out); task predecessors
@@ -301,7 +330,8 @@ struct LineIn {
 pub fn import(
     data_dir: &Path,
     space_id: &str,
-    input: impl BufRead,
+    mut input: impl BufRead,
+    size: Option<u64>,
     name: &Path,
 ) -> Result<ImportSummary, ToolError> {
     if !data_dir.is_dir() {
@@ -312,7 +342,9 @@ pub fn import(
         Problem::Locked => ToolError::InUse(data_dir.to_path_buf()),
         _ => ToolError::Store(e),
     })?;
+    let loading = Progress::step("loading the data directory");
     let mut recovered = store.recover()?;
+    loading.finish();
     if recovered.directory.space(space_id).is_none() {
         return Err(ToolError::NoSuchSpace(space_id.into()));
     }
@@ -324,16 +356,27 @@ pub fn import(
     let mut creates = Vec::new();
     let mut links = Vec::new();
     let mut deletes = Vec::new();
-    for (n, line) in input.lines().enumerate() {
-        let line_no = n + 1;
-        let line = line.map_err(|e| ToolError::Io(name.to_path_buf(), e))?;
+    let progress = Progress::bytes("importing", size);
+    let mut line = String::new();
+    let mut line_no = 0;
+    loop {
+        line.clear();
+        let read = input
+            .read_line(&mut line)
+            .map_err(|e| ToolError::Io(name.to_path_buf(), e))?;
+        if read == 0 {
+            break;
+        }
+        progress.advance(read as u64);
+        line_no += 1;
         if line.trim().is_empty() {
             continue;
         }
-        let (command, link, deleted) = command_of(&line).map_err(|message| ToolError::Line {
-            line: line_no,
-            message,
-        })?;
+        let (command, link, deleted) =
+            command_of(line.trim_end()).map_err(|message| ToolError::Line {
+                line: line_no,
+                message,
+            })?;
         if let Some(link) = link {
             links.push((line_no, link));
         }
@@ -359,6 +402,7 @@ pub fn import(
             version: space.version(),
         });
     }
+    progress.stage(&format!("applying {} change(s)", commands.len()));
     let now = chrono::Utc::now().timestamp_millis();
     space
         .apply(&commands, now)
@@ -366,7 +410,9 @@ pub fn import(
             line: lines[index],
             message: e.to_string(),
         })?;
+    progress.stage("saving the space");
     store.save_space(&space.view())?;
+    progress.finish();
     Ok(ImportSummary {
         records,
         deleted,

@@ -179,6 +179,28 @@ impl Directory {
         Ok(Ok(answer))
     }
 
+    /// Applies change number `seq` that a standby takes from the stream (CONTRACT §16), as
+    /// recovery applies it; `bytes` is its journal frame's length. Whether it was new (a
+    /// change the directory holds already is skipped).
+    pub async fn replay(&self, seq: u64, change: &Change, bytes: u64) -> Result<bool, String> {
+        let _serial = self.serial.lock().await;
+        {
+            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            if seq < state.applied() {
+                return Ok(false);
+            }
+            state.replay(seq, change)?;
+            METRICS.count_directory(state.user_count(), state.counts());
+        }
+        match change {
+            Change::SpaceCreated(info) => self.added_space(&info.id),
+            Change::UserCreated(account) => self.added_space(&account.default_space),
+            _ => {}
+        }
+        self.pace.add(bytes);
+        Ok(true)
+    }
+
     fn added_space(&self, id: &str) {
         self.added
             .lock()

@@ -254,6 +254,15 @@ impl Keys {
         }
     }
 
+    /// Keeps an answer a standby takes from the stream (CONTRACT §16), as recovery keeps
+    /// it: key uses go on being numbered after it.
+    pub fn replay(&self, kept: Arc<(KeyUse, KeptAnswer)>) {
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        table.next_seq = table.next_seq.max(kept.0.seq + 1);
+        self.pace.add(stored_bytes(&kept.0, &kept.1));
+        table.keep(kept);
+    }
+
     /// Drops expired keys; then the table for `keys.bin` if it changed since it was last
     /// written and the journal grew enough for it (or at all, if `last`), with the debt it
     /// pays. It covers every key use numbered below the oldest one still running. Also

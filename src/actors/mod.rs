@@ -18,10 +18,15 @@ pub use registry::Spaces;
 pub use snapshot::SnapshotActor;
 pub use space::SpaceActor;
 
+use std::sync::Arc;
+
 use tokio::sync::oneshot;
 
 use crate::metrics::METRICS;
+use crate::model::Change;
+use crate::store::codec::Entry;
 use crate::store::journal::{Health, StorageError};
+use space::{Followed, Replicated};
 
 /// Why a request could not be answered by its space.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,4 +85,56 @@ pub async fn within_storage<T: 'static>(
             }
         }
     }
+}
+
+/// Applies the entries of a stream message a standby follows (CONTRACT §16) to the live
+/// spaces, directory and idempotency keys, in order, with the model's replay functions
+/// that recovery uses; each comes with its journal frame's length.
+pub async fn replay(
+    spaces: &Spaces,
+    directory: &Directory,
+    keys: &Keys,
+    entries: Vec<(Entry, u64)>,
+) -> Result<(), String> {
+    for (entry, bytes) in entries {
+        let (space, followed, key) = match entry {
+            Entry::Write {
+                space,
+                outcome,
+                key,
+            } => (space, Followed::Write(outcome), key),
+            Entry::Reserve { space, up_to } => (space, Followed::Reserve(up_to), None),
+            Entry::Directory { seq, change, key } => {
+                if directory.replay(seq, &change, bytes).await? {
+                    match &change {
+                        Change::UserCreated(account) => spaces.add(&account.default_space),
+                        Change::SpaceCreated(info) => spaces.add(&info.id),
+                        Change::SpaceDeleted { space } => spaces.delete(space).await,
+                        _ => {}
+                    }
+                }
+                if let Some(kept) = key {
+                    keys.replay(Arc::from(kept));
+                }
+                continue;
+            }
+            Entry::Answer(kept) => {
+                keys.replay(Arc::from(kept));
+                continue;
+            }
+            Entry::User { .. } => return Err("a format-2 user entry in the stream".into()),
+        };
+        let op = Replicated {
+            entry: followed,
+            bytes,
+        };
+        spaces
+            .call(&space, op)
+            .await
+            .map_err(|e| format!("space {space}: {e}"))??;
+        if let Some(kept) = key {
+            keys.replay(Arc::from(kept));
+        }
+    }
+    Ok(())
 }

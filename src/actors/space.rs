@@ -534,6 +534,52 @@ impl Operation for Subscribe {
     }
 }
 
+/// What a stream entry of the space holds (CONTRACT §16).
+pub enum Followed {
+    /// A write's outcome.
+    Write(Arc<Outcome>),
+    /// A reservation of versions up to this one.
+    Reserve(u64),
+}
+
+/// A write or reservation of the space that a standby takes from the stream, applied as
+/// recovery applies it.
+pub struct Replicated {
+    /// What the entry holds.
+    pub entry: Followed,
+    /// Its journal frame's length, which the space's next snapshot pays off.
+    pub bytes: u64,
+}
+
+impl Operation for Replicated {
+    type Output = Result<(), String>;
+
+    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        match self.entry {
+            Followed::Write(outcome) => {
+                let before = actor.space.version();
+                if let Err(e) = actor.space.replay(&outcome) {
+                    return (Err(e), 0);
+                }
+                if actor.space.version() > before {
+                    METRICS.count_outcome(&outcome, 1);
+                }
+            }
+            Followed::Reserve(up_to) => actor.space.reserve(up_to),
+        }
+        // Stored in the stream and on this node's disk already.
+        let version = actor.space.version();
+        actor.stored = actor.stored.max(version);
+        if actor.reserved != u64::MAX {
+            actor.reserved = actor.reserved.max(version).max(actor.space.reserved());
+        }
+        actor.pace.add(self.bytes);
+        actor.dirty = true;
+        actor.release();
+        (Ok(()), 0)
+    }
+}
+
 /// The journal's answer for the write that made `version`.
 #[derive(Message)]
 #[rtype(result = "()")]

@@ -1,4 +1,4 @@
-//! Replication (CONTRACT §16), the first step: with `--nats`, every group-commit batch the
+//! Replication (CONTRACT §16): with `--nats`, every group-commit batch the
 //! journal writes is also appended to the NATS JetStream stream `taskd_<cluster>`, fenced by
 //! the stream's expected last sequence, and a write is answered only once both the stream
 //! and the local disk hold it. One node, the holder of the lease in the key-value bucket
@@ -16,8 +16,12 @@
 //! catch-up then appends the later ones again, which recovery skips as already held; a
 //! torn or missing one makes the catch-up take the whole stream again).
 //!
-//! Not built yet (see the issue's note): standbys that follow the stream live and take the
-//! lease over when the primary dies; until then a standby is a node that waits for the lease.
+//! A standby follows the stream: each message is written to its own journal and applied
+//! to its memory with the replay functions recovery uses (the [`Apply`] it is given), so it
+//! snapshots and compacts its journal as a primary does, and takes the lease over, once it
+//! holds the whole stream, without a restart. A node that was fenced (its memory may hold
+//! less than its disk: a batch the stream took but the disk did not) restarts itself as
+//! soon as it reaches the stream again, and comes back a standby from its data dir.
 
 pub mod fence;
 mod nats;
@@ -32,7 +36,8 @@ use bytes::Bytes;
 use tokio::sync::{mpsc as channel, oneshot, Notify};
 
 use crate::metrics::METRICS;
-use crate::store::journal::{Journal, StorageError};
+use crate::store::codec::{self, Entry};
+use crate::store::journal::{Journal, Marked, StorageError};
 use fence::Verdict;
 use nats::{Nats, NatsError, LEASE_TTL, MAX_MESSAGE};
 
@@ -57,6 +62,8 @@ pub struct Role {
     applied: AtomicU64,
     /// The stream's last sequence, as last seen.
     last: AtomicU64,
+    /// Memory may not hold what the data dir holds: the node must restart before it serves.
+    stale: AtomicBool,
 }
 
 impl Role {
@@ -67,6 +74,7 @@ impl Role {
             primary: AtomicBool::new(false),
             applied: AtomicU64::new(0),
             last: AtomicU64::new(0),
+            stale: AtomicBool::new(false),
         }
     }
 
@@ -96,6 +104,7 @@ impl Role {
     /// Stops answering writes, from this instant: another node appended, or the lease is lost.
     fn fence(&self, why: &str) {
         if self.primary.swap(false, Ordering::SeqCst) {
+            self.stale.store(true, Ordering::SeqCst);
             log::error!("fenced: {why}; this node answers no write from now on");
             METRICS.replication_fenced.inc();
             METRICS.replication_primary.set(0);
@@ -144,9 +153,13 @@ enum Request {
     Contend,
     /// A planned stop: give the lease up.
     Release(oneshot::Sender<()>),
-    /// While a standby, append what the stream gets to this journal.
-    Follow(Journal),
+    /// While a standby, append what the stream gets to this journal and apply it.
+    Follow(Journal, Apply),
 }
+
+/// Applies the entries of one followed stream message (each with its frame's length) to this
+/// node's memory, as recovery applies them; answers once they are applied, or why not.
+pub type Apply = Box<dyn Fn(Vec<(Entry, u64)>) -> oneshot::Receiver<Result<(), String>> + Send>;
 
 /// The handle to the replication thread: its own tokio runtime, the NATS connection, the
 /// lease keeper. Cheap to clone.
@@ -155,7 +168,7 @@ pub struct Replicator {
     requests: channel::UnboundedSender<Request>,
     role: Arc<Role>,
     position: PathBuf,
-    /// Notified when this standby should restart to take over (see [`run`]).
+    /// Notified when this node should restart (see [`Role::fence`]).
     restart: Arc<Notify>,
 }
 
@@ -308,13 +321,14 @@ impl Replicator {
         Ok(())
     }
 
-    /// Follows the stream into `journal` while this node is a standby.
-    pub fn follow_into(&self, journal: Journal) {
-        let _ = self.requests.send(Request::Follow(journal));
+    /// Follows the stream into `journal`, and into memory with `apply`, while this node is
+    /// a standby.
+    pub fn follow_into(&self, journal: Journal, apply: Apply) {
+        let _ = self.requests.send(Request::Follow(journal, apply));
     }
 
-    /// Resolves when this standby followed the stream, found the lease free and should
-    /// restart to take over (its memory does not hold what it followed; its data dir does).
+    /// Resolves when this node was fenced and reaches the stream again: it should restart,
+    /// to come back a standby from its data dir (its memory may not hold what that holds).
     pub async fn restart_wanted(&self) {
         self.restart.notified().await;
     }
@@ -394,8 +408,10 @@ struct Thread {
     /// (epoch, revision, last renewal) while holding the lease.
     lease: Option<(u64, u64, Instant)>,
     contending: bool,
-    /// The journal a standby follows the stream into, and the sequence it had then.
-    following: Option<(Journal, u64)>,
+    /// The journal a standby follows the stream into, and how it applies it to memory.
+    following: Option<(Journal, Apply)>,
+    /// A restart was asked for.
+    restarting: bool,
     /// Stream bytes of a batch split over several messages, until it is whole.
     partial: Vec<u8>,
 }
@@ -433,6 +449,7 @@ async fn run(
         lease: None,
         contending: false,
         following: None,
+        restarting: false,
         partial: Vec::new(),
     };
     let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -482,16 +499,12 @@ impl Thread {
                 self.contending = false;
                 let _ = done.send(());
             }
-            Request::Follow(journal) => {
-                let at = self.role.applied.load(Ordering::SeqCst);
-                self.following = Some((journal, at));
-            }
+            Request::Follow(journal, apply) => self.following = Some((journal, apply)),
         }
     }
 
     /// Renews the lease held; else, when the lease is free and this node holds the whole
-    /// stream, takes it (if its memory holds all it holds) or asks to restart first (if it
-    /// followed the stream since it started).
+    /// stream in memory, takes it.
     async fn keep_lease(&mut self, nats: &mut Nats) {
         let (cluster, node) = (&self.options.cluster, &self.options.node);
         if let Some((epoch, revision, renewed)) = self.lease {
@@ -510,7 +523,7 @@ impl Thread {
             }
             return;
         }
-        if !self.contending {
+        if !self.contending || self.role.stale.load(Ordering::SeqCst) {
             return;
         }
         let last = match nats.last().await {
@@ -521,17 +534,18 @@ impl Thread {
         METRICS
             .replication_lag
             .set((last - self.applied().min(last)) as i64);
-        if last != self.applied() {
-            return; // the stream moved on: this node does not hold all of it yet
+        if last == self.applied() && self.partial.is_empty() {
+            self.take_lease(nats, last).await;
         }
-        let stale = self
-            .following
-            .as_ref()
-            .is_some_and(|(_, at)| *at != self.applied());
-        if stale {
-            return self.take_over_if_free(nats).await;
-        }
-        match nats.take_lease(cluster, node).await {
+    }
+
+    /// Takes the lease if it is free and appends the epoch entry after `last`, the stream's
+    /// end, which this node holds; then serves.
+    async fn take_lease(&mut self, nats: &mut Nats, last: u64) {
+        match nats
+            .take_lease(&self.options.cluster, &self.options.node)
+            .await
+        {
             Ok(Some(epoch)) => {
                 // The epoch entry: an empty message in the new epoch, fenced like any append.
                 match nats.append(epoch, last, Bytes::new()).await {
@@ -554,18 +568,24 @@ impl Thread {
         self.role.applied.load(Ordering::SeqCst)
     }
 
-    /// A standby's look at the stream: appends each new message's entries to the journal,
-    /// in order, a split batch once it is whole.
+    /// A standby's look at the stream: writes each new message's entries to the journal
+    /// and applies them to memory, in order, a split batch once it is whole; takes the
+    /// lease when it is free and this node holds the whole stream. A stale node only looks
+    /// whether the stream answers, and then asks to restart.
     async fn follow(&mut self, nats: &mut Nats) {
-        let Some((journal, _)) = &self.following else {
-            return;
-        };
-        let journal = journal.clone();
         let last = match nats.last().await {
             Ok(last) => last,
             Err(e) => return log::debug!("stream unavailable: {e}"),
         };
         self.role.last.store(last, Ordering::SeqCst);
+        if self.role.stale.load(Ordering::SeqCst) {
+            if !self.restarting {
+                log::warn!("fenced, and the stream answers: restarting as a standby");
+                self.restarting = true;
+                self.restart.notify_one();
+            }
+            return;
+        }
         let mut next = self.applied() + self.partial_messages() + 1;
         while next <= last.min(self.applied() + FOLLOW_BATCH) {
             let payload = match nats.read(next).await {
@@ -573,50 +593,56 @@ impl Thread {
                 Err(e) => return log::warn!("stream message {next} not read: {e}"),
             };
             self.partial.extend_from_slice(&payload);
-            if crate::store::codec::complete_frames(&self.partial) == self.partial.len() {
+            if codec::complete_frames(&self.partial) == self.partial.len() {
                 let bytes = std::mem::take(&mut self.partial);
-                if bytes.is_empty() {
-                    self.role.held(next);
-                } else {
-                    let (done, stored) = oneshot::channel();
-                    journal.follow(
-                        bytes,
-                        next,
-                        Box::new(move |result| {
-                            let _ = done.send(result);
-                        }),
-                    );
-                    if let Ok(Err(e)) | Err(e) = stored.await.map_err(|_| StorageError::Closed) {
-                        return log::error!("stream message {next} not stored: {e}");
-                    }
+                if let Err(e) = self.store(bytes, next).await {
+                    self.role.stale.store(true, Ordering::SeqCst);
+                    return log::error!("stream message {next}: {e}; this node will restart");
                 }
             }
             next += 1;
         }
-        if self.contending && self.applied() == last && self.partial.is_empty() {
-            self.take_over_if_free(nats).await;
-        }
-    }
-
-    /// A standby that followed the stream and holds all of it: when the lease is free, asks
-    /// to restart (its memory does not hold what it followed).
-    async fn take_over_if_free(&mut self, nats: &mut Nats) {
-        let stale = self
-            .following
-            .as_ref()
-            .is_some_and(|(_, at)| *at != self.applied());
-        if stale
+        let caught_up = self.applied() == last && self.partial.is_empty();
+        if self.contending
+            && caught_up
             && nats
                 .lease_free(&self.options.cluster)
                 .await
                 .unwrap_or(false)
         {
-            log::warn!(
-                "the lease is free and this standby holds the whole stream: restarting to take over"
-            );
-            self.contending = false;
-            self.restart.notify_one();
+            self.take_lease(nats, last).await;
         }
+    }
+
+    /// Writes the whole frames `bytes` of stream message `seq` to the journal, then applies
+    /// their entries to memory.
+    async fn store(&mut self, bytes: Vec<u8>, seq: u64) -> Result<(), String> {
+        if bytes.is_empty() {
+            self.role.held(seq); // an epoch entry
+            return Ok(());
+        }
+        let Some((journal, apply)) = &self.following else {
+            return Ok(());
+        };
+        let entries = codec::read_frames(&bytes).ok_or("a damaged entry")?;
+        let marks = entries.iter().map(|(entry, _)| Marked::of(entry)).collect();
+        let (done, stored) = oneshot::channel();
+        journal.follow(
+            bytes,
+            marks,
+            seq,
+            Box::new(move |result| {
+                let _ = done.send(result);
+            }),
+        );
+        stored
+            .await
+            .unwrap_or(Err(StorageError::Closed))
+            .map_err(|e| format!("not stored: {e}"))?;
+        apply(entries)
+            .await
+            .unwrap_or_else(|_| Err("the actors stopped".into()))
+            .map_err(|e| format!("not applied: {e}"))
     }
 
     /// How many messages of a split batch are held back, waiting for the rest.
@@ -656,6 +682,14 @@ async fn append(nats: &mut Nats, role: &Role, epoch: u64, payload: &[u8]) -> Ver
 /// nothing to a journal).
 async fn read_after(nats: &mut Nats, from: u64) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
     let last = nats.last().await?;
+    let first = nats.first().await?;
+    if from < last && first > from + 1 {
+        return Err(ReplicationError(format!(
+            "the stream keeps messages {first} to {last}, and this data dir holds only up to \
+             message {from}: the ones between were trimmed by the stream's limits. Start this \
+             node from a backup of a node of the cluster (taskd backup), see the README"
+        )));
+    }
     let mut messages = Vec::new();
     for seq in from + 1..=last {
         messages.push((seq, nats.read(seq).await?));

@@ -77,6 +77,11 @@ impl Nats {
         Ok(self.stream.get_info().await?.state.last_sequence)
     }
 
+    /// The sequence of the stream's first message still kept (its limits trim the oldest).
+    pub async fn first(&self) -> Result<u64, NatsError> {
+        Ok(self.stream.get_info().await?.state.first_sequence)
+    }
+
     /// Appends `payload` if and only if the stream ends at `tail`, as message
     /// `<epoch>.<tail + 1>`, and judges the answer; a lost answer is resolved from the
     /// stream before this returns.

@@ -28,18 +28,24 @@
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::journal::is_segment_name;
+use crate::progress::Progress;
+
 use super::{
     create_private_dirs, is_space_name, Problem, Recovered, Store, StoreError, JOURNAL_DIR,
     KEYS_FILE, SPACES_DIR, TOKEN_SUFFIX, USERS_FILE,
 };
+use crate::replication::POSITION_FILE;
 
 /// How many times a copy is taken before giving up on a source that keeps changing under it.
 pub const ATTEMPTS: usize = 5;
+
+/// How much of a file is read, written and counted at a time.
+const CHUNK: usize = 1 << 20;
 
 /// What a finished backup holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +100,17 @@ impl std::error::Error for BackupError {}
 /// recovering it, and returns what it holds together with the recovered state. Safe while
 /// a server runs on `from`; `from` is never written.
 pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupError> {
+    backup_with(from, to, &Progress::hidden())
+}
+
+/// [`backup`], counting the bytes it copies on `progress`: each attempt adds the sizes of
+/// the files it is about to copy to the total (journal segments twice, for the first and
+/// the last pass), and advances as the bytes are written.
+pub fn backup_with(
+    from: &Path,
+    to: &Path,
+    progress: &Progress,
+) -> Result<(Summary, Recovered), BackupError> {
     if !from.is_dir() {
         return Err(BackupError::NoSource(from.to_path_buf()));
     }
@@ -108,7 +125,7 @@ pub fn backup(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupErro
         fs::remove_dir_all(&staging).map_err(|e| BackupError::Io(staging.clone(), e))?;
     }
     create_private_dirs(&staging).map_err(|e| BackupError::Io(staging.clone(), e))?;
-    let copied = copy_verified(from, &staging).and_then(|copied| {
+    let copied = copy_verified(from, &staging, progress).and_then(|copied| {
         let dir = to.parent().filter(|p| !p.as_os_str().is_empty());
         fs::rename(&staging, to)
             .and_then(|()| File::open(dir.unwrap_or(Path::new(".")))?.sync_all())
@@ -188,16 +205,22 @@ fn create_parents(to: &Path) -> Result<Option<PathBuf>, BackupError> {
 }
 
 /// Takes copies of `from` into `to` until one recovers (see the module docs), and syncs it.
-fn copy_verified(from: &Path, to: &Path) -> Result<(Summary, Recovered), BackupError> {
+fn copy_verified(
+    from: &Path,
+    to: &Path,
+    progress: &Progress,
+) -> Result<(Summary, Recovered), BackupError> {
     let mut last = None;
     for attempt in 1..=ATTEMPTS {
-        let bytes = copy(from, to)?;
+        let bytes = copy(from, to, progress)?;
+        progress.stage("checking the copy");
         let store = Store::open(to).map_err(|e| BackupError::Io(to.to_path_buf(), io_of(e)))?;
         match store.recover() {
             Ok(recovered) => {
                 if recovered.directory.user_count() == 0 {
                     return Err(BackupError::NotADataDir(from.to_path_buf()));
                 }
+                progress.stage("syncing the copy");
                 sync_tree(to)?;
                 let summary = Summary {
                     spaces: recovered.spaces.len(),
@@ -246,35 +269,69 @@ fn wipe(to: &Path) -> Result<(), BackupError> {
 }
 
 /// One copy in the three passes the module describes; the bytes copied.
-fn copy(from: &Path, to: &Path) -> Result<u64, BackupError> {
+fn copy(from: &Path, to: &Path, progress: &Progress) -> Result<u64, BackupError> {
     for sub in [SPACES_DIR, JOURNAL_DIR] {
         let dir = to.join(sub);
         create_private_dirs(&dir).map_err(|e| BackupError::Io(dir, e))?;
     }
-    let mut bytes = copy_journal(from, to)?;
-    let mut top = vec![USERS_FILE.to_string(), KEYS_FILE.to_string()];
-    top.extend(names(from, |n| n.ends_with(TOKEN_SUFFIX))?);
-    for name in top {
-        bytes += copy_file(&from.join(&name), &to.join(&name))?;
-    }
-    for name in names(&from.join(SPACES_DIR), is_space_name)? {
-        bytes += copy_file(
-            &from.join(SPACES_DIR).join(&name),
-            &to.join(SPACES_DIR).join(&name),
-        )?;
-    }
-    bytes += copy_journal(from, to)?;
+    // What the three passes will copy, as the files stand now (the journal twice). The
+    // passes list the files again at their own moment: the order of the listings is part
+    // of the consistency argument, the estimate is not.
+    let journal = size_of(&files(from, to, JOURNAL_DIR, is_segment_name)?);
+    let spaces = size_of(&files(from, to, SPACES_DIR, is_space_name)?);
+    progress.add_to_total(2 * journal + size_of(&top_files(from, to)?) + spaces);
+
+    // With `--nats`, the position first: the journal copied after it holds at least what
+    // it names, and the copy's first start takes the rest from the stream.
+    let position = (from.join(POSITION_FILE), to.join(POSITION_FILE));
+    let mut bytes = copy_files(&[position], progress)?;
+    bytes += copy_files(&files(from, to, JOURNAL_DIR, is_segment_name)?, progress)?;
+    bytes += copy_files(&top_files(from, to)?, progress)?;
+    // Listed after `users.bin` is copied, so a user the copy holds has its space file too.
+    bytes += copy_files(&files(from, to, SPACES_DIR, is_space_name)?, progress)?;
+    bytes += copy_files(&files(from, to, JOURNAL_DIR, is_segment_name)?, progress)?;
     Ok(bytes)
 }
 
-/// Copies every journal segment of `from` that exists now over its copy in `to`.
-fn copy_journal(from: &Path, to: &Path) -> Result<u64, BackupError> {
+/// `users.bin`, `keys.bin` and the token files of `from`, each with the path of its copy.
+fn top_files(from: &Path, to: &Path) -> Result<Vec<(PathBuf, PathBuf)>, BackupError> {
+    let mut top = vec![USERS_FILE.to_string(), KEYS_FILE.to_string()];
+    top.extend(names(from, |n| n.ends_with(TOKEN_SUFFIX))?);
+    Ok(top
+        .iter()
+        .map(|name| (from.join(name), to.join(name)))
+        .collect())
+}
+
+/// The files of the folder `sub` of `from` that `wanted` accepts, as they exist now, each
+/// with the path of its copy in `to`.
+fn files(
+    from: &Path,
+    to: &Path,
+    sub: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<(PathBuf, PathBuf)>, BackupError> {
+    let names = names(&from.join(sub), wanted)?;
+    Ok(names
+        .iter()
+        .map(|name| (from.join(sub).join(name), to.join(sub).join(name)))
+        .collect())
+}
+
+/// The bytes the sources of `files` hold now; a file gone since it was listed counts 0.
+fn size_of(files: &[(PathBuf, PathBuf)]) -> u64 {
+    files
+        .iter()
+        .filter_map(|(from, _)| fs::metadata(from).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Copies each `(from, to)` of `files` over its copy; the bytes copied.
+fn copy_files(files: &[(PathBuf, PathBuf)], progress: &Progress) -> Result<u64, BackupError> {
     let mut bytes = 0;
-    for name in names(&from.join(JOURNAL_DIR), is_segment_name)? {
-        bytes += copy_file(
-            &from.join(JOURNAL_DIR).join(&name),
-            &to.join(JOURNAL_DIR).join(&name),
-        )?;
+    for (from, to) in files {
+        bytes += copy_file(from, to, progress)?;
     }
     Ok(bytes)
 }
@@ -303,22 +360,37 @@ fn names(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Vec<String>, Backu
 
 /// Copies one file (owner-only), not synced; a source that is gone (deleted since it was
 /// listed, or never written) is skipped: recovery finds out whether the copy needed it.
-fn copy_file(from: &Path, to: &Path) -> Result<u64, BackupError> {
-    // One read: a file replaced by rename meanwhile is read whole, old or new.
-    let bytes = match fs::read(from) {
-        Ok(bytes) => bytes,
+fn copy_file(from: &Path, to: &Path, progress: &Progress) -> Result<u64, BackupError> {
+    // One open: a file replaced by rename meanwhile is read whole, old or new, as the
+    // descriptor keeps the file it opened. It is read in chunks, so a large snapshot
+    // neither sits in memory whole nor stalls the progress line.
+    let mut source = match File::open(from) {
+        Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(BackupError::Io(from.to_path_buf(), e)),
     };
-    OpenOptions::new()
+    let mut target = OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
         .open(to)
-        .and_then(|mut file| file.write_all(&bytes))
         .map_err(|e| BackupError::Io(to.to_path_buf(), e))?;
-    Ok(bytes.len() as u64)
+    let mut chunk = vec![0; CHUNK];
+    let mut bytes = 0;
+    loop {
+        let n = match source.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(BackupError::Io(from.to_path_buf(), e)),
+        };
+        target
+            .write_all(&chunk[..n])
+            .map_err(|e| BackupError::Io(to.to_path_buf(), e))?;
+        bytes += n as u64;
+        progress.advance(n as u64);
+    }
 }
 
 /// Syncs every file and folder of a finished copy, so it survives a crash once answered.

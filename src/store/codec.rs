@@ -573,6 +573,23 @@ pub fn read_frame(bytes: &[u8], offset: usize) -> Frame {
     }
 }
 
+/// Every entry of `bytes`, which must be whole frames (a stream message), with the length
+/// of its frame; `None` when a frame is damaged or cut short.
+pub fn read_frames(bytes: &[u8]) -> Option<Vec<(Entry, u64)>> {
+    let mut entries = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match read_frame(bytes, at) {
+            Frame::Entry { entry, end } => {
+                entries.push((entry, (end - at) as u64));
+                at = end;
+            }
+            Frame::Torn | Frame::Corrupt(_) => return None,
+        }
+    }
+    Some(entries)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -340,6 +340,7 @@ enum Request {
     },
     Follow {
         bytes: Vec<u8>,
+        marks: Vec<Marked>,
         seq: u64,
         done: Done,
     },
@@ -427,10 +428,16 @@ impl Journal {
         len
     }
 
-    /// A standby's append (§16): `bytes`, whole frames of stream message `seq`, written and
-    /// synced as they are (they are in the stream already); `done` runs once they are.
-    pub fn follow(&self, bytes: Vec<u8>, seq: u64, done: Done) {
-        let request = Request::Follow { bytes, seq, done };
+    /// A standby's append (§16): `bytes`, whole frames of stream message `seq` whose
+    /// entries have `marks`, written and synced as they are (they are in the stream
+    /// already); `done` runs once they are.
+    pub fn follow(&self, bytes: Vec<u8>, marks: Vec<Marked>, seq: u64, done: Done) {
+        let request = Request::Follow {
+            bytes,
+            marks,
+            seq,
+            done,
+        };
         if let Err(mpsc::SendError(Request::Follow { done, .. })) = self.requests.send(request) {
             done(Err(StorageError::Closed));
         }
@@ -562,7 +569,12 @@ impl Writer {
                     sync |= needs_sync;
                     waiting.push(Waiting { mark, done });
                 }
-                Request::Follow { bytes, seq, done } => done(self.follow(&bytes, seq)),
+                Request::Follow {
+                    bytes,
+                    marks,
+                    seq,
+                    done,
+                } => done(self.follow(&bytes, &marks, seq)),
                 Request::Covered(space, version, reserved) => {
                     self.covered.space(&space, version, reserved)
                 }
@@ -691,22 +703,7 @@ impl Writer {
 
     /// Writes and syncs frames a standby took from the stream (not appended to it again),
     /// notes their marks, and moves the position to stream sequence `seq`.
-    fn follow(&mut self, bytes: &[u8], seq: u64) -> Result<(), StorageError> {
-        let mut marks = Vec::new();
-        let mut at = 0;
-        while at < bytes.len() {
-            match codec::read_frame(bytes, at) {
-                Frame::Entry { entry, end } => {
-                    marks.push(Marked::of(&entry));
-                    at = end;
-                }
-                _ => {
-                    return Err(StorageError::Io(
-                        format!("stream message {seq} holds a damaged entry").into(),
-                    ))
-                }
-            }
-        }
+    fn follow(&mut self, bytes: &[u8], marks: &[Marked], seq: u64) -> Result<(), StorageError> {
         let written = self.file.as_mut().map_or_else(
             || Err(io::Error::other("no open segment")),
             |file| file.write_all(bytes).and_then(|()| file.sync_data()),
@@ -717,7 +714,7 @@ impl Writer {
         }
         self.offset += bytes.len() as u64;
         let segment = self.segments.back_mut().expect("an open segment");
-        for mark in &marks {
+        for mark in marks {
             segment.marks.note(mark);
             if let Some(Mark::Write { space, version, .. }) = &mark.mark {
                 self.chain.insert(space.clone(), *version);

@@ -31,13 +31,18 @@ fn import(dir: &Path, space: &str, file: &Path) -> Output {
 }
 
 fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_taskd"));
+    let mut command = without_taskd_env(Command::new(env!("CARGO_BIN_EXE_taskd")));
+    command.args(args).stdin(Stdio::null());
+    command
+}
+
+/// `command` without the `TASKD_*` variables of the test's environment.
+fn without_taskd_env(mut command: Command) -> Command {
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("TASKD_") {
             command.env_remove(name);
         }
     }
-    command.args(args).stdin(Stdio::null());
     command
 }
 
@@ -123,6 +128,9 @@ async fn a_backup_taken_while_a_writer_writes_holds_every_record_answered_before
         summary.contains("1 space(s), 1 user(s)") && summary.contains("bytes"),
         "{summary}"
     );
+    // Not a terminal: no progress line, only the summary.
+    assert_eq!(text(&done.stderr), "");
+    assert_eq!(summary.lines().count(), 1, "{summary}");
     assert!(!copy.path().join("LOCK").exists());
 
     // The writes never stopped, and the source still serves.
@@ -156,6 +164,14 @@ async fn an_export_imported_into_a_fresh_space_gives_back_every_record_and_delet
         path(file.path()),
     ]);
     assert!(exported.status.success(), "{}", text(&exported.stderr));
+    // Not a terminal: no progress line, only the summary.
+    assert_eq!(text(&exported.stderr), "");
+    assert!(
+        text(&exported.stdout).starts_with("exported ") && exported.stdout.ends_with(b"space(s)\n"),
+        "{}",
+        text(&exported.stdout)
+    );
+    assert_eq!(text(&exported.stdout).lines().count(), 1);
     let lines = std::fs::read_to_string(file.path()).unwrap();
     let kinds: Vec<String> = lines
         .lines()
@@ -172,6 +188,12 @@ async fn an_export_imported_into_a_fresh_space_gives_back_every_record_and_delet
     assert!(target.stop().success());
     let imported = import(target.dir.path(), &space, file.path());
     assert!(imported.status.success(), "{}", text(&imported.stderr));
+    assert_eq!(text(&imported.stderr), "");
+    let summary = text(&imported.stdout);
+    assert!(
+        summary.starts_with("imported ") && summary.lines().count() == 1,
+        "{summary}"
+    );
     let target = target.restart_after_stop();
     let copy = everything(target.default_user()).await;
     assert_eq!(imported_view(&copy), imported_view(&original));
@@ -185,6 +207,98 @@ async fn an_export_imported_into_a_fresh_space_gives_back_every_record_and_delet
         .unwrap();
     let next = target.create("tasks", json!({"name": "next"})).await;
     assert!(next["versionUpdatedAt"].as_u64().unwrap() > highest);
+}
+
+/// What `taskd args` printed on a terminal, as a person at a shell has one: `script`
+/// (util-linux) runs it on a pseudo-terminal (`TERM=xterm`) and keeps all of it, escape
+/// codes included; `None` without `script`.
+fn on_a_terminal(args: &[&str]) -> Option<String> {
+    let script = Command::new("script").arg("--version").output();
+    if !script.is_ok_and(|o| o.status.success()) {
+        return None;
+    }
+    let line = [env!("CARGO_BIN_EXE_taskd")]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = without_taskd_env(Command::new("script"))
+        .args(["-qec", &line, "/dev/null"])
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output()
+        .expect("cannot run script");
+    let screen = text(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    Some(screen)
+}
+
+/// The first line drawn on `screen` that contains `label`, then checks that the progress
+/// was cleared (erase-line) right before `summary`, which nothing of it follows.
+fn progress_line<'a>(screen: &'a str, label: &str, summary: &str) -> &'a str {
+    let drawn = screen
+        .split(['\r', '\n'])
+        .find(|l| l.contains(label))
+        .unwrap_or_else(|| panic!("no '{label}' line drawn:\n{screen:?}"));
+    let at = screen.find(summary).expect("the summary");
+    let (before, after) = screen.split_at(at);
+    assert!(
+        before.rfind("\x1b[2K") > before.rfind(label),
+        "the last line drawn is not erased: {screen:?}"
+    );
+    assert!(!after.contains(label), "{screen:?}");
+    drawn
+}
+
+#[actix_web::test]
+async fn on_a_terminal_the_tools_draw_their_progress_then_clear_it_for_the_summary() {
+    let mut app = spawn_app();
+    let space = default_space(&app).await;
+    assert!(app.stop().success());
+    let records = 40_000;
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let body: String = (0..records)
+        .map(|i| {
+            let line = json!({"kind": "task", "record": {"todoId": format!("t{i}"), "name": "n"}});
+            format!("{line}\n")
+        })
+        .collect();
+    std::fs::write(file.path(), body).unwrap();
+    let dir = path(app.dir.path());
+    let import = [
+        "import",
+        "--data-dir",
+        dir,
+        "--space",
+        &space,
+        path(file.path()),
+    ];
+    let Some(screen) = on_a_terminal(&import) else {
+        eprintln!("SKIPPED: no script(1) (util-linux) to give the tools a terminal");
+        return;
+    };
+    // The line is drawn as it starts (then 5 times a second), so even a short read shows.
+    let summary = format!("imported {records} record(s) (0 deleted) into space {space}");
+    let drawn = progress_line(&screen, "importing [", &summary);
+    assert!(
+        drawn.contains(" MiB") && drawn.contains("/s, ") && drawn.contains(" left"),
+        "{drawn:?}"
+    );
+
+    let out = tempfile::tempdir().unwrap();
+    let export = out.path().join("export.ndjson");
+    let screen = on_a_terminal(&["export", "--data-dir", dir, "--to", path(&export)]).unwrap();
+    let drawn = progress_line(
+        &screen,
+        "exporting [",
+        "exported 40000 record(s) of 1 space(s)",
+    );
+    assert!(drawn.contains("/40,000 records, "), "{drawn:?}");
+
+    let copy = out.path().join("copy");
+    let screen = on_a_terminal(&["backup", "--data-dir", dir, "--to", path(&copy)]).unwrap();
+    progress_line(&screen, "backing up ", "backed up ");
 }
 
 #[actix_web::test]

@@ -12,7 +12,7 @@ use crate::helpers::{spawn_app, spawn_app_with, Options};
 type Exposition = MetricsExposition<OpenMetricsType, OpenMetricsValue>;
 
 /// `GET /metrics` at `base`, parsed with an OpenMetrics parser.
-async fn scrape(base: &str) -> Exposition {
+pub async fn scrape(base: &str) -> Exposition {
     let mut response = awc::Client::default()
         .get(format!("{base}/metrics"))
         .send()
@@ -25,7 +25,7 @@ async fn scrape(base: &str) -> Exposition {
 
 /// The sum of the samples of `family` whose labels include every pair of `labels` (a
 /// histogram's sample counts its observations); 0 if none.
-fn value(scrape: &Exposition, family: &str, labels: &[(&str, &str)]) -> f64 {
+pub fn value(scrape: &Exposition, family: &str, labels: &[(&str, &str)]) -> f64 {
     let Some(family) = scrape.families.get(family) else {
         return 0.0;
     };

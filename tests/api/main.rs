@@ -6,6 +6,7 @@ mod helpers;
 mod auth;
 mod backup;
 mod bench;
+mod bench_plot;
 mod bounds;
 mod concurrency;
 mod crash_safety;
