@@ -7,7 +7,8 @@
 //! - [`workload`]: operations, named workloads and mixes, requests and answer checks;
 //! - [`client`]: the keep-alive HTTP/1.1 connection;
 //! - [`driver`]: the connections' loops (closed and open loop), change streams, progress;
-//! - [`report`]: the result as JSON, the table and the comparison with an older result.
+//! - [`report`]: the result as JSON, the table and the comparison with an older result;
+//!   [`bench_plot`](crate::bench_plot) draws its percentile curves (`--report`).
 
 pub mod client;
 pub mod driver;
@@ -102,6 +103,10 @@ pub struct Options {
     /// percentiles and percentile curves per operation, errors).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Draw the latency percentile curves of every operation as an SVG plot to this file
+    /// (with --compare, the older run's too: "new" solid, "old" dashed).
+    #[arg(long, value_name = "FILE.svg")]
+    pub report: Option<PathBuf>,
     /// Print this run's ratios to an older --json result (new/old: throughput and each
     /// percentile, per operation).
     #[arg(long, value_name = "OLD.json")]
@@ -249,6 +254,15 @@ pub fn run(options: &Options) -> Result<bool, BenchError> {
     print!("{}", result.table());
     if let Some(old) = &old {
         print!("{}", result.compare(old));
+    }
+    if let Some(path) = &options.report {
+        let mut curves = match &old {
+            Some(old) => [result.curves("new"), old.curves("old")].concat(),
+            None => result.curves(&result.started_at),
+        };
+        curves.retain(|c| !c.points.is_empty());
+        std::fs::write(path, crate::bench_plot::svg(&curves))
+            .map_err(|e| BenchError::File(path.clone(), e.to_string()))?;
     }
     if let Some(path) = &options.json {
         let text = serde_json::to_string_pretty(&result).expect("a result serializes");

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::driver::{OpRecord, Outcome, StreamOutcome};
 use super::workload::Op;
+use crate::bench_plot::Curve;
 
 /// The version of the JSON layout; `--compare` reads this one only.
 pub const FORMAT: u32 = 1;
@@ -262,6 +263,18 @@ impl RunResult {
             errors,
             streams,
         }
+    }
+
+    /// The percentile curve of each operation, named `run` in the plot's legend.
+    pub fn curves(&self, run: &str) -> Vec<Curve> {
+        self.operations
+            .iter()
+            .map(|op| Curve {
+                run: run.to_string(),
+                operation: op.operation.clone(),
+                points: op.curve.clone(),
+            })
+            .collect()
     }
 
     /// Errors of every kind, streams included.

@@ -134,7 +134,7 @@ async fn bench_write_with_a_request_count_makes_exactly_that_many_tasks() {
 }
 
 #[actix_web::test]
-async fn bench_mixed_counts_each_operation_and_compares_with_an_older_run() {
+async fn bench_mixed_counts_each_operation_and_compares_and_plots_against_an_older_run() {
     let app = spawn_app();
     let first = bench(
         &app,
@@ -142,6 +142,7 @@ async fn bench_mixed_counts_each_operation_and_compares_with_an_older_run() {
         &["-w", "mixed", "-n", "400", "--prefill", "100"],
     );
     let old = app.dir.path().join("mixed1.json");
+    let plot = app.dir.path().join("mixed.svg");
     let second = bench(
         &app,
         "mixed2",
@@ -152,6 +153,8 @@ async fn bench_mixed_counts_each_operation_and_compares_with_an_older_run() {
             "100",
             "--compare",
             old.to_str().unwrap(),
+            "--report",
+            plot.to_str().unwrap(),
         ],
     );
     let [get, patch, post] =
@@ -166,6 +169,12 @@ async fn bench_mixed_counts_each_operation_and_compares_with_an_older_run() {
     assert_eq!(served(&app, "PATCH", ITEM).await, patch);
     assert_eq!(served(&app, "POST", TASKS).await, post);
     assert!(second.stdout.contains("new/old"), "{}", second.stdout);
+    // The plot has a curve per operation and run, named in its legend.
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg"), "{svg}");
+    for name in ["new: get", "new: post", "old: get", "old: patch"] {
+        assert!(svg.contains(name), "{name} not in {svg}");
+    }
 }
 
 #[actix_web::test]
