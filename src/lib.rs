@@ -14,12 +14,10 @@
 //!   fenced, and the lease that makes one node the primary.
 //! - [`tools`]: the subcommands `backup`, `export`, `import` and `healthcheck`.
 //! - [`bench`]: the `bench` subcommand, a load generator for a running taskd.
-//! - [`bench_plot`]: the latency-by-percentile SVG plot of `taskd bench --report`.
 //! - [`progress`]: the progress line the long-running tools draw on a terminal.
 
 pub mod actors;
 pub mod bench;
-pub mod bench_plot;
 pub mod config;
 pub mod http;
 pub mod logging;

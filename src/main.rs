@@ -4,8 +4,7 @@
 use std::os::unix::process::CommandExt;
 use std::process::ExitCode;
 
-use taskd::bench;
-use taskd::config::{Config, Tool};
+use taskd::config::Config;
 use taskd::logging;
 use taskd::startup::{Application, Exit};
 use taskd::tools;
@@ -32,27 +31,12 @@ fn main() -> ExitCode {
         eprintln!("taskd: cannot set up logging: {e}");
         return ExitCode::FAILURE;
     }
-    if let Some(Tool::Bench(options)) = &config.tool {
-        let code = match bench::run(options) {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => {
-                eprintln!("taskd: bench: some answers were errors (see the table)");
-                ExitCode::from(2)
-            }
-            Err(e) => {
-                eprintln!("taskd: {e}");
-                ExitCode::FAILURE
-            }
-        };
-        logging::flush();
-        return code;
-    }
     if let Some(tool) = &config.tool {
         let code = match tools::run(&config.data_dir, tool) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("taskd: {e}");
-                ExitCode::FAILURE
+                ExitCode::from(e.exit_code())
             }
         };
         logging::flush();

@@ -94,6 +94,17 @@ impl Progress {
         self.bar.set_message(label.to_string());
     }
 
+    /// Whether the line is drawn at all (stderr is a terminal).
+    pub fn is_drawn(&self) -> bool {
+        !self.bar.is_hidden()
+    }
+
+    /// Replaces the words after a [`step`](Progress::step)'s spinner, its time going on: for
+    /// a line that shows figures of its own (`taskd bench`'s rate, errors and p99 so far).
+    pub fn say(&self, text: String) {
+        self.bar.set_message(text);
+    }
+
     /// Ends the line and clears it; the same as dropping it, said where the work ends.
     pub fn finish(self) {}
 

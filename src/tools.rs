@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
+use crate::bench::BenchError;
 use crate::config::Tool;
 use crate::http::render::RecordJson;
 use crate::model::validate::{parse_changes, READ_ONLY};
@@ -32,9 +33,14 @@ use crate::store::{replace_file, Problem, Store, StoreError};
 /// How long the health check waits to connect, and then for the answer.
 const HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Why a subcommand failed; printed as `taskd: <error>` with exit code 1.
+/// Why a subcommand failed; printed as `taskd: <error>` with exit code 1 (2 for a bench
+/// whose answers were wrong: see [`ToolError::exit_code`]).
 #[derive(Debug)]
 pub enum ToolError {
+    /// `taskd bench` could not run.
+    Bench(BenchError),
+    /// `taskd bench` ran, and some answers were errors (its table says which).
+    WrongAnswers,
     /// The copy of the data directory failed.
     Backup(BackupError),
     /// The data directory could not be read or written.
@@ -65,6 +71,10 @@ pub enum ToolError {
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ToolError::Bench(e) => write!(f, "{e}"),
+            ToolError::WrongAnswers => {
+                f.write_str("bench: some answers were errors (see the table)")
+            }
             ToolError::Backup(e) => write!(f, "backup failed: {e}"),
             ToolError::Store(e) => write!(f, "data file {e}"),
             ToolError::NoDataDir(dir) => write!(f, "{}: no such data directory", dir.display()),
@@ -91,6 +101,16 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+impl ToolError {
+    /// The process's exit code: 2 when a bench's answers were wrong, else 1.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ToolError::WrongAnswers => 2,
+            _ => 1,
+        }
+    }
+}
 
 impl From<BackupError> for ToolError {
     fn from(e: BackupError) -> ToolError {
@@ -157,8 +177,11 @@ pub fn run(data_dir: &Path, tool: &Tool) -> Result<(), ToolError> {
             ))
         }
         Tool::Healthcheck { url } => healthcheck(url),
-        // Needs no data directory: main runs it on its own runtime (`bench::run`).
-        Tool::Bench(_) => unreachable!("main runs `taskd bench` itself"),
+        Tool::Bench(options) => match crate::bench::run(options) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ToolError::WrongAnswers),
+            Err(e) => Err(ToolError::Bench(e)),
+        },
     }
 }
 

@@ -14,13 +14,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use indicatif::ProgressBar;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use super::client::{Connection, Target};
 use super::workload::{check, Cursors, Failure, Ids, Maker, Op, Space};
+use crate::progress::Progress;
 
 /// The longest latency the histograms hold, in microseconds (an hour); longer ones are
 /// recorded as this.
@@ -157,9 +157,8 @@ pub struct Outcome {
     pub streams: Option<StreamOutcome>,
 }
 
-/// Runs `plan`, showing the progress line on `bar` (which is hidden when stderr is not a
-/// terminal).
-pub async fn drive(plan: Plan, bar: &ProgressBar) -> Outcome {
+/// Runs `plan`, showing its figures on `progress` (drawn only on a terminal).
+pub async fn drive(plan: Plan, progress: &Arc<Progress>) -> Outcome {
     let plan = Arc::new(plan);
     let streams = open_streams(&plan).await;
     let start = Instant::now();
@@ -188,10 +187,10 @@ pub async fn drive(plan: Plan, bar: &ProgressBar) -> Outcome {
             ))
         })
         .collect();
-    let progress = (!bar.is_hidden()).then(|| {
+    let shown = progress.is_drawn().then(|| {
         let recorders = recorders.clone();
-        let bar = bar.clone();
-        tokio::spawn(show_progress(recorders, bar, start, measure_from))
+        let progress = Arc::clone(progress);
+        tokio::spawn(show_progress(recorders, progress, measure_from))
     });
     let mut unsent = 0;
     for task in tasks {
@@ -200,8 +199,8 @@ pub async fn drive(plan: Plan, bar: &ProgressBar) -> Outcome {
     let seconds = Instant::now()
         .saturating_duration_since(measure_from)
         .as_secs_f64();
-    if let Some(progress) = progress {
-        progress.abort();
+    if let Some(shown) = shown {
+        shown.abort();
     }
     let mut recorder = Recorder::new();
     for r in &recorders {
@@ -388,8 +387,7 @@ impl ExactClient {
 /// second, errors and p99 so far.
 async fn show_progress(
     recorders: Vec<Arc<Mutex<Recorder>>>,
-    bar: ProgressBar,
-    start: Instant,
+    progress: Arc<Progress>,
     measure_from: Instant,
 ) {
     let mut last = (Instant::now(), 0u64);
@@ -406,9 +404,8 @@ async fn show_progress(
         last = (now, answered);
         let p99 = all.all_latencies().value_at_quantile(0.99) as f64 / 1e3;
         let phase = if now < measure_from { "warm-up " } else { "" };
-        bar.set_message(format!(
-            "{phase}{:5.1} s  {rate:>9.0} req/s  {errors} errors  p99 {p99:.3} ms",
-            (now - start).as_secs_f64()
+        progress.say(format!(
+            "{phase}{rate:>9.0} req/s  {errors} errors  p99 {p99:.3} ms"
         ));
     }
 }

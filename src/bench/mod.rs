@@ -8,10 +8,11 @@
 //! - [`client`]: the keep-alive HTTP/1.1 connection;
 //! - [`driver`]: the connections' loops (closed and open loop), change streams, progress;
 //! - [`report`]: the result as JSON, the table and the comparison with an older result;
-//!   [`bench_plot`](crate::bench_plot) draws its percentile curves (`--report`).
+//! - [`plot`]: the percentile curves as an SVG picture (`--report`).
 
 pub mod client;
 pub mod driver;
+pub mod plot;
 pub mod report;
 pub mod workload;
 
@@ -22,8 +23,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{ArgGroup, Args};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
+
+use crate::progress::Progress;
 
 use client::{Connection, Target};
 use driver::{Plan, Stop};
@@ -261,7 +263,7 @@ pub fn run(options: &Options) -> Result<bool, BenchError> {
             None => result.curves(&result.started_at),
         };
         curves.retain(|c| !c.points.is_empty());
-        std::fs::write(path, crate::bench_plot::svg(&curves))
+        std::fs::write(path, crate::bench::plot::svg(&curves))
             .map_err(|e| BenchError::File(path.clone(), e.to_string()))?;
     }
     if let Some(path) = &options.json {
@@ -395,11 +397,10 @@ async fn bench(options: &Options) -> Result<RunResult, BenchError> {
         rate: options.rate,
         streams: options.streams(),
     };
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
+    let progress = Arc::new(Progress::step("starting"));
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    let outcome = driver::drive(plan, &bar).await;
-    bar.finish_and_clear();
+    let outcome = driver::drive(plan, &progress).await;
+    drop(progress);
     let ops: Vec<_> = mix.ops().collect();
     Ok(RunResult::new(
         run_id,
@@ -433,20 +434,16 @@ async fn prefill(
     if batches.is_empty() {
         return Ok(());
     }
-    let bar = ProgressBar::with_draw_target(Some(options.prefill), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("prefill {bar:30} {pos}/{len} tasks, {eta} left")
-            .expect("a valid template"),
-    );
+    let progress = Arc::new(Progress::records("prefill", Some(options.prefill)));
     let queue = Arc::new(std::sync::Mutex::new(batches));
     let workers = usize::from(options.connections).min(queue.lock().expect("fresh").len());
     let tasks: Vec<_> = (0..workers)
         .map(|_| {
-            let (queue, spaces, ids, bar) = (
+            let (queue, spaces, ids, progress) = (
                 Arc::clone(&queue),
                 Arc::clone(spaces),
                 ids.clone(),
-                bar.clone(),
+                Arc::clone(&progress),
             );
             let mut conn = Connection::new(target.clone(), options.timeout);
             tokio::spawn(async move {
@@ -489,7 +486,7 @@ async fn prefill(
                             )))
                         }
                     }
-                    bar.inc(count);
+                    progress.advance(count);
                 }
             })
         })
@@ -499,7 +496,7 @@ async fn prefill(
         setup.requests += sent;
         setup.batches += sent;
     }
-    bar.finish_and_clear();
+    drop(progress);
     Ok(())
 }
 
