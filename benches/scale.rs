@@ -2,8 +2,9 @@
 //!
 //! `cargo bench --bench scale` fills one space with a million tasks (batches of 100 over
 //! HTTP, the body of `benches/http.rs`) next to a 1,000-task space, then reports: RSS per
-//! task, a page of 100 in the big space against the small one, POST latency into the big
-//! space while it is snapshotted every second against the small one, SIGTERM time, restart
+//! task, pages of open tasks in the big space against the small one, POST latency into the
+//! big space while it is snapshotted every second against the small one (both measured
+//! with `taskd bench`), SIGTERM time, restart
 //! time to the first page and RSS per task after the restart; then, on a fresh data
 //! directory, 100,000 users (one space each): RSS per idle space and restart time.
 //! `TASKD_SCALE_TASKS` and `TASKD_SCALE_SPACES` change the sizes, `TASKD_BENCH_SECONDS`
@@ -17,9 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use support::{
-    connect, drive, env_or, exchange, mib, percentile_ms, request, Server, ADMIN, TOKEN,
-};
+use support::{bench, connect, env_or, exchange, mib, request, Server, ADMIN, TOKEN};
 
 const SMALL: usize = 1_000;
 const CONNECTIONS: usize = 32;
@@ -104,38 +103,42 @@ fn big_space(tasks: usize, seconds: f64) {
         (server.peak() - empty) as f64 / tasks as f64
     );
 
-    let page = |token: &'static str| {
-        drive(server.addr, CONNECTIONS, seconds, move |_| {
-            request(token, "GET", "/api/v1/tasks?limit=100", None)
-        })
+    // Measured by `taskd bench`, as a user would: walking the open tasks 50 a page, then
+    // POSTing (every write dirties its space, so the big one is snapshotted each second).
+    let duration = format!("{seconds}s");
+    let run = |token: &str, workload: &str| {
+        let args = [
+            "-w",
+            workload,
+            "--prefill",
+            "0",
+            "-c",
+            "32",
+            "-d",
+            &duration,
+        ];
+        let total = bench(server.addr, token, &args)["total"].clone();
+        let ms = |p: &str| total["latencyMs"][p].as_f64().unwrap();
+        (
+            total["throughput"].as_f64().unwrap(),
+            ms("p50"),
+            ms("p99"),
+            ms("max"),
+        )
     };
-    let (small_pages, small_lat) = page(small);
-    let (big_pages, big_lat) = page(TOKEN);
+    let (small_pages, _, small_p99, _) = run(small, "page");
+    let (big_pages, _, big_p99, _) = run(TOKEN, "page");
     println!(
-        "page of 100: {SMALL} tasks {small_pages:.0} r/s p99 {:.2} ms; {tasks} tasks {big_pages:.0} r/s p99 {:.2} ms; ratio {:.2}",
-        percentile_ms(&small_lat, 0.99),
-        percentile_ms(&big_lat, 0.99),
+        "pages of 50 open tasks: {SMALL} tasks {small_pages:.0} r/s p99 {small_p99:.2} ms; {tasks} tasks {big_pages:.0} r/s p99 {big_p99:.2} ms; ratio {:.2}",
         big_pages / small_pages
     );
-
-    // Writes: every one dirties its space, so the big one is snapshotted each second.
-    let post = |token: &'static str, from: usize| {
-        drive(server.addr, CONNECTIONS, seconds, move |i| {
-            let body = task(from + i).to_string();
-            request(token, "POST", "/api/v1/tasks", Some(&body))
-        })
-    };
-    let (small_rate, small_lat) = post(small, 10_000_000);
-    let (big_rate, big_lat) = post(TOKEN, 10_000_000);
+    let small_post = run(small, "write");
+    let big_post = run(TOKEN, "write");
     println!(
-        "POST: {SMALL}-task space {small_rate:.0} r/s p50 {:.2} p99 {:.2} max {:.2} ms; {tasks}-task space (snapshotted meanwhile) {big_rate:.0} r/s p50 {:.2} p99 {:.2} max {:.2} ms; p99 ratio {:.2}",
-        percentile_ms(&small_lat, 0.5),
-        percentile_ms(&small_lat, 0.99),
-        percentile_ms(&small_lat, 1.0),
-        percentile_ms(&big_lat, 0.5),
-        percentile_ms(&big_lat, 0.99),
-        percentile_ms(&big_lat, 1.0),
-        percentile_ms(&big_lat, 0.99) / percentile_ms(&small_lat, 0.99)
+        "POST: {SMALL}-task space {:.0} r/s p50 {:.2} p99 {:.2} max {:.2} ms; {tasks}-task space (snapshotted meanwhile) {:.0} r/s p50 {:.2} p99 {:.2} max {:.2} ms; p99 ratio {:.2}",
+        small_post.0, small_post.1, small_post.2, small_post.3,
+        big_post.0, big_post.1, big_post.2, big_post.3,
+        big_post.2 / small_post.2
     );
 
     // Every write of the two spaces created one task: the fill's and the POSTs'.

@@ -132,6 +132,27 @@ pub fn binary() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_taskd")))
 }
 
+/// Runs `taskd bench` (of the [`binary`]) against `addr` as the user of `token` with more
+/// `args`, every answer right; its `--json` result (`total.throughput`,
+/// `total.latencyMs.p50`, ...).
+pub fn bench(addr: SocketAddr, token: &str, args: &[&str]) -> Value {
+    let result = tempfile::NamedTempFile::new().expect("a temporary file");
+    let status = Command::new(binary())
+        .arg("bench")
+        .arg("--url")
+        .arg(format!("http://{addr}"))
+        .arg("--token")
+        .arg(token)
+        .args(args)
+        .arg("--json")
+        .arg(result.path())
+        .stdout(Stdio::null())
+        .status()
+        .expect("taskd bench runs");
+    assert!(status.success(), "taskd bench {args:?}: {status}");
+    serde_json::from_slice(&std::fs::read(result.path()).expect("its result")).expect("JSON")
+}
+
 /// A running taskd process ([`binary`]), its default user's token [`TOKEN`], its admin's
 /// [`ADMIN`], logging at `warn`.
 pub struct Server {
