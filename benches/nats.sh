@@ -22,20 +22,8 @@ taskd=$CARGO_TARGET_DIR/release/taskd
 work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-for i in 1 2 3; do
-  sed "s#/var/lib/taskd-nats/#$work/nats/#" "deploy/nats/n$i.conf" >"$work/n$i.conf"
-  nats-server -c "$work/n$i.conf" >"$work/n$i.log" 2>&1 &
-  pids+=($!)
-done
-for _ in $(seq 1 100); do # ready: JetStream on all three, and a meta leader
-  ok=0
-  for p in 8222 8223 8224; do
-    curl -sf "http://127.0.0.1:$p/healthz?js-enabled-only=true" >/dev/null && ok=$((ok + 1))
-  done
-  [ $ok = 3 ] && curl -sf http://127.0.0.1:8222/jsz | grep -q '"leader"' && break
-  sleep 0.2
-done
-N=nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224
+. deploy/nats/cluster.sh
+start_nats "$work"
 
 # One run: a fresh server (with the extra flags given) on its own data dir, driven for
 # SECONDS_PER_RUN, its result in $work/<name>.json; more bench flags after the name.

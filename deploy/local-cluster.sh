@@ -11,25 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-$(mktemp -d)}
-mkdir -p "$DIR/nats"
 export TASKD_ADMIN_TOKEN=${TASKD_ADMIN_TOKEN:-local-cluster-admin-token-0123456789}
 cargo build --release --bin taskd -q
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
-for i in 1 2 3; do
-  sed "s#/var/lib/taskd-nats/#$DIR/nats/#" "deploy/nats/n$i.conf" >"$DIR/nats/n$i.conf"
-  nats-server -c "$DIR/nats/n$i.conf" >"$DIR/nats/n$i.log" 2>&1 &
-  pids+=($!)
-done
-for _ in $(seq 1 100); do   # ready: JetStream on all three and a meta leader
-  ok=0
-  for p in 8222 8223 8224; do
-    curl -sf "http://127.0.0.1:$p/healthz?js-enabled-only=true" >/dev/null && ok=$((ok + 1))
-  done
-  [ $ok = 3 ] && curl -sf http://127.0.0.1:8222/jsz | grep -q '"leader"' && break
-  sleep 0.2
-done
-N=nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224
+. deploy/nats/cluster.sh
+start_nats "$DIR"
 for node in a b; do
   port=$([ $node = a ] && echo 8081 || echo 8082)
   ./target/release/taskd --bind 127.0.0.1:$port --data-dir "$DIR/$node" --node $node \
