@@ -95,6 +95,17 @@ pub struct Config {
     #[arg(long, env = "TASKD_CLUSTER", default_value = "taskd")]
     pub cluster: String,
 
+    /// With --nats: the primary trims stream messages older than this many seconds, but
+    /// never one a node still needs [default: 7 days].
+    #[arg(long, env = "TASKD_STREAM_MAX_AGE", default_value_t = 7 * 24 * 3600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub stream_max_age: u64,
+
+    /// With --nats: the primary trims the oldest stream messages while the stream holds
+    /// more than this many bytes, but never one a node still needs [default: 1 GiB].
+    #[arg(long, env = "TASKD_STREAM_MAX_BYTES", default_value_t = 1 << 30)]
+    pub stream_max_bytes: u64,
+
     /// Log level: off, error, warn, info, debug or trace.
     #[arg(long, env = "TASKD_LOG", default_value = "info")]
     pub log_level: LevelFilter,
@@ -175,6 +186,8 @@ impl Config {
             urls: self.nats.clone(),
             node,
             cluster: self.cluster.clone(),
+            max_age: std::time::Duration::from_secs(self.stream_max_age),
+            max_bytes: self.stream_max_bytes,
         })
     }
 

@@ -50,6 +50,10 @@ pub struct Options {
     pub node: String,
     /// The cluster's name: the stream is `taskd_<cluster>`, the lease key `<cluster>`.
     pub cluster: String,
+    /// The primary trims stream messages older than this that no node needs.
+    pub max_age: Duration,
+    /// ... and the oldest ones beyond this many bytes that no node needs.
+    pub max_bytes: u64,
 }
 
 /// This node's place in the cluster, shared by the journal writer (which fences it), the
@@ -196,6 +200,8 @@ impl Replicator {
         let thread_role = Arc::clone(&role);
         let thread_restart = Arc::clone(&restart);
         let options = options.clone();
+        let position = data_dir.join(POSITION_FILE);
+        let thread_position = position.clone();
         std::thread::Builder::new()
             .name("taskd-nats".into())
             .spawn(move || {
@@ -209,7 +215,18 @@ impl Replicator {
                         return;
                     }
                 };
-                runtime.block_on(run(options, thread_role, thread_restart, receiver, started));
+                let thread = Thread {
+                    options,
+                    role: thread_role,
+                    restart: thread_restart,
+                    position: thread_position,
+                    lease: None,
+                    contending: false,
+                    following: None,
+                    restarting: false,
+                    partial: Vec::new(),
+                };
+                runtime.block_on(run(thread, receiver, started));
             })
             .map_err(|e| ReplicationError(e.to_string()))?;
         connected
@@ -218,7 +235,7 @@ impl Replicator {
         Ok(Replicator {
             requests,
             role,
-            position: data_dir.join(POSITION_FILE),
+            position,
             restart,
         })
     }
@@ -264,12 +281,7 @@ impl Replicator {
 
     /// The position file's `(seq, segment, offset)`, if there is one.
     pub fn position(&self) -> Option<(u64, u64, u64)> {
-        let text = fs::read_to_string(&self.position).ok()?;
-        let mut parts = text.split_whitespace().map(str::parse::<u64>);
-        match (parts.next(), parts.next(), parts.next()) {
-            (Some(Ok(seq)), Some(Ok(segment)), Some(Ok(offset))) => Some((seq, segment, offset)),
-            _ => None,
-        }
+        read_position(&self.position)
     }
 
     /// The stream's messages after `from`, in order, as `(seq, payload)`.
@@ -367,6 +379,16 @@ impl Replicator {
     }
 }
 
+/// The `(seq, segment, offset)` of the position file at `path`, if there is a whole one.
+fn read_position(path: &Path) -> Option<(u64, u64, u64)> {
+    let text = fs::read_to_string(path).ok()?;
+    let mut parts = text.split_whitespace().map(str::parse::<u64>);
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(Ok(seq)), Some(Ok(segment)), Some(Ok(offset))) => Some((seq, segment, offset)),
+        _ => None,
+    }
+}
+
 /// Logs, per space, the versions of `dropped` entries: local writes the stream never
 /// acknowledged, so never answered.
 fn warn_dropped(dropped: &[crate::store::codec::Entry]) {
@@ -399,12 +421,16 @@ pub const POSITION_FILE: &str = "stream.pos";
 const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 /// The most stream messages a standby reads in one look.
 const FOLLOW_BATCH: u64 = 1000;
+/// How often a node says where its data dir is, and the primary trims the stream.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
 /// What the replication thread keeps between requests.
 struct Thread {
     options: Options,
     role: Arc<Role>,
     restart: Arc<Notify>,
+    /// The position file: where this node's data dir and the stream last agreed.
+    position: PathBuf,
     /// (epoch, revision, last renewal) while holding the lease.
     lease: Option<(u64, u64, Instant)>,
     contending: bool,
@@ -419,12 +445,11 @@ struct Thread {
 /// The replication thread: connects, then serves requests, keeps the lease, and follows the
 /// stream while a standby.
 async fn run(
-    options: Options,
-    role: Arc<Role>,
-    restart: Arc<Notify>,
+    mut thread: Thread,
     mut requests: channel::UnboundedReceiver<Request>,
     started: mpsc::Sender<Result<(), ReplicationError>>,
 ) {
+    let options = &thread.options;
     let replicas = options.urls.len().clamp(1, 3);
     let mut nats =
         match Nats::connect(&options.urls, &options.node, &options.cluster, replicas).await {
@@ -435,25 +460,16 @@ async fn run(
             }
         };
     match nats.last().await {
-        Ok(last) => role.last.store(last, Ordering::SeqCst),
+        Ok(last) => thread.role.last.store(last, Ordering::SeqCst),
         Err(e) => {
             let _ = started.send(Err(ReplicationError(format!("NATS stream: {e}"))));
             return;
         }
     }
     let _ = started.send(Ok(()));
-    let mut thread = Thread {
-        options,
-        role,
-        restart,
-        lease: None,
-        contending: false,
-        following: None,
-        restarting: false,
-        partial: Vec::new(),
-    };
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut follow = tokio::time::interval(FOLLOW_EVERY);
+    let mut upkeep = tokio::time::interval(UPKEEP_EVERY);
     loop {
         tokio::select! {
             request = requests.recv() => match request {
@@ -461,6 +477,7 @@ async fn run(
                 Some(request) => thread.serve(&mut nats, request, &mut tick).await,
             },
             _ = tick.tick() => thread.keep_lease(&mut nats).await,
+            _ = upkeep.tick() => thread.upkeep(&mut nats).await,
             _ = follow.tick(), if thread.following.is_some() && !thread.role.is_primary() => {
                 thread.follow(&mut nats).await;
             }
@@ -561,6 +578,33 @@ impl Thread {
             }
             Ok(None) => {}
             Err(e) => log::warn!("lease not taken: {e}"),
+        }
+    }
+
+    /// Says where this node's data dir is (a node without a position file needs the whole
+    /// stream); on the primary, then trims the stream by its limits, keeping every message
+    /// after the lowest position any node said.
+    async fn upkeep(&mut self, nats: &mut Nats) {
+        let (cluster, node) = (&self.options.cluster, &self.options.node);
+        let held = read_position(&self.position).map_or(0, |(seq, ..)| seq);
+        if let Err(e) = nats.publish_position(cluster, node, held).await {
+            return log::debug!("position not published: {e}");
+        }
+        if !self.role.is_primary() {
+            return;
+        }
+        let needed = match nats.lowest_position(cluster).await {
+            Ok(Some(needed)) => needed,
+            Ok(None) => return,
+            Err(e) => return log::warn!("positions not read: {e}"),
+        };
+        let (max_age, max_bytes) = (self.options.max_age, self.options.max_bytes);
+        match nats.trim(max_age, max_bytes, needed).await {
+            Ok(0) => {}
+            Ok(trimmed) => log::info!(
+                "trimmed {trimmed} stream message(s); every node holds the stream up to {needed} at least"
+            ),
+            Err(e) => log::warn!("stream not trimmed: {e}"),
         }
     }
 

@@ -1,5 +1,6 @@
 //! The NATS side of replication: the stream `taskd_<cluster>` that holds the journal, the
-//! lease bucket `taskd_leases`, and one fenced append. Everything here runs on the
+//! lease bucket `taskd_leases`, the bucket `taskd_positions` where each node says which
+//! stream message it needs from (for the trimming of the stream), and one fenced append. Everything here runs on the
 //! replication thread's own tokio runtime (see [`super::Replicator`]).
 //!
 //! Written against the NATS server Debian ships (2.9): `async-nats` without its 2.10+
@@ -18,24 +19,27 @@ use super::fence::{self, Appended, Verdict};
 
 /// The lease bucket.
 pub const LEASES: &str = "taskd_leases";
+/// The bucket of the nodes' positions: key `<cluster>.<node>`, value the last stream
+/// sequence the node's data dir holds (a restart reads the stream after it).
+const POSITIONS: &str = "taskd_positions";
+/// A node that has not said where it is for this long is no longer waited for.
+const POSITION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 /// A lease not renewed for this long is gone.
 pub const LEASE_TTL: Duration = Duration::from_secs(5);
 /// How long an append may wait for its acknowledgement.
 const ACK_TIMEOUT: Duration = Duration::from_secs(2);
 /// The largest stream message (the NATS server's default payload limit).
 pub const MAX_MESSAGE: usize = 1 << 20;
-/// Stream retention, by age and size (README "Running more than one node").
-const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
-const MAX_BYTES: i64 = 1 << 30;
 
 /// Why NATS could not be used.
 pub type NatsError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The stream and lease bucket of one cluster, on one connection.
+/// The stream and buckets of one cluster, on one connection.
 pub struct Nats {
     js: jetstream::Context,
     stream: jetstream::stream::Stream,
     leases: kv::Store,
+    positions: kv::Store,
     subject: String,
 }
 
@@ -63,11 +67,13 @@ impl Nats {
             .build(client);
         let subject = format!("taskd.{cluster}.log");
         let stream = ensure_stream(&js, cluster, &subject, replicas).await?;
-        let leases = ensure_leases(&js, replicas).await?;
+        let leases = ensure_bucket(&js, LEASES, LEASE_TTL, replicas).await?;
+        let positions = ensure_bucket(&js, POSITIONS, POSITION_TTL, replicas).await?;
         Ok(Nats {
             js,
             stream,
             leases,
+            positions,
             subject,
         })
     }
@@ -189,14 +195,88 @@ impl Nats {
         }
     }
 
+    /// Says that this node's data dir holds the stream up to `seq`.
+    pub async fn publish_position(
+        &self,
+        cluster: &str,
+        node: &str,
+        seq: u64,
+    ) -> Result<(), NatsError> {
+        self.positions
+            .put(format!("{cluster}.{node}"), seq.to_string().into())
+            .await?;
+        Ok(())
+    }
+
+    /// The lowest position a node of `cluster` said it holds, if any did.
+    pub async fn lowest_position(&self, cluster: &str) -> Result<Option<u64>, NatsError> {
+        use futures_util::TryStreamExt;
+        let prefix = format!("{cluster}.");
+        let keys: Vec<String> = self.positions.keys().await?.try_collect().await?;
+        let mut lowest = None;
+        for key in keys.iter().filter(|k| k.starts_with(&prefix)) {
+            let held = self.positions.get(key).await?;
+            if let Some(seq) = held.and_then(|v| std::str::from_utf8(&v).ok()?.parse::<u64>().ok())
+            {
+                lowest = Some(lowest.map_or(seq, |l: u64| l.min(seq)));
+            }
+        }
+        Ok(lowest)
+    }
+
+    /// Trims the stream by `max_age` and `max_bytes`, but keeps every message after
+    /// `needed` (the lowest position of a node); how many messages went.
+    pub async fn trim(
+        &mut self,
+        max_age: Duration,
+        max_bytes: u64,
+        needed: u64,
+    ) -> Result<u64, NatsError> {
+        let state = self.stream.get_info().await?.state.clone();
+        if state.messages == 0 {
+            return Ok(0);
+        }
+        let (first, last) = (state.first_sequence, state.last_sequence);
+        // By size: keep as many of the newest messages as fit, at their average size.
+        let mut keep_from = first;
+        if state.bytes > max_bytes {
+            let fit = (max_bytes as u128 * state.messages as u128 / state.bytes as u128) as u64;
+            keep_from = keep_from.max(last + 1 - fit.min(last + 1 - first));
+        }
+        // By age: the first message not older than `max_age` (a binary search on times).
+        let cutoff = chrono::Utc::now().timestamp() - max_age.as_secs() as i64;
+        let (mut low, mut high) = (keep_from, last + 1);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if self
+                .stream
+                .get_raw_message(middle)
+                .await?
+                .time
+                .unix_timestamp()
+                < cutoff
+            {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        let keep_from = low.min(needed + 1);
+        if keep_from <= first {
+            return Ok(0);
+        }
+        self.stream.purge().sequence(keep_from).await?;
+        Ok(keep_from - first)
+    }
+
     /// The payload of stream message `seq`.
     pub async fn read(&self, seq: u64) -> Result<Bytes, NatsError> {
         Ok(self.stream.get_raw_message(seq).await?.payload)
     }
 }
 
-/// The stream's configuration: the journal's subject, file storage, `replicas` copies,
-/// trimmed by age and size.
+/// The stream's configuration: the journal's subject, file storage, `replicas` copies, no
+/// limits of its own: the primary trims it ([`Nats::trim`]), never past what a node needs.
 fn stream_config(cluster: &str, subject: &str, replicas: usize) -> stream::Config {
     stream::Config {
         name: format!("taskd_{cluster}"),
@@ -206,8 +286,6 @@ fn stream_config(cluster: &str, subject: &str, replicas: usize) -> stream::Confi
         retention: RetentionPolicy::Limits,
         discard: DiscardPolicy::Old,
         max_message_size: MAX_MESSAGE as i32,
-        max_age: MAX_AGE,
-        max_bytes: MAX_BYTES,
         duplicate_window: Duration::from_secs(120),
         ..Default::default()
     }
@@ -246,15 +324,20 @@ async fn ensure_stream(
     }
 }
 
-/// Creates the lease bucket's stream (history 1, entries expire after [`LEASE_TTL`]) if
-/// absent, and opens the bucket.
-async fn ensure_leases(js: &jetstream::Context, replicas: usize) -> Result<kv::Store, NatsError> {
+/// Creates the stream of key-value bucket `name` (history 1, entries expire after `ttl`)
+/// if absent, and opens the bucket. By hand: the client's `create_key_value` fails on 2.9.
+async fn ensure_bucket(
+    js: &jetstream::Context,
+    name: &str,
+    ttl: Duration,
+    replicas: usize,
+) -> Result<kv::Store, NatsError> {
     let config = stream::Config {
-        name: format!("KV_{LEASES}"),
+        name: format!("KV_{name}"),
         description: Some(String::new()),
-        subjects: vec![format!("$KV.{LEASES}.>")],
+        subjects: vec![format!("$KV.{name}.>")],
         max_messages_per_subject: 1,
-        max_age: LEASE_TTL,
+        max_age: ttl,
         max_bytes: -1,
         max_message_size: -1,
         storage: StorageType::File,
@@ -273,5 +356,5 @@ async fn ensure_leases(js: &jetstream::Context, replicas: usize) -> Result<kv::S
             return Err(e.into());
         }
     }
-    Ok(js.get_key_value(LEASES).await?)
+    Ok(js.get_key_value(name).await?)
 }

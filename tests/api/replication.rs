@@ -1286,3 +1286,74 @@ async fn a_node_behind_a_trimmed_stream_says_so_and_starts_from_a_backup_of_anot
         on_c.get(&format!("/api/v1/tasks/k{i}")).await.expect(200);
     }
 }
+
+#[actix_web::test]
+async fn the_stream_is_trimmed_by_its_limits_but_never_past_what_a_node_needs() {
+    let Some(nats) = nats() else { return };
+    // Limits that would trim every message: only the nodes' positions keep any.
+    let tight = ["--stream-max-bytes", "1", "--stream-max-age", "1"];
+    let a = node_on(
+        &nats.url,
+        "a",
+        Arc::new(tempfile::tempdir().unwrap()),
+        &tight,
+    );
+    until_primary(&a).await;
+    let mut b = node_on(
+        &nats.url,
+        "b",
+        Arc::new(tempfile::tempdir().unwrap()),
+        &tight,
+    );
+    let user = a.default_user();
+    let write = |from: usize, to: usize| {
+        let user = &user;
+        async move {
+            for i in from..to {
+                user.post("/api/v1/tasks", json!({"todoId": format!("r{i}")}))
+                    .await
+                    .expect(201);
+            }
+        }
+    };
+    write(0, 20).await;
+    let (_, primary) = health(&a, "/healthz").await;
+    let caught_up = wait_until(Duration::from_secs(5), || {
+        health_blocking(&b)["appliedSeq"] == primary["appliedSeq"]
+    });
+    assert!(caught_up);
+    // b has said where it is (every 5 s), then dies; a writes on.
+    std::thread::sleep(Duration::from_secs(6));
+    let b_holds = primary["appliedSeq"].as_u64().unwrap();
+    b.crash();
+    write(20, 40).await;
+    let client = async_nats::connect(&nats.url).await.unwrap();
+    let mut stream = async_nats::jetstream::new(client)
+        .get_stream("taskd_test")
+        .await
+        .unwrap();
+    // a trims what b holds, and nothing after it, however long b stays away.
+    let started = Instant::now();
+    let mut first = 0;
+    while started.elapsed() < Duration::from_secs(8) {
+        first = stream.info().await.unwrap().state.first_sequence;
+        assert!(first <= b_holds + 1, "trimmed past b's {b_holds}: {first}");
+        actix_web::rt::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(first, b_holds + 1, "{}", a.log_text());
+    // So b comes back and catches up from the stream.
+    let b = b.restart_after_stop();
+    let (_, primary) = health(&a, "/healthz").await;
+    let (_, standby) = health(&b, "/healthz").await;
+    assert_eq!(standby["appliedSeq"], primary["appliedSeq"], "{standby}");
+    // Once b has said it holds it all again, the stream is trimmed past where b was.
+    let started = Instant::now();
+    while stream.info().await.unwrap().state.first_sequence <= b_holds + 1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{}",
+            a.log_text()
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(200)).await;
+    }
+}
