@@ -6,14 +6,16 @@
 #
 # Starts the three-server JetStream cluster of deploy/nats (stores in a temporary folder),
 # then, REPS times in turn: a fresh taskd without --nats, and a fresh one with --nats
-# against the cluster (an R3 stream), each driven by `taskd bench -w write -c 8` for
-# SECONDS_PER_RUN seconds. Prints each run's throughput and percentiles and, per
-# repetition, the ratios with/without (`taskd bench --compare`). Not part of CI.
+# against the cluster (an R3 stream), each driven by `taskd bench -w write` for
+# SECONDS_PER_RUN seconds over CONNECTIONS (8) connections. Prints each run's throughput
+# and percentiles and, per repetition, the ratios with/without (`taskd bench --compare`).
+# Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
+CONNECTIONS=${CONNECTIONS:-8}
 TOKEN=nats-bench-token-0123456789abcdef0123456789
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 cargo build --release --bin taskd -q
@@ -39,7 +41,7 @@ run() {
     sleep 0.1
   done
   echo "== $name"
-  "$taskd" bench --url "http://127.0.0.1:$port" --token "$TOKEN" -w write -c 8 --prefill 0 \
+  "$taskd" bench --url "http://127.0.0.1:$port" --token "$TOKEN" -w write -c "$CONNECTIONS" --prefill 0 \
     -d "${SECONDS_PER_RUN}s" --json "$work/$name.json" "$@"
   kill -TERM $server
   wait $server || true
