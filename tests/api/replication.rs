@@ -1244,8 +1244,10 @@ async fn a_node_behind_a_trimmed_stream_says_so_and_starts_from_a_backup_of_anot
     });
     assert!(caught_up);
 
-    // A backup of the running standby b, then the stream trimmed to its last message (as
-    // its age and size limits would do, in time), then more writes.
+    // A backup of the running standby b (once its position file, replaced at most every
+    // second while idle, names the end), then the stream trimmed to its last message (as
+    // its limits would do, in time), then more writes.
+    std::thread::sleep(Duration::from_millis(1500));
     let seed = Arc::new(tempfile::tempdir().unwrap());
     let backup = Command::new(env!("CARGO_BIN_EXE_taskd"))
         .args(["backup", "--data-dir"])
