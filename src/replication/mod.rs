@@ -487,6 +487,18 @@ const FOLLOW_BATCH: u64 = 1000;
 /// How often a node says where its data dir is, and the primary trims the stream.
 const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
+/// How long the first connection to NATS is tried before the start fails.
+const CONNECT_PATIENCE: Duration = Duration::from_secs(30);
+
+/// Connects to NATS as `options` say (creating or checking the stream and buckets); the
+/// connection and the stream's last sequence.
+async fn connect(options: &Options) -> Result<(Nats, u64), NatsError> {
+    let replicas = options.urls.len().clamp(1, 3);
+    let nats = Nats::connect(&options.urls, &options.node, &options.cluster, replicas).await?;
+    let last = nats.last().await?;
+    Ok((nats, last))
+}
+
 /// What the replication thread keeps between requests.
 struct Thread {
     options: Options,
@@ -512,23 +524,25 @@ async fn run(
     mut requests: channel::UnboundedReceiver<Request>,
     started: mpsc::Sender<Result<(), ReplicationError>>,
 ) {
-    let options = &thread.options;
-    let replicas = options.urls.len().clamp(1, 3);
-    let mut nats =
-        match Nats::connect(&options.urls, &options.node, &options.cluster, replicas).await {
-            Ok(nats) => nats,
+    // NATS may be electing leaders (a node restarting after it was fenced often meets it
+    // so): the first connection is tried for a while before the start fails.
+    let patience = Instant::now() + CONNECT_PATIENCE;
+    let mut nats = loop {
+        match connect(&thread.options).await {
+            Ok((nats, last)) => {
+                thread.role.last.store(last, Ordering::SeqCst);
+                break nats;
+            }
+            Err(e) if Instant::now() < patience => {
+                log::warn!("NATS not ready ({e}); trying again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
             Err(e) => {
                 let _ = started.send(Err(ReplicationError(format!("NATS: {e}"))));
                 return;
             }
-        };
-    match nats.last().await {
-        Ok(last) => thread.role.last.store(last, Ordering::SeqCst),
-        Err(e) => {
-            let _ = started.send(Err(ReplicationError(format!("NATS stream: {e}"))));
-            return;
         }
-    }
+    };
     let _ = started.send(Ok(()));
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut follow = tokio::time::interval(FOLLOW_EVERY);
@@ -689,7 +703,9 @@ impl Thread {
         };
         self.role.last.store(last, Ordering::SeqCst);
         if self.role.stale.load(Ordering::SeqCst) {
-            if !self.restarting {
+            // The lease bucket answers too (its own leader may still be elected).
+            let answers = nats.lease_free(&self.options.cluster).await.is_ok();
+            if answers && !self.restarting {
                 log::warn!("fenced, and the stream answers: restarting as a standby");
                 self.restarting = true;
                 self.restart.notify_one();
