@@ -652,7 +652,10 @@ impl Thread {
                         self.role.promote(epoch);
                     }
                     verdict => {
-                        log::warn!("epoch entry not appended ({verdict:?}); the lease lapses");
+                        // The stream moved on since `last` was read: give the lease back
+                        // at once rather than let it lapse, and catch up first.
+                        log::warn!("epoch entry not appended ({verdict:?}); lease given back");
+                        nats.release_lease(&self.options.cluster, epoch).await;
                     }
                 }
             }
@@ -736,7 +739,13 @@ impl Thread {
                 .await
                 .unwrap_or(false)
         {
-            self.take_lease(nats, last).await;
+            // A primary gives the lease up after its last append: the end read before may
+            // be behind by then.
+            match nats.last().await {
+                Ok(now) if now == last => self.take_lease(nats, last).await,
+                Ok(_) => {}
+                Err(e) => log::debug!("stream unavailable: {e}"),
+            }
         }
     }
 
