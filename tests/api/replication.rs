@@ -729,7 +729,8 @@ impl Drop for Cluster {
 }
 
 /// Starts the cluster and waits until its JetStream has a meta leader; `None` without
-/// nats-server.
+/// nats-server. Tried three times: a port found free may be taken by another test before
+/// its server binds it.
 fn cluster() -> Option<Cluster> {
     if Command::new("nats-server")
         .arg("--version")
@@ -740,6 +741,13 @@ fn cluster() -> Option<Cluster> {
         eprintln!("nats-server is not installed: replication test skipped");
         return None;
     }
+    let cluster = (0..3).find_map(|_| try_cluster());
+    assert!(cluster.is_some(), "the NATS cluster did not get ready");
+    cluster
+}
+
+/// One try at [`cluster`]: `None` when it does not get ready within 20 s.
+fn try_cluster() -> Option<Cluster> {
     let store = tempfile::tempdir().unwrap();
     let ports: Vec<(u16, u16, u16)> = (0..3)
         .map(|_| (free_port(), free_port(), free_port()))
@@ -785,8 +793,7 @@ fn cluster() -> Option<Cluster> {
             .iter()
             .all(|(_, _, http)| jsz(*http).is_some_and(|j| j["meta_cluster"]["leader"].is_string()))
     });
-    assert!(ready, "the NATS cluster did not get ready");
-    Some(cluster)
+    ready.then_some(cluster)
 }
 
 /// A server's `/jsz?streams=true`, if it answers.
