@@ -187,6 +187,15 @@ async fn the_primary_appends_every_write_and_a_second_node_is_a_standby_that_hol
         .as_str()
         .unwrap()
         .contains("taskd_replication_primary 0"));
+    // The primary's §16 metrics: role, applied sequence, lag, appends, lease changes.
+    let scrape = crate::ecosystem::scrape(&a.address).await;
+    let value = |family| crate::ecosystem::value(&scrape, family, &[]);
+    assert_eq!(value("taskd_replication_primary"), 1.0);
+    assert!(value("taskd_replication_applied_seq") >= 2.0);
+    assert_eq!(value("taskd_replication_lag"), 0.0);
+    assert!(value("taskd_replication_append_seconds") >= 20.0);
+    assert_eq!(value("taskd_replication_lease_changes"), 1.0);
+    assert_eq!(value("taskd_replication_fenced"), 0.0);
     // Every write of the primary is in the standby's journal: its log says so.
     let applied = body["appliedSeq"].as_u64().unwrap();
     let (_, primary) = health(&a, "/healthz").await;
@@ -1166,12 +1175,7 @@ async fn writes_whose_acknowledgement_was_lost_are_resolved_from_the_stream_alik
     // it has taken over: the same everywhere, and every answered write is there.
     until_primary(&a).await;
     let on_a = fates(&a, &tried).await;
-    let (_, primary) = health(&a, "/healthz").await;
-    let caught_up = wait_until(Duration::from_secs(5), || {
-        let standby: Value = health_blocking(&b);
-        standby["appliedSeq"] == primary["appliedSeq"]
-    });
-    assert!(caught_up, "b did not reach a's {primary}");
+    until_caught_up(&a, &b).await;
     let mut a = a;
     a.crash();
     primary_within(&b, Duration::from_secs(15)).await;
@@ -1211,6 +1215,27 @@ async fn fates(app: &TestApp, tried: &[(String, u16, Duration)]) -> Vec<bool> {
     present
 }
 
+/// POSTs tasks `<prefix><i>` for each `i` of `ids` to `app`'s default space, each 201.
+async fn post_tasks(app: &TestApp, prefix: &str, ids: std::ops::Range<usize>) {
+    let user = app.default_user();
+    for i in ids {
+        user.post("/api/v1/tasks", json!({"todoId": format!("{prefix}{i}")}))
+            .await
+            .expect(201);
+    }
+}
+
+/// Waits (at most 5 s) until `standby` holds the stream as far as `primary` does; the
+/// primary's `/healthz`.
+async fn until_caught_up(primary: &TestApp, standby: &TestApp) -> Value {
+    let (_, health_of_primary) = health(primary, "/healthz").await;
+    let caught_up = wait_until(Duration::from_secs(5), || {
+        health_blocking(standby)["appliedSeq"] == health_of_primary["appliedSeq"]
+    });
+    assert!(caught_up, "the standby did not reach {health_of_primary}");
+    health_of_primary
+}
+
 /// `GET /healthz` of `app`, from a plain thread (for `wait_until`).
 fn health_blocking(app: &TestApp) -> Value {
     let address = app.address.trim_start_matches("http://");
@@ -1233,23 +1258,8 @@ async fn a_node_behind_a_trimmed_stream_says_so_and_starts_from_a_backup_of_anot
     let a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
     until_primary(&a).await;
     let mut b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
-    let user = a.default_user();
-    let write = |from: usize, to: usize| {
-        let user = &user;
-        async move {
-            for i in from..to {
-                user.post("/api/v1/tasks", json!({"todoId": format!("k{i}")}))
-                    .await
-                    .expect(201);
-            }
-        }
-    };
-    write(0, 30).await;
-    let (_, primary) = health(&a, "/healthz").await;
-    let caught_up = wait_until(Duration::from_secs(5), || {
-        health_blocking(&b)["appliedSeq"] == primary["appliedSeq"]
-    });
-    assert!(caught_up);
+    post_tasks(&a, "k", 0..30).await;
+    let primary = until_caught_up(&a, &b).await;
 
     // A backup of the running standby b (once its position file, replaced at most every
     // second while idle, names the end), then the stream trimmed to its last message (as
@@ -1271,7 +1281,7 @@ async fn a_node_behind_a_trimmed_stream_says_so_and_starts_from_a_backup_of_anot
         .unwrap();
     let last = primary["appliedSeq"].as_u64().unwrap();
     stream.purge().sequence(last).await.unwrap();
-    write(30, 40).await;
+    post_tasks(&a, "k", 30..40).await;
 
     // An empty node cannot take the stream from its start any more, and says why.
     let options = node_options(&nats.url, "c", &[]);
@@ -1314,28 +1324,13 @@ async fn the_stream_is_trimmed_by_its_limits_but_never_past_what_a_node_needs() 
         Arc::new(tempfile::tempdir().unwrap()),
         &tight,
     );
-    let user = a.default_user();
-    let write = |from: usize, to: usize| {
-        let user = &user;
-        async move {
-            for i in from..to {
-                user.post("/api/v1/tasks", json!({"todoId": format!("r{i}")}))
-                    .await
-                    .expect(201);
-            }
-        }
-    };
-    write(0, 20).await;
-    let (_, primary) = health(&a, "/healthz").await;
-    let caught_up = wait_until(Duration::from_secs(5), || {
-        health_blocking(&b)["appliedSeq"] == primary["appliedSeq"]
-    });
-    assert!(caught_up);
+    post_tasks(&a, "r", 0..20).await;
+    let primary = until_caught_up(&a, &b).await;
     // b has said where it is (every 5 s), then dies; a writes on.
     std::thread::sleep(Duration::from_secs(6));
     let b_holds = primary["appliedSeq"].as_u64().unwrap();
     b.crash();
-    write(20, 40).await;
+    post_tasks(&a, "r", 20..40).await;
     let client = async_nats::connect(&nats.url).await.unwrap();
     let mut stream = async_nats::jetstream::new(client)
         .get_stream("taskd_test")
