@@ -28,12 +28,14 @@ pub mod fence;
 mod nats;
 
 use std::fs;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures_util::StreamExt;
 use tokio::sync::{mpsc as channel, oneshot, Notify};
 
 use crate::metrics::METRICS;
@@ -148,9 +150,10 @@ enum Request {
         payload: Vec<u8>,
         verdict: mpsc::SyncSender<Verdict>,
     },
-    /// Read stream messages from `from` on (for the catch-up).
+    /// Read stream messages after `from`, about `max_bytes` of them (for the catch-up).
     Read {
         from: u64,
+        max_bytes: usize,
         reply: mpsc::Sender<Result<Vec<(u64, Bytes)>, ReplicationError>>,
     },
     /// Take the lease if it is free and this node holds the whole stream; then append the
@@ -277,11 +280,20 @@ impl Replicator {
         self.position.read()
     }
 
-    /// The stream's messages after `from`, in order, as `(seq, payload)`.
-    pub fn read_after(&self, from: u64) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
+    /// The stream's messages after `from`, in order, as `(seq, payload)`: the first, and
+    /// then as many as fit in `max_bytes`.
+    pub fn read_after(
+        &self,
+        from: u64,
+        max_bytes: usize,
+    ) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
         let (reply, answer) = mpsc::channel();
         self.requests
-            .send(Request::Read { from, reply })
+            .send(Request::Read {
+                from,
+                max_bytes,
+                reply,
+            })
             .map_err(|_| ReplicationError("the replication thread stopped".into()))?;
         answer
             .recv()
@@ -290,8 +302,8 @@ impl Replicator {
 
     /// Brings the journal in `journal_dir` to the stream, before recovery: cuts it back to
     /// the last batch the stream acknowledged (a warning line per space whose versions go:
-    /// they were never answered), then appends every later stream message as a new
-    /// segment. Without a position file a data dir is either the stream's origin (the stream
+    /// they were never answered), then appends every later stream message, in parts of
+    /// about [`CATCH_UP_BYTES`], each a new segment. Without a position file a data dir is either the stream's origin (the stream
     /// is empty) or takes the whole stream.
     pub fn catch_up(&self, journal_dir: &Path) -> Result<(), ReplicationError> {
         let last = self.role.last.load(Ordering::SeqCst);
@@ -310,17 +322,40 @@ impl Replicator {
         let dropped =
             crate::store::journal::cut_back(journal_dir, segment, offset).map_err(store)?;
         warn_dropped(&dropped);
-        let messages = self.read_after(seq)?;
-        let frames: Vec<u8> = messages
-            .iter()
-            .flat_map(|(_, m)| m.iter().copied())
-            .collect();
-        let upto = messages.last().map_or(seq, |(s, _)| *s);
+        // Part by part, each whole part a segment of its own and a position, so memory
+        // holds one part and a crash keeps the parts before.
+        let (mut upto, mut frames) = (seq, Vec::new());
+        loop {
+            let messages = self.read_after(upto, CATCH_UP_BYTES)?;
+            let Some(&(end, _)) = messages.last() else {
+                break;
+            };
+            upto = end;
+            messages
+                .iter()
+                .for_each(|(_, m)| frames.extend_from_slice(m));
+            if codec::complete_frames(&frames) == frames.len() {
+                self.hold_part(journal_dir, std::mem::take(&mut frames), upto)?;
+            }
+        }
+        // A split batch whose last part the stream never got: kept as it was appended, for
+        // recovery to cut (it was never answered).
+        self.hold_part(journal_dir, frames, upto)
+    }
+
+    /// Appends `frames`, the stream's messages up to `upto`, to the journal in
+    /// `journal_dir` as a new segment, and holds them.
+    fn hold_part(
+        &self,
+        journal_dir: &Path,
+        frames: Vec<u8>,
+        upto: u64,
+    ) -> Result<(), ReplicationError> {
         if frames.is_empty() {
             self.role.held(upto);
         } else {
-            let (segment, len) =
-                crate::store::journal::append_segment(journal_dir, &frames).map_err(store)?;
+            let (segment, len) = crate::store::journal::append_segment(journal_dir, &frames)
+                .map_err(|e| ReplicationError(e.to_string()))?;
             self.held(upto, segment, len);
         }
         Ok(())
@@ -484,6 +519,10 @@ const POSITION_EVERY: Duration = Duration::from_millis(100);
 const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 /// The most stream messages a standby reads in one look.
 const FOLLOW_BATCH: u64 = 1000;
+/// A standby stores what it follows in groups of about this many bytes.
+const FOLLOW_GROUP_BYTES: usize = 4 << 20;
+/// The catch-up at start reads the stream in parts of about this many bytes.
+const CATCH_UP_BYTES: usize = 64 << 20;
 /// How often a node says where its data dir is, and the primary trims the stream.
 const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
@@ -581,8 +620,12 @@ impl Thread {
                 }
                 let _ = verdict.send(answer);
             }
-            Request::Read { from, reply } => {
-                let _ = reply.send(read_after(nats, from).await);
+            Request::Read {
+                from,
+                max_bytes,
+                reply,
+            } => {
+                let _ = reply.send(read_after(nats, from, max_bytes).await);
             }
             Request::Contend => {
                 self.contending = true;
@@ -715,21 +758,10 @@ impl Thread {
             }
             return;
         }
-        let mut next = self.applied() + self.partial_messages() + 1;
-        while next <= last.min(self.applied() + FOLLOW_BATCH) {
-            let payload = match nats.read(next).await {
-                Ok(payload) => payload,
-                Err(e) => return log::warn!("stream message {next} not read: {e}"),
-            };
-            self.partial.extend_from_slice(&payload);
-            if codec::complete_frames(&self.partial) == self.partial.len() {
-                let bytes = std::mem::take(&mut self.partial);
-                if let Err(e) = self.store(bytes, next).await {
-                    self.role.stale.store(true, Ordering::SeqCst);
-                    return log::error!("stream message {next}: {e}; this node will restart");
-                }
-            }
-            next += 1;
+        let next = self.applied() + self.partial_messages() + 1;
+        let end = last.min(self.applied() + FOLLOW_BATCH);
+        if next <= end && !self.follow_range(nats, next..=end).await {
+            return;
         }
         let caught_up = self.applied() == last && self.partial.is_empty();
         if self.contending
@@ -749,8 +781,56 @@ impl Thread {
         }
     }
 
-    /// Writes the whole frames `bytes` of stream message `seq` to the journal, then applies
-    /// their entries to memory.
+    /// Reads stream messages `seqs` and stores them in groups of whole batches of about
+    /// [`FOLLOW_GROUP_BYTES`]: one journal sync and one apply a group, not a message (a
+    /// standby that synced every message fell behind a loaded primary). A split batch waits
+    /// in `partial` for its last message. False when a group could not be stored: this node
+    /// is then stale and will restart.
+    async fn follow_range(&mut self, nats: &Nats, seqs: RangeInclusive<u64>) -> bool {
+        let mut messages = std::pin::pin!(nats.read_range(seqs));
+        let mut group = Vec::new();
+        let mut group_end = None;
+        while let Some(read) = messages.next().await {
+            let (seq, payload) = match read {
+                Ok(message) => message,
+                Err(e) => {
+                    log::warn!("{e}");
+                    break;
+                }
+            };
+            self.partial.extend_from_slice(&payload);
+            if codec::complete_frames(&self.partial) == self.partial.len() {
+                group.append(&mut self.partial);
+                group_end = Some(seq);
+                if group.len() >= FOLLOW_GROUP_BYTES {
+                    if !self.store_group(std::mem::take(&mut group), seq).await {
+                        return false;
+                    }
+                    group_end = None;
+                }
+            }
+        }
+        match group_end {
+            Some(seq) => self.store_group(group, seq).await,
+            None => true,
+        }
+    }
+
+    /// [`Thread::store`]s a group ending at stream message `seq`; if it cannot be stored,
+    /// marks this node stale (it will restart) and says false.
+    async fn store_group(&mut self, bytes: Vec<u8>, seq: u64) -> bool {
+        match self.store(bytes, seq).await {
+            Ok(()) => true,
+            Err(e) => {
+                self.role.stale.store(true, Ordering::SeqCst);
+                log::error!("stream messages up to {seq}: {e}; this node will restart");
+                false
+            }
+        }
+    }
+
+    /// Writes the whole frames `bytes` of the stream messages up to `seq` to the journal,
+    /// then applies their entries to memory.
     async fn store(&mut self, bytes: Vec<u8>, seq: u64) -> Result<(), String> {
         if bytes.is_empty() {
             self.role.held(seq); // an epoch entry
@@ -813,9 +893,13 @@ async fn append(nats: &mut Nats, role: &Role, epoch: u64, payload: &[u8]) -> Ver
     verdict
 }
 
-/// The stream messages after `from`, in order (epoch entries are empty: they append
-/// nothing to a journal).
-async fn read_after(nats: &mut Nats, from: u64) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
+/// The stream messages after `from`, in order: the first, then as many as fit in
+/// `max_bytes` (epoch entries are empty: they append nothing to a journal).
+async fn read_after(
+    nats: &mut Nats,
+    from: u64,
+    max_bytes: usize,
+) -> Result<Vec<(u64, Bytes)>, ReplicationError> {
     let last = nats.last().await?;
     let first = nats.first().await?;
     if from < last && first > from + 1 {
@@ -825,9 +909,15 @@ async fn read_after(nats: &mut Nats, from: u64) -> Result<Vec<(u64, Bytes)>, Rep
              node from a backup of a node of the cluster (taskd backup), see the README"
         )));
     }
-    let mut messages = Vec::new();
-    for seq in from + 1..=last {
-        messages.push((seq, nats.read(seq).await?));
+    let (mut messages, mut bytes) = (Vec::new(), 0);
+    let mut read = std::pin::pin!(nats.read_range(from + 1..=last));
+    while bytes < max_bytes {
+        let Some(message) = read.next().await else {
+            break;
+        };
+        let (seq, payload) = message?;
+        bytes += payload.len();
+        messages.push((seq, payload));
     }
     Ok(messages)
 }

@@ -7,6 +7,7 @@
 //! features, and the lease bucket's stream made by hand, since the client's
 //! `create_key_value` first asks for account fields a 2.9 server does not send.
 
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use async_nats::jetstream::context::{CreateStreamErrorKind, PublishErrorKind};
@@ -14,6 +15,7 @@ use async_nats::jetstream::message::PublishMessage;
 use async_nats::jetstream::stream::{self, DiscardPolicy, RetentionPolicy, StorageType};
 use async_nats::jetstream::{self, kv};
 use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
 
 use super::fence::{self, Appended, Verdict};
 
@@ -30,6 +32,8 @@ pub const LEASE_TTL: Duration = Duration::from_secs(5);
 const ACK_TIMEOUT: Duration = Duration::from_secs(2);
 /// The largest stream message (the NATS server's default payload limit).
 pub const MAX_MESSAGE: usize = 1 << 20;
+/// How many stream messages [`Nats::read_range`] asks for at once.
+const READ_AHEAD: usize = 64;
 
 /// Why NATS could not be used.
 pub type NatsError = Box<dyn std::error::Error + Send + Sync>;
@@ -272,6 +276,23 @@ impl Nats {
     /// The payload of stream message `seq`.
     pub async fn read(&self, seq: u64) -> Result<Bytes, NatsError> {
         Ok(self.stream.get_raw_message(seq).await?.payload)
+    }
+
+    /// The payloads of stream messages `seqs`, in order, with [`READ_AHEAD`] requests under
+    /// way at a time: one request at a time waits a round trip a message, and a standby
+    /// reading so fell behind a loaded primary (about 600 messages a second against 1,100).
+    pub fn read_range(
+        &self,
+        seqs: RangeInclusive<u64>,
+    ) -> impl Stream<Item = Result<(u64, Bytes), NatsError>> + '_ {
+        futures_util::stream::iter(seqs)
+            .map(move |seq| async move {
+                match self.read(seq).await {
+                    Ok(payload) => Ok((seq, payload)),
+                    Err(e) => Err(format!("stream message {seq} not read: {e}").into()),
+                }
+            })
+            .buffered(READ_AHEAD)
     }
 }
 
