@@ -228,7 +228,7 @@ impl Replicator {
                     contending: false,
                     following: None,
                     restarting: false,
-                    partial: Vec::new(),
+                    groups: Groups::new(FOLLOW_GROUP_BYTES),
                 };
                 runtime.block_on(run(thread, receiver, started));
             })
@@ -303,8 +303,8 @@ impl Replicator {
     /// Brings the journal in `journal_dir` to the stream, before recovery: cuts it back to
     /// the last batch the stream acknowledged (a warning line per space whose versions go:
     /// they were never answered), then appends every later stream message, in parts of
-    /// about [`CATCH_UP_BYTES`], each a new segment. Without a position file a data dir is either the stream's origin (the stream
-    /// is empty) or takes the whole stream.
+    /// about [`CATCH_UP_BYTES`], each a new segment. Without a position file a data dir is
+    /// either the stream's origin (the stream is empty) or takes the whole stream.
     pub fn catch_up(&self, journal_dir: &Path) -> Result<(), ReplicationError> {
         let last = self.role.last.load(Ordering::SeqCst);
         let (seq, segment, offset) = match self.position() {
@@ -322,25 +322,27 @@ impl Replicator {
         let dropped =
             crate::store::journal::cut_back(journal_dir, segment, offset).map_err(store)?;
         warn_dropped(&dropped);
-        // Part by part, each whole part a segment of its own and a position, so memory
-        // holds one part and a crash keeps the parts before.
-        let (mut upto, mut frames) = (seq, Vec::new());
+        // Part by part, each a segment of its own and a position, so memory holds one
+        // part and a crash keeps the parts before.
+        let (mut upto, mut groups) = (seq, Groups::new(CATCH_UP_BYTES));
         loop {
             let messages = self.read_after(upto, CATCH_UP_BYTES)?;
-            let Some(&(end, _)) = messages.last() else {
+            if messages.is_empty() {
                 break;
-            };
-            upto = end;
-            messages
-                .iter()
-                .for_each(|(_, m)| frames.extend_from_slice(m));
-            if codec::complete_frames(&frames) == frames.len() {
-                self.hold_part(journal_dir, std::mem::take(&mut frames), upto)?;
             }
+            for (seq, payload) in messages {
+                upto = seq;
+                if let Some((frames, end)) = groups.push(seq, &payload) {
+                    self.hold_part(journal_dir, frames, end)?;
+                }
+            }
+        }
+        if let Some((frames, end)) = groups.take() {
+            self.hold_part(journal_dir, frames, end)?;
         }
         // A split batch whose last part the stream never got: kept as it was appended, for
         // recovery to cut (it was never answered).
-        self.hold_part(journal_dir, frames, upto)
+        self.hold_part(journal_dir, groups.partial, upto)
     }
 
     /// Appends `frames`, the stream's messages up to `upto`, to the journal in
@@ -552,8 +554,60 @@ struct Thread {
     following: Option<(Journal, Apply)>,
     /// A restart was asked for.
     restarting: bool,
-    /// Stream bytes of a batch split over several messages, until it is whole.
+    /// What a standby read and has not stored yet: a split batch waits here for its last
+    /// message.
+    groups: Groups,
+}
+
+/// Stream messages gathered into groups of whole batches, one journal write each. A batch
+/// split over several messages waits for its last one.
+struct Groups {
+    /// A group is handed out once it holds this many bytes.
+    limit: usize,
+    /// Whole batches gathered.
+    group: Vec<u8>,
+    /// The stream message the gathered batches end with (an epoch entry, empty, moves it
+    /// too).
+    end: Option<u64>,
+    /// The messages of a split batch so far.
     partial: Vec<u8>,
+}
+
+impl Groups {
+    fn new(limit: usize) -> Groups {
+        Groups {
+            limit,
+            group: Vec::new(),
+            end: None,
+            partial: Vec::new(),
+        }
+    }
+
+    /// Takes stream message `seq`; hands the group out if it is now full.
+    fn push(&mut self, seq: u64, payload: &[u8]) -> Option<(Vec<u8>, u64)> {
+        self.partial.extend_from_slice(payload);
+        if codec::complete_frames(&self.partial) == self.partial.len() {
+            self.group.append(&mut self.partial);
+            self.end = Some(seq);
+            if self.group.len() >= self.limit {
+                return self.take();
+            }
+        }
+        None
+    }
+
+    /// The whole batches gathered, with the message they end with; none if no message
+    /// was taken since the last group.
+    fn take(&mut self) -> Option<(Vec<u8>, u64)> {
+        let end = self.end.take()?;
+        Some((std::mem::take(&mut self.group), end))
+    }
+
+    /// How many messages of a split batch wait for the rest (every part but the last is
+    /// [`MAX_MESSAGE`] - 1024 bytes long, see [`append`]).
+    fn waiting(&self) -> u64 {
+        self.partial.len().div_ceil(MAX_MESSAGE - 1024) as u64
+    }
 }
 
 /// The replication thread: connects, then serves requests, keeps the lease, and follows the
@@ -674,7 +728,7 @@ impl Thread {
         METRICS
             .replication_lag
             .set((last - self.applied().min(last)) as i64);
-        if last == self.applied() && self.partial.is_empty() {
+        if last == self.applied() && self.groups.waiting() == 0 {
             self.take_lease(nats, last).await;
         }
     }
@@ -758,12 +812,12 @@ impl Thread {
             }
             return;
         }
-        let next = self.applied() + self.partial_messages() + 1;
+        let next = self.applied() + self.groups.waiting() + 1;
         let end = last.min(self.applied() + FOLLOW_BATCH);
         if next <= end && !self.follow_range(nats, next..=end).await {
             return;
         }
-        let caught_up = self.applied() == last && self.partial.is_empty();
+        let caught_up = self.applied() == last && self.groups.waiting() == 0;
         if self.contending
             && caught_up
             && nats
@@ -781,37 +835,29 @@ impl Thread {
         }
     }
 
-    /// Reads stream messages `seqs` and stores them in groups of whole batches of about
+    /// Reads stream messages `seqs` and stores them in [`Groups`] of about
     /// [`FOLLOW_GROUP_BYTES`]: one journal sync and one apply a group, not a message (a
-    /// standby that synced every message fell behind a loaded primary). A split batch waits
-    /// in `partial` for its last message. False when a group could not be stored: this node
-    /// is then stale and will restart.
+    /// standby that synced every message fell behind a loaded primary). False when a group
+    /// could not be stored: this node is then stale and will restart.
     async fn follow_range(&mut self, nats: &Nats, seqs: RangeInclusive<u64>) -> bool {
         let mut messages = std::pin::pin!(nats.read_range(seqs));
-        let mut group = Vec::new();
-        let mut group_end = None;
         while let Some(read) = messages.next().await {
-            let (seq, payload) = match read {
-                Ok(message) => message,
+            match read {
+                Ok((seq, payload)) => {
+                    if let Some((bytes, end)) = self.groups.push(seq, &payload) {
+                        if !self.store_group(bytes, end).await {
+                            return false;
+                        }
+                    }
+                }
                 Err(e) => {
                     log::warn!("{e}");
                     break;
                 }
-            };
-            self.partial.extend_from_slice(&payload);
-            if codec::complete_frames(&self.partial) == self.partial.len() {
-                group.append(&mut self.partial);
-                group_end = Some(seq);
-                if group.len() >= FOLLOW_GROUP_BYTES {
-                    if !self.store_group(std::mem::take(&mut group), seq).await {
-                        return false;
-                    }
-                    group_end = None;
-                }
             }
         }
-        match group_end {
-            Some(seq) => self.store_group(group, seq).await,
+        match self.groups.take() {
+            Some((bytes, end)) => self.store_group(bytes, end).await,
             None => true,
         }
     }
@@ -858,15 +904,6 @@ impl Thread {
             .await
             .unwrap_or_else(|_| Err("the actors stopped".into()))
             .map_err(|e| format!("not applied: {e}"))
-    }
-
-    /// How many messages of a split batch are held back, waiting for the rest.
-    fn partial_messages(&self) -> u64 {
-        if self.partial.is_empty() {
-            0
-        } else {
-            self.partial.len().div_ceil(MAX_MESSAGE - 1024) as u64
-        }
     }
 }
 
@@ -920,4 +957,55 @@ async fn read_after(
         messages.push((seq, payload));
     }
     Ok(messages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch of `entries` journal frames, as the primary appends it.
+    fn batch(space: &str, entries: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        for up_to in 1..=entries {
+            let entry = Entry::Reserve {
+                space: space.into(),
+                up_to,
+            };
+            codec::encode_entry(&entry, &mut out).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn whole_batches_are_handed_out_once_a_group_is_full_and_the_rest_on_take() {
+        let (one, two, three) = (batch("a", 2), batch("b", 3), batch("c", 1));
+        let mut groups = Groups::new(one.len() + two.len());
+        assert_eq!(groups.push(7, &one), None);
+        let full = groups.push(8, &two).expect("a full group");
+        assert_eq!(full, ([one.clone(), two.clone()].concat(), 8));
+        assert_eq!(groups.take(), None, "nothing was taken since");
+        assert_eq!(groups.push(9, &three), None);
+        assert_eq!(groups.push(10, &[]), None, "an epoch entry");
+        assert_eq!(groups.take(), Some((three, 10)));
+        assert_eq!(groups.waiting(), 0);
+    }
+
+    #[test]
+    fn a_split_batch_waits_for_its_last_message_and_counts_its_parts() {
+        let whole = batch("a", 1);
+        let split = batch("b", 40);
+        // Cut inside a frame (a part may also end on a frame's end: then it is whole
+        // frames and goes as they are, each entry being a whole write).
+        let (first, rest) = split.split_at(split.len() / 2 + 3);
+        let mut groups = Groups::new(usize::MAX);
+        assert_eq!(groups.push(1, &whole), None);
+        assert_eq!(groups.push(2, first), None);
+        assert_eq!(groups.waiting(), 1);
+        // Only the whole batch before the split one can go now.
+        assert_eq!(groups.take(), Some((whole.clone(), 1)));
+        assert_eq!(groups.take(), None);
+        assert_eq!(groups.push(3, rest), None);
+        assert_eq!(groups.waiting(), 0);
+        assert_eq!(groups.take(), Some((split, 3)));
+    }
 }
