@@ -324,6 +324,9 @@ impl Replicator {
         warn_dropped(&dropped);
         // Part by part, each a segment of its own and a position, so memory holds one
         // part and a crash keeps the parts before.
+        // The first parts of a split batch at the stream's end stay out of the journal:
+        // following reads them again, and its rest or the next epoch entry decides.
+        self.role.held(seq);
         let (mut upto, mut groups) = (seq, Groups::new(CATCH_UP_BYTES));
         loop {
             let messages = self.read_after(upto, CATCH_UP_BYTES)?;
@@ -337,12 +340,10 @@ impl Replicator {
                 }
             }
         }
-        if let Some((frames, end)) = groups.take() {
-            self.hold_part(journal_dir, frames, end)?;
+        match groups.take() {
+            Some((frames, end)) => self.hold_part(journal_dir, frames, end),
+            None => Ok(()),
         }
-        // A split batch whose last part the stream never got: kept as it was appended, for
-        // recovery to cut (it was never answered).
-        self.hold_part(journal_dir, groups.partial, upto)
     }
 
     /// Appends `frames`, the stream's messages up to `upto`, to the journal in
@@ -585,6 +586,11 @@ impl Groups {
 
     /// Takes stream message `seq`; hands the group out if it is now full.
     fn push(&mut self, seq: u64, payload: &[u8]) -> Option<(Vec<u8>, u64)> {
+        if payload.is_empty() {
+            // An epoch entry: a new primary appended it after the stream's end, so a split
+            // batch still waiting will never get its last part.
+            self.abandon();
+        }
         self.partial.extend_from_slice(payload);
         if codec::complete_frames(&self.partial) == self.partial.len() {
             self.group.append(&mut self.partial);
@@ -601,6 +607,18 @@ impl Groups {
     fn take(&mut self) -> Option<(Vec<u8>, u64)> {
         let end = self.end.take()?;
         Some((std::mem::take(&mut self.group), end))
+    }
+
+    /// Drops the parts of a split batch whose primary never appended the rest: its writes
+    /// were never answered (a primary answers a batch once every part is in the stream).
+    fn abandon(&mut self) {
+        if !self.partial.is_empty() {
+            log::warn!(
+                "dropped {} bytes of a batch its primary never finished appending",
+                self.partial.len()
+            );
+            self.partial.clear();
+        }
     }
 
     /// How many messages of a split batch wait for the rest (every part but the last is
@@ -728,9 +746,17 @@ impl Thread {
         METRICS
             .replication_lag
             .set((last - self.applied().min(last)) as i64);
-        if last == self.applied() && self.groups.waiting() == 0 {
+        if self.holds_all(last) {
             self.take_lease(nats, last).await;
         }
+    }
+
+    /// Whether this node holds the stream up to `last`: stored, or the first parts of a split
+    /// batch. A primary that died between the parts of a batch leaves them at the stream's
+    /// end for good; they were never answered, and a new primary's epoch entry after them
+    /// drops them ([`Groups::abandon`]).
+    fn holds_all(&self, last: u64) -> bool {
+        self.applied() + self.groups.waiting() == last
     }
 
     /// Takes the lease if it is free and appends the epoch entry after `last`, the stream's
@@ -744,6 +770,7 @@ impl Thread {
                 // The epoch entry: an empty message in the new epoch, fenced like any append.
                 match nats.append(epoch, last, Bytes::new()).await {
                     Verdict::Stored(seq) => {
+                        self.groups.abandon();
                         self.role.held(seq);
                         self.lease = Some((epoch, epoch, Instant::now()));
                         self.role.promote(epoch);
@@ -817,7 +844,7 @@ impl Thread {
         if next <= end && !self.follow_range(nats, next..=end).await {
             return;
         }
-        let caught_up = self.applied() == last && self.groups.waiting() == 0;
+        let caught_up = self.holds_all(last);
         if self.contending
             && caught_up
             && nats
@@ -912,13 +939,20 @@ impl Thread {
 async fn append(nats: &mut Nats, role: &Role, epoch: u64, payload: &[u8]) -> Verdict {
     let started = Instant::now();
     let mut verdict = Verdict::NotStored;
-    for part in payload.chunks(MAX_MESSAGE - 1024) {
+    for (index, part) in payload.chunks(MAX_MESSAGE - 1024).enumerate() {
         let tail = role.applied.load(Ordering::SeqCst);
         verdict = nats.append(epoch, tail, Bytes::copy_from_slice(part)).await;
         match verdict {
             Verdict::Stored(seq) => role.held(seq),
             Verdict::Fenced => {
                 role.fence("the stream does not end where this node's last append did");
+                break;
+            }
+            _ if index > 0 => {
+                // The stream holds the first parts of a batch that will never be whole:
+                // only a new epoch entry after them tells the nodes to drop them.
+                role.fence("a batch split over several messages was cut short in the stream");
+                verdict = Verdict::Fenced;
                 break;
             }
             _ => break,
@@ -1007,5 +1041,19 @@ mod tests {
         assert_eq!(groups.push(3, rest), None);
         assert_eq!(groups.waiting(), 0);
         assert_eq!(groups.take(), Some((split, 3)));
+    }
+
+    #[test]
+    fn an_epoch_entry_drops_the_parts_of_a_batch_its_primary_never_finished() {
+        let split = batch("a", 40);
+        let whole = batch("b", 2);
+        let mut groups = Groups::new(usize::MAX);
+        assert_eq!(groups.push(5, &split[..split.len() / 2 + 3]), None);
+        assert_eq!(groups.waiting(), 1);
+        // A new primary's epoch entry, then its first batch: whole, not glued to the parts.
+        assert_eq!(groups.push(6, &[]), None);
+        assert_eq!(groups.waiting(), 0);
+        assert_eq!(groups.push(7, &whole), None);
+        assert_eq!(groups.take(), Some((whole, 7)));
     }
 }

@@ -497,6 +497,66 @@ async fn a_group_commit_over_the_message_limit_is_split_and_a_late_standby_takes
     assert_eq!(retry.header("idempotent-replayed"), Some("true"));
 }
 
+#[actix_web::test]
+async fn the_first_parts_of_a_batch_whose_primary_died_stop_no_standby_from_taking_over() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let mut b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    a.default_user()
+        .post("/api/v1/tasks", json!({"todoId": "before"}))
+        .await
+        .expect(201);
+    // The first part of a split batch, as a primary that dies before appending the second
+    // leaves it: a whole part's length, its one frame running past the message's end.
+    let mut part = vec![0u8; (1 << 20) - 1024];
+    part[..4].copy_from_slice(&2_000_000u32.to_le_bytes());
+    let client = async_nats::connect(&nats.url).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    js.publish("taskd.test.log", part.into())
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    a.crash();
+
+    // b holds everything but those parts, which will never be whole: it takes over, and
+    // its epoch entry drops them.
+    let gap = primary_within(&b, Duration::from_secs(15)).await;
+    assert!(gap < Duration::from_secs(10), "{gap:?}");
+    let dropped = "bytes of a batch its primary never finished appending";
+    assert!(b.log_text().contains(dropped), "{}", b.log_text());
+    let on_b = b.default_user();
+    on_b.get("/api/v1/tasks/before").await.expect(200);
+    on_b.post("/api/v1/tasks", json!({"todoId": "after"}))
+        .await
+        .expect(201);
+
+    // A node started later reads the parts, the epoch entry after them and the rest, and
+    // holds the stream without the parts.
+    let c = node(&nats, "c", Arc::new(tempfile::tempdir().unwrap()));
+    let (_, on_primary) = health(&b, "/healthz").await;
+    let started = Instant::now();
+    loop {
+        let (_, standby) = health(&c, "/healthz").await;
+        if standby["role"] == "standby" && standby["appliedSeq"] == on_primary["appliedSeq"] {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{standby} vs {on_primary}\n{}",
+            c.log_text()
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(c.log_text().contains(dropped), "{}", c.log_text());
+    b.stop();
+    primary_within(&c, Duration::from_secs(15)).await;
+    let on_c = c.default_user();
+    on_c.get("/api/v1/tasks/before").await.expect(200);
+    on_c.get("/api/v1/tasks/after").await.expect(200);
+}
+
 /// HAProxy in front of `nodes` as `deploy/haproxy.cfg` sets it up, on a free port; killed on
 /// drop. `None` when there is no haproxy here.
 struct Proxy {
