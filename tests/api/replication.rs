@@ -535,20 +535,8 @@ async fn the_first_parts_of_a_batch_whose_primary_died_stop_no_standby_from_taki
     // A node started later reads the parts, the epoch entry after them and the rest, and
     // holds the stream without the parts.
     let c = node(&nats, "c", Arc::new(tempfile::tempdir().unwrap()));
-    let (_, on_primary) = health(&b, "/healthz").await;
-    let started = Instant::now();
-    loop {
-        let (_, standby) = health(&c, "/healthz").await;
-        if standby["role"] == "standby" && standby["appliedSeq"] == on_primary["appliedSeq"] {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "{standby} vs {on_primary}\n{}",
-            c.log_text()
-        );
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-    }
+    until_caught_up(&b, &c).await;
+    assert_eq!(health(&c, "/healthz").await.1["role"], "standby");
     assert!(c.log_text().contains(dropped), "{}", c.log_text());
     b.stop();
     primary_within(&c, Duration::from_secs(15)).await;
