@@ -323,9 +323,9 @@ impl Replicator {
             crate::store::journal::cut_back(journal_dir, segment, offset).map_err(store)?;
         warn_dropped(&dropped);
         // Part by part, each a segment of its own and a position, so memory holds one
-        // part and a crash keeps the parts before.
-        // The first parts of a split batch at the stream's end stay out of the journal:
-        // following reads them again, and its rest or the next epoch entry decides.
+        // part and a crash keeps the parts before. The first parts of a split batch at the
+        // stream's end stay out of the journal: following reads them again, and the rest
+        // of the batch or the next epoch entry decides.
         self.role.held(seq);
         let (mut upto, mut groups) = (seq, Groups::new(CATCH_UP_BYTES));
         loop {
