@@ -142,6 +142,12 @@ impl From<NatsError> for ReplicationError {
     }
 }
 
+impl From<crate::store::StoreError> for ReplicationError {
+    fn from(e: crate::store::StoreError) -> ReplicationError {
+        ReplicationError(e.to_string())
+    }
+}
+
 /// A request to the replication thread.
 enum Request {
     /// Append one batch; the verdict goes back on a blocking channel (the journal writer is
@@ -318,9 +324,7 @@ impl Replicator {
                  not this cluster's stream, or the stream was reset"
             )));
         }
-        let store = |e: crate::store::StoreError| ReplicationError(e.to_string());
-        let dropped =
-            crate::store::journal::cut_back(journal_dir, segment, offset).map_err(store)?;
+        let dropped = crate::store::journal::cut_back(journal_dir, segment, offset)?;
         warn_dropped(&dropped);
         // Part by part, each a segment of its own and a position, so memory holds one
         // part and a crash keeps the parts before. The first parts of a split batch at the
@@ -357,8 +361,7 @@ impl Replicator {
         if frames.is_empty() {
             self.role.held(upto);
         } else {
-            let (segment, len) = crate::store::journal::append_segment(journal_dir, &frames)
-                .map_err(|e| ReplicationError(e.to_string()))?;
+            let (segment, len) = crate::store::journal::append_segment(journal_dir, &frames)?;
             self.held(upto, segment, len);
         }
         Ok(())
@@ -570,8 +573,9 @@ struct Groups {
     /// The stream message the gathered batches end with (an epoch entry, empty, moves it
     /// too).
     end: Option<u64>,
-    /// The messages of a split batch so far.
+    /// The messages of a split batch so far, and how many they are.
     partial: Vec<u8>,
+    parts: u64,
 }
 
 impl Groups {
@@ -581,6 +585,7 @@ impl Groups {
             group: Vec::new(),
             end: None,
             partial: Vec::new(),
+            parts: 0,
         }
     }
 
@@ -592,7 +597,10 @@ impl Groups {
             self.abandon();
         }
         self.partial.extend_from_slice(payload);
-        if codec::complete_frames(&self.partial) == self.partial.len() {
+        if codec::complete_frames(&self.partial) != self.partial.len() {
+            self.parts += 1;
+        } else {
+            self.parts = 0;
             self.group.append(&mut self.partial);
             self.end = Some(seq);
             if self.group.len() >= self.limit {
@@ -618,13 +626,13 @@ impl Groups {
                 self.partial.len()
             );
             self.partial.clear();
+            self.parts = 0;
         }
     }
 
-    /// How many messages of a split batch wait for the rest (every part but the last is
-    /// [`MAX_MESSAGE`] - 1024 bytes long, see [`append`]).
+    /// How many messages of a split batch wait for the rest.
     fn waiting(&self) -> u64 {
-        self.partial.len().div_ceil(MAX_MESSAGE - 1024) as u64
+        self.parts
     }
 }
 
@@ -1050,10 +1058,15 @@ mod tests {
         let mut groups = Groups::new(usize::MAX);
         assert_eq!(groups.push(5, &split[..split.len() / 2 + 3]), None);
         assert_eq!(groups.waiting(), 1);
+        assert_eq!(
+            groups.push(6, &split[split.len() / 2 + 3..split.len() - 5]),
+            None
+        );
+        assert_eq!(groups.waiting(), 2);
         // A new primary's epoch entry, then its first batch: whole, not glued to the parts.
-        assert_eq!(groups.push(6, &[]), None);
+        assert_eq!(groups.push(7, &[]), None);
         assert_eq!(groups.waiting(), 0);
-        assert_eq!(groups.push(7, &whole), None);
-        assert_eq!(groups.take(), Some((whole, 7)));
+        assert_eq!(groups.push(8, &whole), None);
+        assert_eq!(groups.take(), Some((whole, 8)));
     }
 }

@@ -1023,6 +1023,55 @@ async fn a_torn_position_file_and_a_partial_temporary_one_cost_a_full_catch_up_n
         .expect(201);
 }
 
+#[actix_web::test]
+async fn a_catch_up_cut_short_by_a_crash_leaves_segments_the_next_start_replaces() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    post_tasks(&a, "k", 0..20).await;
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    let mut b = node(&nats, "b", Arc::clone(&dir));
+    until_caught_up(&a, &b).await;
+    b.crash();
+    post_tasks(&a, "k", 20..40).await;
+    // What a crash in the middle of a catch-up leaves after the last part its position
+    // file names: a whole part written before the file was replaced (a copy of the part
+    // the catch-up at b's first start wrote), and a part cut while it was written.
+    let journal = dir.path().join("journal");
+    let mut segments: Vec<_> = std::fs::read_dir(&journal)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    segments.sort();
+    let last = segments.last().expect("a journal segment");
+    let number: u64 = last.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+    let bytes = std::fs::read(&segments[0]).unwrap();
+    assert!(!bytes.is_empty());
+    let planted = |n: u64| journal.join(format!("{n:020}.log"));
+    std::fs::write(planted(number + 1), &bytes).unwrap();
+    std::fs::write(planted(number + 2), &bytes[..bytes.len() * 2 / 3]).unwrap();
+
+    // The next start cuts both, takes the rest from the stream and holds it exactly.
+    let b = node(&nats, "b", dir);
+    assert!(
+        b.log_text()
+            .contains("journal entries the stream does not hold"),
+        "{}",
+        b.log_text()
+    );
+    until_caught_up(&a, &b).await;
+    a.stop();
+    primary_within(&b, Duration::from_secs(15)).await;
+    let user = b.default_user();
+    for i in 0..40 {
+        user.get(&format!("/api/v1/tasks/k{i}")).await.expect(200);
+    }
+    user.post("/api/v1/tasks", json!({"todoId": "after"}))
+        .await
+        .expect(201);
+}
+
 /// A TCP relay between a taskd node and NATS that can drop what NATS sends (its
 /// acknowledgements) while still passing what the node sends, or drop both ways (a network
 /// cut), and then cut every connection (the node reconnects).
