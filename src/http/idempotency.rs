@@ -11,6 +11,11 @@
 //! stalled under a write: that write may still be stored, so its key stays claimed (a
 //! retry gets 409) until the journal decides, and then holds the write's own answer
 //! ([`settle_later`]).
+//!
+//! A kept answer is replayed only to a request that passes the route's own checks
+//! ([`Guard`]: its token, the space it names, the caller's role there and the token's
+//! reach and access, CONTRACT §21), so a key never shows what the request could not see
+//! without one; a request that fails them gets that failure.
 
 use std::pin::Pin;
 
@@ -20,17 +25,20 @@ use actix_web::error::PayloadError;
 use actix_web::http::{header, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, Data};
-use actix_web::{HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse};
 use futures_util::Stream;
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
 use super::error::ApiError;
-use super::extract::{body_timeout, read_body};
+use super::extract::{body_timeout, read_body, space_of, Admin, Params, UserCaller};
 use super::render;
+use super::spaces::segment;
 use crate::actors::keys::Claim;
 use crate::actors::{Directory, Failure, Keys};
 use crate::metrics::METRICS;
+use crate::model::access::{self, Action};
+use crate::model::Caller;
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::Journal;
 
@@ -44,8 +52,80 @@ fn is_valid_key(key: &[u8]) -> bool {
     (1..=255).contains(&key.len()) && key.iter().all(|b| (0x20..=0x7e).contains(b))
 }
 
-/// The middleware; see the module docs.
+/// What a keyed route's handler checks before it acts, in terms [`access::decide`]
+/// answers: what a replay of the route's kept answers must pass too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// The admin token.
+    Admin,
+    /// A user's primary token acting on its account (creating spaces, managing tokens).
+    Account,
+    /// The action on the space the path names.
+    Space(Action),
+    /// Accepting an invitation to the space the path names: once accepted, the caller is
+    /// a member there with its primary token, which is what [`Action::Leave`] asks.
+    Accept,
+    /// Removing the member the path names: an owner's action, or the user's own (leaving
+    /// or declining), which replays while the space exists.
+    Member,
+    /// A record write in the space the query's `spaceId` names (or the body's too, when
+    /// `body` is set), else the caller's default space.
+    Records {
+        /// Whether the body may name the space.
+        body: bool,
+    },
+}
+
+/// Whether the request `req` with body `body` passes `guard`: the failure it would get
+/// without a key, if not.
+fn admit(guard: Guard, req: &HttpRequest, body: &[u8]) -> Result<(), ApiError> {
+    let user = || UserCaller::extract(req).into_inner().map(|c| c.0);
+    let space = || segment(req, "spaceId");
+    match guard {
+        Guard::Admin => Admin::extract(req).into_inner().map(drop),
+        Guard::Account => Ok(access::decide(&user()?, None, Action::Account).map(drop)?),
+        Guard::Space(action) => Ok(access::decide(&user()?, Some(space()), action).map(drop)?),
+        Guard::Accept => Ok(access::decide(&user()?, Some(space()), Action::Leave).map(drop)?),
+        Guard::Member => {
+            let caller = user()?;
+            if segment(req, "userId") != &*caller.account.id {
+                return Ok(access::decide(&caller, Some(space()), Action::Manage).map(drop)?);
+            }
+            access::decide(&caller, None, Action::Account)?;
+            let exists = req
+                .app_data::<Data<Directory>>()
+                .is_some_and(|d| d.read().space(space()).is_some());
+            match exists {
+                true => Ok(()),
+                false => Err(ApiError::NotFound(format!("space '{}' not found", space()))),
+            }
+        }
+        Guard::Records { body: named } => {
+            #[derive(serde::Deserialize)]
+            struct Named {
+                #[serde(rename = "spaceId")]
+                space_id: Option<String>,
+            }
+            let caller = Caller::extract(req).into_inner()?;
+            let params = Params::extract(req).into_inner()?;
+            let in_body = serde_json::from_slice::<Named>(body)
+                .ok()
+                .filter(|_| named)
+                .and_then(|n| n.space_id);
+            space_of(
+                &caller,
+                params.space_id(),
+                in_body.as_deref(),
+                Action::Write,
+            )
+            .map(drop)
+        }
+    }
+}
+
+/// The middleware around a route that `guard` describes; see the module docs.
 pub async fn idempotency(
+    guard: Guard,
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
@@ -94,6 +174,9 @@ pub async fn idempotency(
     let used = match keys.claim(&user, &key, fingerprint.finalize().into(), now) {
         Claim::Run(used) => used,
         Claim::Replay(answer) => {
+            if let Err(refused) = admit(guard, req.request(), &body) {
+                return Ok(req.error_response(refused));
+            }
             let mut response = render::kept(&answer);
             response.headers_mut().insert(
                 header::HeaderName::from_static("idempotent-replayed"),

@@ -34,8 +34,10 @@ use actix_web::web::{self, Data, ServiceConfig};
 use actix_web::{HttpResponse, Route};
 
 use crate::metrics::{RequestLabels, RouteLabels, METRICS};
+use crate::model::access::Action;
 use crate::model::Kind;
 use crate::replication::Role;
+use idempotency::Guard;
 
 pub use client::TrustedProxies;
 pub use error::ApiError;
@@ -93,8 +95,10 @@ impl Gate {
 
 /// A write route behind the idempotency-key middleware (see [`idempotency`]); only the
 /// write routes have it, so a method a path lacks is a 405 whatever its key.
-fn keyed(route: Route) -> Route {
-    route.wrap(from_fn(idempotency::idempotency))
+fn keyed(route: Route, guard: Guard) -> Route {
+    route.wrap(from_fn(move |req, next| {
+        idempotency::idempotency(guard, req, next)
+    }))
 }
 
 /// A route answering 405 for methods a path lacks.
@@ -131,25 +135,31 @@ pub fn configure(cfg: &mut ServiceConfig) {
     )
     .service(
         web::resource("/api/v1/admin/users")
-            .route(keyed(web::post().to(handlers::create_user)))
+            .route(keyed(web::post().to(handlers::create_user), Guard::Admin))
             .default_service(disallowed("POST")),
     )
     .service(
         web::resource("/api/v1/admin/users/{userId}/token")
-            .route(keyed(web::post().to(tokens::reset_primary)))
+            .route(keyed(web::post().to(tokens::reset_primary), Guard::Admin))
             .default_service(disallowed("POST")),
     )
     .service(
         web::resource("/api/v1/spaces")
             .route(web::get().to(spaces::list))
-            .route(keyed(web::post().to(spaces::create)))
+            .route(keyed(web::post().to(spaces::create), Guard::Account))
             .default_service(disallowed("GET, POST")),
     )
     .service(
         web::resource("/api/v1/spaces/{spaceId}")
             .route(web::get().to(spaces::get))
-            .route(keyed(web::patch().to(spaces::update)))
-            .route(keyed(web::delete().to(spaces::delete)))
+            .route(keyed(
+                web::patch().to(spaces::update),
+                Guard::Space(Action::Manage),
+            ))
+            .route(keyed(
+                web::delete().to(spaces::delete),
+                Guard::Space(Action::Manage),
+            ))
             .default_service(disallowed("GET, PATCH, DELETE")),
     )
     .service(
@@ -159,25 +169,41 @@ pub fn configure(cfg: &mut ServiceConfig) {
     )
     .service(
         web::resource("/api/v1/spaces/{spaceId}/members/{userId}")
-            .route(keyed(web::put().to(spaces::put_member)))
-            .route(keyed(web::delete().to(spaces::remove_member)))
+            .route(keyed(
+                web::put().to(spaces::put_member),
+                Guard::Space(Action::Manage),
+            ))
+            .route(keyed(
+                web::delete().to(spaces::remove_member),
+                Guard::Member,
+            ))
             .default_service(disallowed("PUT, DELETE")),
+    )
+    .service(
+        web::resource("/api/v1/spaces/{spaceId}/accept")
+            .route(keyed(web::post().to(spaces::accept), Guard::Accept))
+            .default_service(disallowed("POST")),
+    )
+    .service(
+        web::resource("/api/v1/invitations")
+            .route(web::get().to(spaces::invitations))
+            .default_service(disallowed("GET")),
     )
     .service(
         web::resource("/api/v1/tokens")
             .route(web::get().to(tokens::list))
-            .route(keyed(web::post().to(tokens::create)))
+            .route(keyed(web::post().to(tokens::create), Guard::Account))
             .default_service(disallowed("GET, POST")),
     )
     .service(
         web::resource("/api/v1/tokens/{tokenId}")
             .route(web::get().to(tokens::get))
-            .route(keyed(web::delete().to(tokens::revoke)))
+            .route(keyed(web::delete().to(tokens::revoke), Guard::Account))
             .default_service(disallowed("GET, DELETE")),
     )
     .service(
         web::resource("/api/v1/admin/backup")
-            .route(keyed(web::post().to(handlers::backup)))
+            .route(keyed(web::post().to(handlers::backup), Guard::Admin))
             .default_service(disallowed("POST")),
     )
     .service(
@@ -192,7 +218,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
     )
     .service(
         web::resource("/api/v1/batch")
-            .route(keyed(web::post().to(batch::batch)))
+            .route(keyed(
+                web::post().to(batch::batch),
+                Guard::Records { body: false },
+            ))
             .default_service(disallowed("POST")),
     );
     for kind in Kind::ALL {
@@ -202,19 +231,31 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(
                     web::resource("")
                         .route(web::get().to(handlers::list))
-                        .route(keyed(web::post().to(handlers::create)))
+                        .route(keyed(
+                            web::post().to(handlers::create),
+                            Guard::Records { body: true },
+                        ))
                         .default_service(disallowed("GET, POST")),
                 )
                 .service(
                     web::resource("/{id}")
                         .route(web::get().to(handlers::get))
-                        .route(keyed(web::patch().to(handlers::update)))
-                        .route(keyed(web::delete().to(handlers::delete)))
+                        .route(keyed(
+                            web::patch().to(handlers::update),
+                            Guard::Records { body: true },
+                        ))
+                        .route(keyed(
+                            web::delete().to(handlers::delete),
+                            Guard::Records { body: false },
+                        ))
                         .default_service(disallowed("GET, PATCH, DELETE")),
                 )
                 .service(
                     web::resource("/{id}/restore")
-                        .route(keyed(web::post().to(handlers::restore)))
+                        .route(keyed(
+                            web::post().to(handlers::restore),
+                            Guard::Records { body: false },
+                        ))
                         .default_service(disallowed("POST")),
                 )
                 .default_service(web::to(handlers::not_found)),

@@ -265,8 +265,9 @@ fn problem_response(status: u16) -> Response {
         409 => {
             "already_exists, record_deleted, idempotency_key_in_use, default_space (a default \
              space cannot be shared, left or deleted), last_owner (a space must keep an owner) \
-             or limit_reached (1,000 spaces per user, 1,000 members per space, 100 live scoped \
-             tokens per user)"
+             or limit_reached (1,000 spaces per user, 1,000 members and invitations per space, \
+             100 live scoped tokens per user, 1,000 pending invitations sent per user, 10 \
+             pending from one user to another)"
         }
         412 => "precondition_failed: `If-Match` did not match",
         413 => "payload_too_large: body over 1 MiB",
@@ -1004,22 +1005,25 @@ fn directory_paths(paths: PathsBuilder) -> PathsBuilder {
             operation(
                 "put_member",
                 "spaces",
-                "Add a member, or change its role (owner)",
+                "Invite a user, or change the role of a member or invitation (owner)",
                 &[COMMON, WITH_BODY, DIRECTORY_WRITES],
                 false,
             )
             .description(Some(
-                "201 for a new member, 200 for a changed role. 403: below owner, a scoped or \
-                 the admin token. 404: the space, or an unknown user. 409 default_space (the \
-                 space is a default space), last_owner (demoting its last owner) or \
-                 limit_reached (1,000 members, or the user belongs to 1,000 spaces).",
+                "For a user who is not a member: an invitation (201, `state` `invited`); the \
+                 user reaches the space once it accepts. For a member or a pending \
+                 invitation: its role changed (200). 403: below owner, a scoped or the admin \
+                 token. 404: the space, or an unknown user. 409 default_space (the space is a \
+                 default space), last_owner (demoting its last owner) or limit_reached (1,000 \
+                 members and invitations in the space, 1,000 pending invitations sent by the \
+                 caller, or 10 pending from the caller to the user).",
             ))
             .parameter(space_id())
             .parameter(user_id())
             .parameter(idempotency_key())
             .request_body(body("MemberPut"))
-            .response("200", member("The member, its role changed"))
-            .response("201", member("The new member"))
+            .response("200", member("The member or invitation, its role changed"))
+            .response("201", member("The invitation"))
             .build(),
         )
         .operation(
@@ -1027,20 +1031,63 @@ fn directory_paths(paths: PathsBuilder) -> PathsBuilder {
             operation(
                 "remove_member",
                 "spaces",
-                "Remove a member (owner), or leave (the member itself)",
+                "Remove a member or withdraw an invitation (owner), or leave or decline (the \
+                 user itself)",
                 &[COMMON, DIRECTORY_WRITES],
                 false,
             )
             .description(Some(
                 "Takes effect at once: the member's next request on the space is 404 and its \
                  streams on it end. 403: below owner (removing another), a scoped or the admin \
-                 token. 404: the space, or no such member. 409 default_space (leaving a \
-                 default space) or last_owner (removing its last owner).",
+                 token. 404: the space, or no such member or invitation. 409 default_space \
+                 (leaving a default space) or last_owner (removing its last owner).",
             ))
             .parameter(space_id())
             .parameter(user_id())
             .parameter(idempotency_key())
             .response("200", member("The member as it was"))
+            .build(),
+        )
+        .build();
+    let accept = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Post,
+            operation(
+                "accept_invitation",
+                "spaces",
+                "Accept an invitation to a space (the invited user)",
+                &[COMMON, DIRECTORY_WRITES],
+                false,
+            )
+            .description(Some(
+                "The caller is an active member from then on, with the invitation's role. \
+                 403: a scoped or the admin token. 404: no pending invitation to the space. \
+                 409 limit_reached: the caller belongs to 1,000 spaces.",
+            ))
+            .parameter(space_id())
+            .parameter(idempotency_key())
+            .response("200", space("The space, as the new member sees it"))
+            .build(),
+        )
+        .build();
+    let invitations = PathItemBuilder::new()
+        .operation(
+            HttpMethod::Get,
+            operation(
+                "list_invitations",
+                "spaces",
+                "The caller's pending invitations",
+                &[COMMON, USERS_ONLY],
+                false,
+            )
+            .description(Some(
+                "Ordered by `invitedAt`, then `spaceId`; no paging. 403: a scoped or the admin \
+                 token.",
+            ))
+            .response(
+                "200",
+                json_response("The invitations", reference("InvitationList"), &[]),
+            )
             .build(),
         )
         .build();
@@ -1158,6 +1205,8 @@ fn directory_paths(paths: PathsBuilder) -> PathsBuilder {
         .path("/api/v1/spaces/{spaceId}", one_space)
         .path("/api/v1/spaces/{spaceId}/members", members)
         .path("/api/v1/spaces/{spaceId}/members/{userId}", one_member)
+        .path("/api/v1/spaces/{spaceId}/accept", accept)
+        .path("/api/v1/invitations", invitations)
         .path("/api/v1/tokens", tokens)
         .path("/api/v1/tokens/{tokenId}", one_token)
         .path("/api/v1/admin/users/{userId}/token", primary)
@@ -1208,17 +1257,45 @@ fn directory_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
     .into_iter()
     .fold(space, |s, name| s.required(name))
     .description(Some("A space as the caller sees it (CONTRACT §13)."));
-    let member = ["userId", "name", "role", "addedAt"]
+    let member = ["userId", "name", "role", "addedAt", "state"]
         .into_iter()
         .fold(
             ObjectBuilder::new()
                 .property("userId", string())
                 .property("name", string().description(Some("The user's name.")))
                 .property("role", role())
-                .property("addedAt", stamp()),
+                .property(
+                    "addedAt",
+                    stamp().description(Some(
+                        "When the user accepted; for an invitation, when it was invited.",
+                    )),
+                )
+                .property(
+                    "state",
+                    string()
+                        .enum_values(Some(["active", "invited"]))
+                        .description(Some("`invited` until the user accepts.")),
+                ),
             |m, name| m.required(name),
         )
-        .description(Some("A member of a space (CONTRACT §13)."));
+        .description(Some(
+            "A member of a space, or a user invited to it (CONTRACT §13, §21).",
+        ));
+    let invitation = ["spaceId", "name", "role", "invitedBy", "invitedAt"]
+        .into_iter()
+        .fold(
+            ObjectBuilder::new()
+                .property("spaceId", string())
+                .property("name", string().description(Some("The space's name.")))
+                .property("role", role())
+                .property(
+                    "invitedBy",
+                    string().description(Some("The inviter's userId.")),
+                )
+                .property("invitedAt", stamp()),
+            |i, name| i.required(name),
+        )
+        .description(Some("A pending invitation of the caller (CONTRACT §21)."));
     let space_ids = || {
         ArrayBuilder::new()
             .schema_type(nullable(Type::Array))
@@ -1300,6 +1377,8 @@ fn directory_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
         .schema("MemberEnvelope", envelope(reference("Member"), &[]))
         .schema("MemberList", list("Member"))
         .schema("MemberPut", member_put)
+        .schema("Invitation", invitation)
+        .schema("InvitationList", list("Invitation"))
         .schema("Token", token)
         .schema("TokenEnvelope", envelope(reference("Token"), &[]))
         .schema("TokenList", list("Token"))
@@ -1629,6 +1708,8 @@ mod tests {
                 "200",
                 &writes,
             ),
+            ("/api/v1/spaces/{spaceId}/accept", "post", "200", &writes),
+            ("/api/v1/invitations", "get", "200", &reads),
             ("/api/v1/tokens", "get", "200", &reads),
             ("/api/v1/tokens", "post", "201", &with_body),
             ("/api/v1/tokens/{tokenId}", "get", "200", &reads),

@@ -10,8 +10,8 @@ use serde::Serialize;
 use crate::actors::directory::Answer;
 use crate::model::time::rfc3339_millis;
 use crate::model::{
-    Account, Caller, FeedPage, Item, Kind, Member, Outcome, Page, Record, SpaceInfo, Token,
-    Touched, Value,
+    Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Record, Role,
+    SpaceInfo, Token, Touched, Value,
 };
 use crate::store::codec::KeptAnswer;
 
@@ -242,13 +242,41 @@ pub fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> serde_json::Val
     })
 }
 
-/// A member object (CONTRACT §13); `name` is the user's.
+/// A member object (CONTRACT §13, §21) of an active member; `name` is the user's.
 pub fn member(user: &str, name: &str, member: &Member) -> serde_json::Value {
+    member_object(user, name, member.role, member.added_at, "active")
+}
+
+/// A member object (CONTRACT §21) of a user with a pending invitation: `addedAt` is the
+/// time of the invitation until it is accepted.
+pub fn invitee(user: &str, name: &str, invitation: &Invitation) -> serde_json::Value {
+    member_object(user, name, invitation.role, invitation.at, "invited")
+}
+
+fn member_object(
+    user: &str,
+    name: &str,
+    role: Role,
+    added_at: i64,
+    state: &str,
+) -> serde_json::Value {
     serde_json::json!({
         "userId": user,
         "name": name,
-        "role": member.role.as_str(),
-        "addedAt": stamp(member.added_at),
+        "role": role.as_str(),
+        "addedAt": stamp(added_at),
+        "state": state,
+    })
+}
+
+/// An invitation as its invited user sees it (CONTRACT §21).
+pub fn invitation(space: &SpaceInfo, invitation: &Invitation) -> serde_json::Value {
+    serde_json::json!({
+        "spaceId": space.id,
+        "name": space.name,
+        "role": invitation.role.as_str(),
+        "invitedBy": invitation.by,
+        "invitedAt": stamp(invitation.at),
     })
 }
 

@@ -21,7 +21,7 @@ use crate::actors::directory::Answer;
 use crate::actors::{Directory, Spaces};
 use crate::model::access::{self, Action};
 use crate::model::validate::{parse_role, parse_space_name};
-use crate::model::{Caller, Change, DirectoryState, Member, Mode, Role, SpaceInfo};
+use crate::model::{Caller, Change, DirectoryState, Invitation, Member, Mode, Role, SpaceInfo};
 
 /// A path segment of the request, by name (`spaceId`, `userId`).
 pub fn segment<'a>(req: &'a HttpRequest, name: &str) -> &'a str {
@@ -219,12 +219,30 @@ pub async fn members(
     let info = state
         .space(id)
         .ok_or_else(|| ApiError::NotFound(format!("space '{id}' not found")))?;
-    let data = info
+    let mut data: Vec<(&str, Json)> = info
         .members
         .iter()
-        .map(|(user, m)| render::member(user, &name_of(&state, user), m))
+        .map(|(user, m)| (&**user, render::member(user, &name_of(&state, user), m)))
         .collect();
+    for (user, invitation) in state.invitations(id).into_iter().flatten() {
+        data.push((
+            user,
+            render::invitee(user, &name_of(&state, user), invitation),
+        ));
+    }
+    data.sort_by(|a, b| a.0.cmp(b.0));
+    let data = data.into_iter().map(|(_, json)| json).collect();
     Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+}
+
+/// The member object of `user` in `space`: an active member or an invitee.
+fn member_json(state: &DirectoryState, space: &str, user: &str) -> Option<Json> {
+    let name = name_of(state, user);
+    if let Some(member) = state.space(space)?.members.get(user) {
+        return Some(render::member(user, &name, member));
+    }
+    let invitation = state.invitation(space, user)?;
+    Some(render::invitee(user, &name, invitation))
 }
 
 /// The name of user `id`.
@@ -235,10 +253,11 @@ fn name_of(state: &DirectoryState, id: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `PUT /api/v1/spaces/{spaceId}/members/{userId}` with `{"role"}` → 201 with the new
-/// member, or 200 with its changed role. 400, 401, 403 (below owner, a scoped or the admin
-/// token), 404 (the space, or an unknown user), 409 `default_space`, `limit_reached`,
-/// `last_owner`, 413, 415, 503.
+/// `PUT /api/v1/spaces/{spaceId}/members/{userId}` with `{"role"}` → 201 with a new
+/// invitation (`"state": "invited"`: the user reaches the space once it accepts), or 200
+/// with the changed role of a member or of a pending invitation. 400, 401, 403 (below
+/// owner, a scoped or the admin token), 404 (the space, or an unknown user), 409
+/// `default_space`, `limit_reached`, `last_owner`, 413, 415, 503.
 pub async fn put_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -249,35 +268,51 @@ pub async fn put_member(
     let id = named_space(&req, &caller, Action::Manage)?;
     let role = parse_role(body.0)?;
     let user: Box<str> = segment(&req, "userId").into();
-    let member = Member {
-        role,
-        added_at: chrono::Utc::now().timestamp_millis(),
-    };
-    let set = Change::MemberSet {
+    let at = chrono::Utc::now().timestamp_millis();
+    let set = Change::RoleSet {
         space: id.into(),
         user: user.clone(),
-        member,
+        role,
+        by: caller.account.id.clone(),
+        at,
     };
     let space: Box<str> = id.into();
     let answer = move |state: &DirectoryState| {
+        let name = name_of(state, &user);
         let before = state.space(&space).and_then(|s| s.members.get(&user));
-        let (status, added_at) = match before {
-            Some(m) => (StatusCode::OK, m.added_at),
-            None => (StatusCode::CREATED, member.added_at),
+        let (status, json) = match (before, state.invitation(&space, &user)) {
+            (Some(m), _) => (
+                StatusCode::OK,
+                render::member(&user, &name, &Member { role, ..*m }),
+            ),
+            (None, Some(invitation)) => {
+                let after = Invitation {
+                    role,
+                    ..invitation.clone()
+                };
+                (StatusCode::OK, render::invitee(&user, &name, &after))
+            }
+            (None, None) => {
+                let invitation = Invitation {
+                    role,
+                    by: caller.account.id.clone(),
+                    at,
+                };
+                (
+                    StatusCode::CREATED,
+                    render::invitee(&user, &name, &invitation),
+                )
+            }
         };
-        let after = Member { role, added_at };
-        both(render::data(
-            status,
-            render::member(&user, &name_of(state, &user), &after),
-            None,
-        ))
+        both(render::data(status, json, None))
     };
     change(&req, directory, set, key, answer, |_: &Change| {}).await
 }
 
-/// `DELETE /api/v1/spaces/{spaceId}/members/{userId}` by an owner, or by the member itself
-/// (leaving) → 200 with the member as it was; its streams on the space end at once. 401,
-/// 403, 404 (the space, or no such member), 409 `default_space`, `last_owner`, 503.
+/// `DELETE /api/v1/spaces/{spaceId}/members/{userId}` by an owner (removing a member or
+/// withdrawing an invitation), or by the user itself (leaving, or declining an invitation)
+/// → 200 with the member as it was; its streams on the space end at once. 401, 403, 404
+/// (the space, or no such member), 409 `default_space`, `last_owner`, 503.
 pub async fn remove_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -299,13 +334,67 @@ pub async fn remove_member(
     let answer = {
         let (space, user) = (space.clone(), user.clone());
         move |state: &DirectoryState| {
-            let before = state.space(&space).and_then(|s| s.members.get(&user));
-            let json = before
-                .map(|m| render::member(&user, &name_of(state, &user), m))
-                .unwrap_or_default();
+            let json = member_json(state, &space, &user).unwrap_or_default();
             both(render::data(StatusCode::OK, json, None))
         }
     };
     let then = move |_: &Change| streams.end(|reader, on, _| *reader == *user && *on == *space);
     change(&req, directory, removed, key, answer, then).await
+}
+
+/// `POST /api/v1/spaces/{spaceId}/accept` by an invited user → 200 with the space: the
+/// user is an active member from then on, with the invitation's role. 401, 403 (a scoped
+/// or the admin token), 404 (no pending invitation to the space), 409 `limit_reached`
+/// (the user belongs to as many spaces as it may), 503.
+pub async fn accept(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    key: KeyClaim,
+    directory: Data<Directory>,
+    spaces: Data<Spaces>,
+) -> Result<HttpResponse, ApiError> {
+    let id = segment(&req, "spaceId");
+    access::decide(&caller, Some(id), Action::Accept)?;
+    let version = spaces.version(id).await?;
+    let space: Box<str> = id.into();
+    let accepted = Change::Accepted {
+        space: space.clone(),
+        user: caller.account.id.clone(),
+        at: chrono::Utc::now().timestamp_millis(),
+    };
+    let answer = move |state: &DirectoryState| {
+        let info = state.space(&space);
+        let invitation = state.invitation(&space, &caller.account.id);
+        let json = match (info, invitation) {
+            (Some(info), Some(invitation)) => {
+                let mut json = render::space(info, &caller, version);
+                json["role"] = invitation.role.as_str().into();
+                json["memberCount"] = (info.members.len() + 1).into();
+                json
+            }
+            _ => Json::default(),
+        };
+        both(render::data(StatusCode::OK, json, None))
+    };
+    change(&req, directory, accepted, key, answer, |_: &Change| {}).await
+}
+
+/// `GET /api/v1/invitations` → 200 with the caller's pending invitations, ordered by
+/// `invitedAt`, then `spaceId`. 401, 403 (a scoped or the admin token).
+pub async fn invitations(
+    UserCaller(caller): UserCaller,
+    directory: Data<Directory>,
+) -> Result<HttpResponse, ApiError> {
+    access::decide(&caller, None, Action::Account)?;
+    let state = directory.read();
+    let mut pending: Vec<(i64, &str, Json)> = state
+        .invitations_of(&caller.account.id)
+        .filter_map(|(space, invitation)| {
+            let info = state.space(space)?;
+            Some((invitation.at, space, render::invitation(info, invitation)))
+        })
+        .collect();
+    pending.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let data = pending.into_iter().map(|(_, _, json)| json).collect();
+    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
 }

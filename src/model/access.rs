@@ -17,8 +17,11 @@ pub enum Action {
     Write,
     /// Renames or deletes the space, or adds, changes or removes a member.
     Manage,
-    /// Leaves the space (removes the caller's own membership).
+    /// Leaves the space (removes the caller's own membership), or declines an invitation
+    /// to it.
     Leave,
+    /// Accepts an invitation to the space.
+    Accept,
     /// Creates a space or manages the caller's tokens (no space named).
     Account,
 }
@@ -67,9 +70,21 @@ pub fn decide(
     space: Option<&str>,
     action: Action,
 ) -> Result<Option<Role>, Denied> {
+    if action == Action::Accept {
+        // Only the primary token answers invitations, whether there is one or not.
+        if let Scope::Scoped(_) = caller.scope {
+            return Err(Denied::Forbidden(Reason::PrimaryTokenOnly));
+        }
+        return match space {
+            Some(id) if caller.invited.contains(id) => Ok(None),
+            _ => Err(Denied::Hidden),
+        };
+    }
     let role = match space {
         Some(id) => match caller.spaces.get(id) {
             Some(role) if caller.scope.reaches(id) => Some(*role),
+            // An invitee reaches nothing of the space, but may decline.
+            None if action == Action::Leave && caller.invited.contains(id) => None,
             _ => return Err(Denied::Hidden),
         },
         None => None,
@@ -78,7 +93,7 @@ pub fn decide(
         Action::Read => Role::Viewer,
         Action::Write => Role::Editor,
         Action::Manage => Role::Owner,
-        Action::Leave | Action::Account => Role::Viewer,
+        Action::Leave | Action::Accept | Action::Account => Role::Viewer,
     };
     match (&caller.scope, action) {
         (Scope::Scoped(_), Action::Manage | Action::Leave | Action::Account) => {
@@ -154,6 +169,7 @@ mod tests {
                 created_at: 0,
             }),
             spaces: Arc::new(spaces),
+            invited: Arc::default(),
             scope,
         }
     }

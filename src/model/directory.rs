@@ -11,7 +11,7 @@
 //! keeps the facts it decides on: a [`Caller`] carries its user's memberships as of its
 //! request, taken without a lock held across any wait.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -20,10 +20,14 @@ use serde::{Deserialize, Serialize};
 
 use super::user::{TokenHash, User, UsersSnapshot};
 
-/// The most spaces a user belongs to.
+/// The most spaces a user belongs to (active memberships; invitations do not count).
 pub const MAX_SPACES_PER_USER: usize = 1_000;
-/// The most members a space has.
+/// The most members a space has, pending invitations included.
 pub const MAX_MEMBERS: usize = 1_000;
+/// The most pending invitations a user has sent.
+pub const MAX_INVITATIONS_SENT: usize = 1_000;
+/// The most pending invitations one user has sent to one other user.
+pub const MAX_INVITATIONS_PER_INVITEE: usize = 10;
 /// The most live (neither revoked nor expired) scoped tokens a user has.
 pub const MAX_TOKENS: usize = 100;
 /// The most spaces a scoped token names.
@@ -135,6 +139,29 @@ pub struct Member {
     pub added_at: i64,
 }
 
+/// An invitation to a space that its user has not answered yet (CONTRACT §21): the user
+/// does not reach the space until it accepts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invitation {
+    /// The role it will have.
+    pub role: Role,
+    /// Who invited it.
+    pub by: Box<str>,
+    /// When, milliseconds since the epoch.
+    pub at: i64,
+}
+
+/// A pending invitation as the directory file holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invited {
+    /// The space.
+    pub space: Box<str>,
+    /// The invited user.
+    pub user: Box<str>,
+    /// The invitation.
+    pub invitation: Invitation,
+}
+
 /// A space as the directory knows it (its records are the space actor's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpaceInfo {
@@ -146,7 +173,7 @@ pub struct SpaceInfo {
     pub created_at: i64,
     /// The user whose default space it is, if it is one.
     pub default_of: Option<Box<str>>,
-    /// Its members by user id.
+    /// Its active members by user id (invitations are kept apart).
     pub members: BTreeMap<Box<str>, Member>,
 }
 
@@ -206,8 +233,9 @@ pub enum Change {
         /// The space.
         space: Box<str>,
     },
-    /// A user was added to a space (at `member.added_at`), or its role changed (its time
-    /// of adding stays).
+    /// A user was added to a space as an active member (at `member.added_at`), or its
+    /// role changed (its time of adding stays). Written by formats up to 3, which had no
+    /// invitations; format 4 writes [`Change::RoleSet`].
     MemberSet {
         /// The space.
         space: Box<str>,
@@ -216,7 +244,8 @@ pub enum Change {
         /// Its role and when it was first added.
         member: Member,
     },
-    /// A member was removed from a space (or left it).
+    /// A member was removed from a space (or left it); or, for a user who is invited, the
+    /// invitation was withdrawn (or declined).
     MemberRemoved {
         /// The space.
         space: Box<str>,
@@ -236,6 +265,30 @@ pub enum Change {
         user: Box<str>,
         /// Hash of the new token.
         hash: TokenHash,
+    },
+    /// An owner set a user's role in a space: an active member's role changes, a pending
+    /// invitation's role changes, and anyone else is invited (by `by`, at `at`).
+    RoleSet {
+        /// The space.
+        space: Box<str>,
+        /// The user.
+        user: Box<str>,
+        /// The role.
+        role: Role,
+        /// The owner who set it.
+        by: Box<str>,
+        /// When.
+        at: i64,
+    },
+    /// An invited user accepted at `at`: from then on it is an active member with the
+    /// invitation's role, added at `at`.
+    Accepted {
+        /// The space.
+        space: Box<str>,
+        /// The user.
+        user: Box<str>,
+        /// When.
+        at: i64,
     },
 }
 
@@ -265,7 +318,7 @@ impl fmt::Display for DirectoryError {
     }
 }
 
-/// The directory file's contents (format 3 on).
+/// The directory file's contents (format 4 on; format 3 lacks `invitations`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DirectorySnapshot {
     /// How many changes it holds: the next change is number `applied`.
@@ -278,6 +331,8 @@ pub struct DirectorySnapshot {
     pub tokens: Vec<Token>,
     /// Deleted spaces, by id.
     pub deleted: Vec<Box<str>>,
+    /// Pending invitations, by space, then user.
+    pub invitations: Vec<Invited>,
 }
 
 impl DirectorySnapshot {
@@ -346,8 +401,10 @@ pub enum Scope {
 pub struct Caller {
     /// The user.
     pub account: Arc<Account>,
-    /// Its role in each space it belongs to, by space id.
+    /// Its role in each space it belongs to (actively), by space id.
     pub spaces: Arc<BTreeMap<Box<str>, Role>>,
+    /// The spaces it is invited to and has not answered.
+    pub invited: Arc<BTreeSet<Box<str>>>,
     /// The token it used.
     pub scope: Scope,
 }
@@ -389,6 +446,13 @@ pub struct DirectoryState {
     tokens: HashMap<Box<str>, Arc<LiveToken>>,
     credentials: HashMap<TokenHash, Credential>,
     deleted: HashSet<Box<str>>,
+    /// Pending invitations by space, then user.
+    invitations: HashMap<Box<str>, BTreeMap<Box<str>, Invitation>>,
+    /// The spaces each user is invited to; copied on change, shared by callers.
+    invited: HashMap<Box<str>, Arc<BTreeSet<Box<str>>>>,
+    /// How many pending invitations each user has sent, and has sent to each other user.
+    sent: HashMap<Box<str>, usize>,
+    sent_to: HashMap<(Box<str>, Box<str>), usize>,
     applied: u64,
     /// Memberships of all spaces, summed.
     members: usize,
@@ -411,6 +475,14 @@ impl DirectoryState {
         for token in snapshot.tokens {
             directory.add_token(token);
         }
+        for Invited {
+            space,
+            user,
+            invitation,
+        } in snapshot.invitations
+        {
+            directory.add_invitation(&space, &user, invitation);
+        }
         directory
     }
 
@@ -431,6 +503,19 @@ impl DirectoryState {
                 t.id.clone()
             }),
             deleted: sorted(self.deleted.iter().cloned().collect(), |d| d.clone()),
+            invitations: sorted(
+                self.invitations
+                    .iter()
+                    .flat_map(|(space, invited)| {
+                        invited.iter().map(|(user, invitation)| Invited {
+                            space: space.clone(),
+                            user: user.clone(),
+                            invitation: invitation.clone(),
+                        })
+                    })
+                    .collect(),
+                |i| (i.space.clone(), i.user.clone()),
+            ),
         }
     }
 
@@ -471,6 +556,7 @@ impl DirectoryState {
         let caller = Caller {
             account: Arc::clone(self.accounts.get(user)?),
             spaces: self.memberships.get(user).cloned().unwrap_or_default(),
+            invited: self.invited.get(user).cloned().unwrap_or_default(),
             scope,
         };
         Some((caller, used))
@@ -494,6 +580,29 @@ impl DirectoryState {
     /// Every space, in no order.
     pub fn spaces(&self) -> impl Iterator<Item = &SpaceInfo> {
         self.spaces.values()
+    }
+
+    /// The pending invitations to space `id`, by user.
+    pub fn invitations(&self, id: &str) -> Option<&BTreeMap<Box<str>, Invitation>> {
+        self.invitations.get(id)
+    }
+
+    /// The pending invitations of user `user`: each space and its invitation, in no order.
+    pub fn invitations_of<'a>(
+        &'a self,
+        user: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a Invitation)> + 'a {
+        self.invited.get(user).into_iter().flat_map(move |spaces| {
+            spaces.iter().filter_map(move |space| {
+                let invitation = self.invitations.get(space)?.get(user)?;
+                Some((&**space, invitation))
+            })
+        })
+    }
+
+    /// The pending invitation of `user` to `space`.
+    pub fn invitation(&self, space: &str, user: &str) -> Option<&Invitation> {
+        self.invitations.get(space)?.get(user)
     }
 
     /// Whether space `id` was deleted.
@@ -584,7 +693,10 @@ impl DirectoryState {
             } => {
                 let info = space(id)?;
                 let Some(m) = info.members.get(member) else {
-                    return Err(DirectoryError::NotFound(format!("member '{member}'")));
+                    return match self.invitation(id, member) {
+                        Some(_) => Ok(()),
+                        None => Err(DirectoryError::NotFound(format!("member '{member}'"))),
+                    };
                 };
                 if info.default_of.is_some() {
                     Err(DirectoryError::DefaultSpace)
@@ -623,7 +735,64 @@ impl DirectoryState {
                 .map(drop)
                 .ok_or_else(|| DirectoryError::NotFound(format!("token '{token}'"))),
             Change::PrimaryReset { user: id, .. } => user(id).map(drop),
+            Change::RoleSet {
+                space: id,
+                user: member,
+                role,
+                by,
+                ..
+            } => {
+                let info = space(id)?;
+                user(member)?;
+                match info.members.get(member) {
+                    Some(m) if m.role == Role::Owner && *role != Role::Owner => {
+                        last_owner(info, member)
+                    }
+                    Some(_) => Ok(()),
+                    None if self.invitation(id, member).is_some() => Ok(()),
+                    None if info.default_of.is_some() => Err(DirectoryError::DefaultSpace),
+                    None => self.may_invite(info, member, by),
+                }
+            }
+            Change::Accepted {
+                space: id,
+                user: member,
+                ..
+            } => {
+                space(id)?;
+                if self.invitation(id, member).is_none() {
+                    return Err(DirectoryError::NotFound(format!(
+                        "invitation to space '{id}'"
+                    )));
+                }
+                full(member)
+            }
         }
+    }
+
+    /// Whether `by` may invite `user` to `info`: the space's members and invitations, the
+    /// invitations `by` has pending, and those it has pending to `user` are below their
+    /// limits.
+    fn may_invite(&self, info: &SpaceInfo, user: &str, by: &str) -> Result<(), DirectoryError> {
+        let pending = self.invitations.get(&info.id).map_or(0, BTreeMap::len);
+        let sent = self.sent.get(by).copied().unwrap_or(0);
+        let sent_to = self
+            .sent_to
+            .get(&(by.into(), user.into()))
+            .copied()
+            .unwrap_or(0);
+        let refused = if info.members.len() + pending >= MAX_MEMBERS {
+            format!("a space has at most {MAX_MEMBERS} members and invitations")
+        } else if sent >= MAX_INVITATIONS_SENT {
+            format!("a user has at most {MAX_INVITATIONS_SENT} pending invitations it sent")
+        } else if sent_to >= MAX_INVITATIONS_PER_INVITEE {
+            format!(
+                "a user has at most {MAX_INVITATIONS_PER_INVITEE} pending invitations to one user"
+            )
+        } else {
+            return Ok(());
+        };
+        Err(DirectoryError::LimitReached(refused))
     }
 
     /// Applies a change that [`DirectoryState::check`] allowed (or that the journal holds), and
@@ -660,6 +829,10 @@ impl DirectoryState {
                         self.set_membership(user, space, None);
                     }
                 }
+                let invited = self.invitations.get(space).cloned().unwrap_or_default();
+                for user in invited.keys() {
+                    self.remove_invitation(space, user);
+                }
                 self.deleted.insert(space.clone());
             }
             Change::MemberSet {
@@ -678,8 +851,11 @@ impl DirectoryState {
             }
             Change::MemberRemoved { space, user } => {
                 if let Some(info) = self.spaces.get_mut(space) {
-                    info.members.remove(user);
-                    self.set_membership(user, space, None);
+                    if info.members.remove(user).is_some() {
+                        self.set_membership(user, space, None);
+                    } else {
+                        self.remove_invitation(space, user);
+                    }
                 }
             }
             Change::TokenCreated(token) => self.add_token(token.clone()),
@@ -694,6 +870,47 @@ impl DirectoryState {
                     Arc::make_mut(account).primary = *hash;
                     self.credentials
                         .insert(*hash, Credential::Primary(user.clone()));
+                }
+            }
+            Change::RoleSet {
+                space,
+                user,
+                role,
+                by,
+                at,
+            } => {
+                let Some(info) = self.spaces.get_mut(space) else {
+                    return;
+                };
+                if let Some(member) = info.members.get_mut(user) {
+                    member.role = *role;
+                    self.set_membership(user, space, Some(*role));
+                } else if let Some(invitation) = self
+                    .invitations
+                    .get_mut(space)
+                    .and_then(|invited| invited.get_mut(user))
+                {
+                    invitation.role = *role;
+                } else {
+                    let invitation = Invitation {
+                        role: *role,
+                        by: by.clone(),
+                        at: *at,
+                    };
+                    self.add_invitation(space, user, invitation);
+                }
+            }
+            Change::Accepted { space, user, at } => {
+                let Some(invitation) = self.remove_invitation(space, user) else {
+                    return;
+                };
+                if let Some(info) = self.spaces.get_mut(space) {
+                    let member = Member {
+                        role: invitation.role,
+                        added_at: *at,
+                    };
+                    info.members.insert(user.clone(), member);
+                    self.set_membership(user, space, Some(invitation.role));
                 }
             }
         }
@@ -734,6 +951,35 @@ impl DirectoryState {
         self.tokens.insert(live.token.id.clone(), live);
     }
 
+    fn add_invitation(&mut self, space: &str, user: &str, invitation: Invitation) {
+        *self.sent.entry(invitation.by.clone()).or_default() += 1;
+        *self
+            .sent_to
+            .entry((invitation.by.clone(), user.into()))
+            .or_default() += 1;
+        Arc::make_mut(self.invited.entry(user.into()).or_default()).insert(space.into());
+        self.invitations
+            .entry(space.into())
+            .or_default()
+            .insert(user.into(), invitation);
+    }
+
+    /// Drops the pending invitation of `user` to `space`; it, if there was one.
+    fn remove_invitation(&mut self, space: &str, user: &str) -> Option<Invitation> {
+        let invited = self.invitations.get_mut(space)?;
+        let invitation = invited.remove(user)?;
+        if invited.is_empty() {
+            self.invitations.remove(space);
+        }
+        if let Some(spaces) = self.invited.get_mut(user) {
+            Arc::make_mut(spaces).remove(space);
+        }
+        let by = invitation.by.clone();
+        decrement(&mut self.sent, by.clone());
+        decrement(&mut self.sent_to, (by, user.into()));
+        Some(invitation)
+    }
+
     fn set_membership(&mut self, user: &str, space: &str, role: Option<Role>) {
         let spaces = Arc::make_mut(self.memberships.entry(user.into()).or_default());
         let had = match role {
@@ -744,6 +990,16 @@ impl DirectoryState {
             (false, Some(_)) => self.members += 1,
             (true, None) => self.members -= 1,
             _ => {}
+        }
+    }
+}
+
+/// Counts one less of `key`, forgetting it at zero.
+fn decrement<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, usize>, key: K) {
+    if let std::collections::hash_map::Entry::Occupied(mut count) = counts.entry(key) {
+        *count.get_mut() -= 1;
+        if *count.get() == 0 {
+            count.remove();
         }
     }
 }
@@ -994,13 +1250,116 @@ mod tests {
         );
     }
 
+    fn invite(user: &str, role: Role, by: &str) -> Change {
+        Change::RoleSet {
+            space: "s".into(),
+            user: user.into(),
+            role,
+            by: by.into(),
+            at: 4,
+        }
+    }
+
+    fn accept(user: &str) -> Change {
+        Change::Accepted {
+            space: "s".into(),
+            user: user.into(),
+            at: 9,
+        }
+    }
+
+    fn invited_to(d: &DirectoryState, user: &str) -> Vec<String> {
+        let (caller, _) = d.authenticate(&hash_token(user), || 0).unwrap();
+        caller.invited.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_invitation_is_no_membership_until_accepted() {
+        let mut d = directory(&["a", "b"]);
+        d.apply(&shared("a"));
+        d.apply(&invite("b", Role::Viewer, "a"));
+        assert_eq!(role_of(&d, "b", "s"), None);
+        assert_eq!(invited_to(&d, "b"), ["s"]);
+        assert_eq!(d.space("s").unwrap().members.len(), 1);
+        d.apply(&invite("b", Role::Owner, "a"));
+        let invitation = d.invitation("s", "b").unwrap();
+        assert_eq!((invitation.role, invitation.at), (Role::Owner, 4));
+        // An invited owner is no owner yet.
+        assert_eq!(d.check(&remove("a"), 0), Err(DirectoryError::LastOwner));
+        assert_eq!(d.check(&accept("a"), 0).map_err(|_| ()), Err(()));
+        d.apply(&accept("b"));
+        assert_eq!(role_of(&d, "b", "s"), Some(Role::Owner));
+        assert_eq!(d.space("s").unwrap().members["b"].added_at, 9);
+        assert!(invited_to(&d, "b").is_empty());
+        assert!(d.invitation("s", "b").is_none());
+        assert_eq!(d.check(&remove("a"), 0), Ok(()));
+        // A role set on a member changes its role; removing an invitation drops it.
+        d.apply(&invite("a", Role::Viewer, "b"));
+        assert_eq!(role_of(&d, "a", "s"), Some(Role::Viewer));
+        d.apply(&remove("a"));
+        d.apply(&invite("a", Role::Editor, "b"));
+        assert_eq!(d.check(&remove("a"), 0), Ok(()));
+        d.apply(&remove("a"));
+        assert!(d.invitation("s", "a").is_none());
+        assert!(invited_to(&d, "a").is_empty());
+        // Deleting the space drops its invitations.
+        d.apply(&invite("a", Role::Editor, "b"));
+        d.apply(&Change::SpaceDeleted { space: "s".into() });
+        assert!(invited_to(&d, "a").is_empty());
+        assert_eq!(d.snapshot().invitations, []);
+    }
+
+    #[test]
+    fn invitations_are_limited_per_inviter_and_per_invitee() {
+        let mut d = directory(&["a", "b"]);
+        for i in 0..=MAX_INVITATIONS_PER_INVITEE {
+            let Change::SpaceCreated(mut info) = shared("a") else {
+                unreachable!()
+            };
+            info.id = format!("s{i}").into();
+            d.apply(&Change::SpaceCreated(info));
+        }
+        let to = |i: usize| Change::RoleSet {
+            space: format!("s{i}").into(),
+            user: "b".into(),
+            role: Role::Viewer,
+            by: "a".into(),
+            at: 4,
+        };
+        for i in 0..MAX_INVITATIONS_PER_INVITEE {
+            assert_eq!(d.check(&to(i), 0), Ok(()));
+            d.apply(&to(i));
+        }
+        let over = to(MAX_INVITATIONS_PER_INVITEE);
+        assert!(matches!(
+            d.check(&over, 0),
+            Err(DirectoryError::LimitReached(_))
+        ));
+        assert_eq!(d.check(&to(0), 0), Ok(()), "a role change is no new one");
+        d.sent.insert("a".into(), MAX_INVITATIONS_SENT);
+        let c = Change::RoleSet {
+            space: "s0".into(),
+            user: "c".into(),
+            role: Role::Viewer,
+            by: "a".into(),
+            at: 4,
+        };
+        d.apply(&Change::UserCreated(account("c")));
+        assert!(matches!(
+            d.check(&c, 0),
+            Err(DirectoryError::LimitReached(_))
+        ));
+    }
+
     #[test]
     fn a_snapshot_and_a_replay_give_the_same_directory() {
         let mut d = directory(&["a", "b"]);
+        d.apply(&Change::UserCreated(account("c")));
         let changes = [
             shared("a"),
             set("b", Role::Editor),
             Change::TokenCreated(token("t", None, None)),
+            invite("c", Role::Viewer, "a"),
         ];
         let before = d.snapshot();
         for c in &changes {
@@ -1008,10 +1367,11 @@ mod tests {
         }
         let mut replayed = DirectoryState::from_snapshot(before);
         for (seq, c) in changes.iter().enumerate() {
-            replayed.replay(seq as u64 + 2, c).unwrap();
+            replayed.replay(seq as u64 + 3, c).unwrap();
             replayed.replay(seq as u64, c).unwrap(); // already held: skipped
         }
         assert_eq!(replayed.snapshot(), d.snapshot());
+        assert_eq!(d.snapshot().invitations.len(), 1);
         assert!(replayed.replay(99, &changes[0]).is_err());
         assert_eq!(
             DirectoryState::from_snapshot(d.snapshot()).snapshot(),

@@ -16,8 +16,8 @@ pub mod user;
 pub mod validate;
 
 pub use directory::{
-    Access, Account, Caller, Change, DirectoryError, DirectorySnapshot, DirectoryState, Member,
-    Role, Scope, SpaceInfo, Token,
+    Access, Account, Caller, Change, DirectoryError, DirectorySnapshot, DirectoryState, Invitation,
+    Invited, Member, Role, Scope, SpaceInfo, Token,
 };
 pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};

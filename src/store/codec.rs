@@ -41,6 +41,7 @@
 //! | 1 | snapshot files only: users, and spaces without a reservation |
 //! | 2 | space snapshots carry `reserved`; the journal; the idempotency keys file |
 //! | 3 | the users file holds the directory ([`DirectorySnapshot`]: users, spaces, members, tokens); journal entry [`Entry::Directory`]; a task record has two more fields, last: `predecessorIds` (`Value::Ids`) and `isBlocked` (`Value::Bool`). Task records of formats 1 and 2 (space files, journal `Write` entries) are read with `[]` and `false` appended ([`upgrade_record`]): right, since those formats had no predecessors |
+//! | 4 | the directory holds pending invitations ([`DirectorySnapshot::invitations`], last); directory changes [`Change::RoleSet`] and [`Change::Accepted`] (new variants, last). A format 3 users file is read without invitations, and format 3 memberships are active |
 
 use std::fmt;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
@@ -52,12 +53,12 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    Change, DirectorySnapshot, Kind, Outcome, Record, Records, SpaceSnapshot, SpaceView, User,
-    Value,
+    Account, Change, DirectorySnapshot, Kind, Outcome, Record, Records, SpaceInfo, SpaceSnapshot,
+    SpaceView, Token, User, Value,
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 3;
+pub const FORMAT_VERSION: u16 = 4;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -377,8 +378,29 @@ pub fn decode_directory(bytes: &[u8], now: i64) -> Result<DirectorySnapshot, Cod
     let (version, payload) = open_file(FileKind::Users, bytes)?;
     match version {
         1 | 2 => Ok(DirectorySnapshot::from_legacy(deserialize(payload)?, now)),
+        3 => {
+            let v3: DirectoryV3 = deserialize(payload)?;
+            Ok(DirectorySnapshot {
+                applied: v3.applied,
+                accounts: v3.accounts,
+                spaces: v3.spaces,
+                tokens: v3.tokens,
+                deleted: v3.deleted,
+                invitations: Vec::new(),
+            })
+        }
         _ => deserialize(payload),
     }
+}
+
+/// The users file's payload in format 3: the directory without invitations.
+#[derive(Deserialize)]
+struct DirectoryV3 {
+    applied: u64,
+    accounts: Vec<Account>,
+    spaces: Vec<SpaceInfo>,
+    tokens: Vec<Token>,
+    deleted: Vec<Box<str>>,
 }
 
 /// Writes the idempotency keys file to `out`; its length.

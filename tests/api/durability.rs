@@ -388,13 +388,24 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             );
             assert_eq!(reply.version(), state["spaceVersion"].as_u64().unwrap());
         }
-        // From format 3 on: spaces shared with roles, and their members.
+        // From format 3 on: spaces shared with roles, and their members; before format 4
+        // every member was active (§21), and from it on there are invitations.
         if let Some(spaces) = state.get("spaces") {
             assert_eq!(user.get("/api/v1/spaces").await.expect(200).data(), spaces);
             for (space, members) in state["members"].as_object().unwrap() {
+                let mut members = members.clone();
+                for member in members.as_array_mut().unwrap() {
+                    if member.get("state").is_none() {
+                        member["state"] = "active".into();
+                    }
+                }
                 let path = format!("/api/v1/spaces/{space}/members");
-                assert_eq!(user.get(&path).await.expect(200).data(), members);
+                assert_eq!(user.get(&path).await.expect(200).data(), &members);
             }
+        }
+        if let Some(invitations) = state.get("invitations") {
+            let listed = user.get("/api/v1/invitations").await;
+            assert_eq!(listed.expect(200).data(), invitations, "{name} invitations");
         }
     }
     for (token, state) in expected
@@ -464,6 +475,13 @@ async fn the_format_2_golden_data_dir_with_a_journal_loads_to_the_exact_records_
 #[actix_web::test]
 async fn the_format_3_golden_data_dir_loads_to_the_exact_spaces_members_tokens_and_records() {
     golden_data_dir_loads_exactly("v3").await;
+}
+
+/// Format 4 adds invitations (§21): pending ones in the users file and in the journal,
+/// role changes of them, and acceptances.
+#[actix_web::test]
+async fn the_format_4_golden_data_dir_loads_to_the_exact_invitations_and_members() {
+    golden_data_dir_loads_exactly("v4").await;
 }
 
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after

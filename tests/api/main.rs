@@ -15,6 +15,7 @@ mod durability;
 mod ecosystem;
 mod errors;
 mod health_and_routing;
+mod invitations;
 mod limits;
 mod listing;
 mod persistence;

@@ -29,7 +29,7 @@ pub(crate) const SPACE_FIELDS: [&str; 7] = [
 ];
 
 /// The fields of a member object, sorted (CONTRACT §13).
-const MEMBER_FIELDS: [&str; 4] = ["addedAt", "name", "role", "userId"];
+const MEMBER_FIELDS: [&str; 5] = ["addedAt", "name", "role", "state", "userId"];
 
 /// The keys of a JSON object, sorted.
 pub(crate) fn keys(value: &Value) -> Vec<String> {
@@ -109,10 +109,27 @@ pub(crate) async fn put_member(owner: As<'_>, space: &str, user_id: &str, role: 
         .await
 }
 
-/// Adds (201) `user_id` to `space` with `role`, as `owner`; returns the member object.
-pub(crate) async fn add_member(owner: As<'_>, space: &str, user_id: &str, role: &str) -> Value {
-    let reply = put_member(owner, space, user_id, role).await;
-    expect_data(&reply, 201)
+/// Invites (201) `user` to `space` with `role`, as `owner`, and has it accept (CONTRACT
+/// §21); returns its member object as the member list then shows it.
+pub(crate) async fn add_member(owner: As<'_>, space: &str, user: &NewUser, role: &str) -> Value {
+    let reply = put_member(owner, space, &user.user_id, role).await;
+    let invited = expect_data(&reply, 201);
+    assert_eq!(invited["state"], "invited", "{invited:#}");
+    let accepted = owner
+        .app()
+        .user(&user.token)
+        .post(&format!("/api/v1/spaces/{space}/accept"), json!({}))
+        .await;
+    expect_data(&accepted, 200);
+    let members = owner.get(&format!("/api/v1/spaces/{space}/members")).await;
+    let member = members
+        .data()
+        .as_array()
+        .and_then(|all| all.iter().find(|m| m["userId"] == *user.user_id))
+        .cloned()
+        .unwrap_or_else(|| panic!("{} not listed: {:#}", user.user_id, members.body));
+    assert_eq!(member["state"], "active", "{member:#}");
+    member
 }
 
 /// The ids `GET /api/v1/spaces` lists for `user`, in order.
@@ -450,7 +467,7 @@ async fn get_spaces_lists_every_space_of_the_caller_in_space_id_byte_order() {
         .find(|s| **s != bob.default_space_id)
         .unwrap()
         .clone();
-    add_member(as_bob, &shared, &alice.user_id, "viewer").await;
+    add_member(as_bob, &shared, &alice, "viewer").await;
     hers.push(shared.clone());
     hers.sort();
     assert_eq!(listed_space_ids(as_alice).await, hers);
@@ -563,8 +580,8 @@ async fn roles_decide_who_reads_writes_and_manages_a_space() {
         )
         .await
         .expect(201);
-    add_member(owner, &space, &bob.user_id, "viewer").await;
-    add_member(owner, &space, &carol.user_id, "editor").await;
+    add_member(owner, &space, &bob, "viewer").await;
+    add_member(owner, &space, &carol, "editor").await;
 
     // A viewer reads everything: records, the feed, the stream, the space and its members.
     for (method, path, body) in record_reads(&space, "T") {
@@ -669,7 +686,7 @@ async fn roles_decide_who_reads_writes_and_manages_a_space() {
         )
         .await;
     assert_eq!(expect_data(&renamed, 200)["name"], "renamed");
-    add_member(owner, &space, &dave.user_id, "viewer").await;
+    add_member(owner, &space, &dave, "viewer").await;
     let removed = owner
         .delete(&format!("/api/v1/spaces/{space}/members/{}", dave.user_id))
         .await;
@@ -750,8 +767,8 @@ async fn a_deleted_space_answers_its_state_before_then_is_gone_for_everyone() {
         let owner = app.user(&alice.token);
         let space = sid(&new_space(owner, "doomed").await);
         let keep = sid(&new_space(owner, "kept").await);
-        add_member(owner, &space, &bob.user_id, "editor").await;
-        add_member(owner, &keep, &bob.user_id, "editor").await;
+        add_member(owner, &space, &bob, "editor").await;
+        add_member(owner, &keep, &bob, "editor").await;
         for n in 0..3 {
             owner
                 .post(
@@ -853,7 +870,7 @@ async fn members_are_listed_by_user_id_and_put_adds_with_201_or_changes_with_200
         .enumerate()
     {
         let user = app.create_user(&format!("user {n}")).await;
-        let member = add_member(owner, &space, &user.user_id, role).await;
+        let member = add_member(owner, &space, &user, role).await;
         assert_member_object(&member);
         assert_eq!(member["userId"], user.user_id);
         assert_eq!(member["name"], format!("user {n}"));
@@ -944,8 +961,8 @@ async fn a_member_is_removed_by_an_owner_or_leaves_and_loses_the_space_at_once()
         )
         .await
         .expect(201);
-    let bob_member = add_member(owner, &space, &bob.user_id, "viewer").await;
-    let carol_member = add_member(owner, &space, &carol.user_id, "editor").await;
+    let bob_member = add_member(owner, &space, &bob, "viewer").await;
+    let carol_member = add_member(owner, &space, &carol, "editor").await;
     let member_path = |user: &NewUser| format!("/api/v1/spaces/{space}/members/{}", user.user_id);
 
     // A viewer may leave.
@@ -965,7 +982,7 @@ async fn a_member_is_removed_by_an_owner_or_leaves_and_loses_the_space_at_once()
 
     // An editor may not remove someone else; an owner may, and the removed member's open
     // stream on the space ends.
-    add_member(owner, &space, &dave.user_id, "viewer").await;
+    add_member(owner, &space, &dave, "viewer").await;
     let refused = app.user(&carol.token).delete(&member_path(&dave)).await;
     assert_problem(&refused, 403, "forbidden");
     let mut stream = Stream::open(&app, &carol.token, &format!("?spaceId={space}")).await;
@@ -1031,7 +1048,7 @@ async fn a_member_is_removed_by_an_owner_or_leaves_and_loses_the_space_at_once()
     );
 
     // A removed member may be added again.
-    let back = add_member(owner, &space, &carol.user_id, "viewer").await;
+    let back = add_member(owner, &space, &carol, "viewer").await;
     assert_eq!(back["role"], "viewer");
     app.user(&carol.token)
         .get(&format!("/api/v1/tasks/T?spaceId={space}"))
@@ -1116,7 +1133,7 @@ async fn a_space_always_keeps_an_owner() {
     }
     assert_problem(&as_alice.delete(&member(&alice)).await, 409, "last_owner");
     // A last owner among other members is still the last owner.
-    add_member(as_alice, &space, &carol.user_id, "editor").await;
+    add_member(as_alice, &space, &carol, "editor").await;
     assert_problem(&as_alice.delete(&member(&alice)).await, 409, "last_owner");
     assert_problem(
         &put_member(as_alice, &space, &alice.user_id, "editor").await,
@@ -1125,7 +1142,7 @@ async fn a_space_always_keeps_an_owner() {
     );
 
     // With two owners, one may leave.
-    add_member(as_alice, &space, &bob.user_id, "owner").await;
+    add_member(as_alice, &space, &bob, "owner").await;
     let left = as_alice.delete(&member(&alice)).await;
     assert_eq!(expect_data(&left, 200)["role"], "owner");
     assert_problem(
@@ -1194,7 +1211,7 @@ async fn space_and_member_changes_neither_move_the_version_nor_show_in_the_feed(
         )
         .await
         .expect(200);
-    add_member(owner, &space, &bob.user_id, "viewer").await;
+    add_member(owner, &space, &bob, "viewer").await;
     put_member(owner, &space, &bob.user_id, "editor")
         .await
         .expect(200);
@@ -1321,8 +1338,11 @@ async fn retried_space_and_member_changes_replay_their_answers() {
     let key = [("Idempotency-Key", "delete-once")];
     let first = owner.send_with(Method::DELETE, &path, None, &key).await;
     first.expect(200);
+    // A retry of a request whose space is gone is 404 like any request to it (§21),
+    // the deletion of the space itself included.
     let again = owner.send_with(Method::DELETE, &path, None, &key).await;
-    replayed(&first, &again);
+    assert_problem(&again, 404, "not_found");
+    assert_eq!(again.header("idempotent-replayed"), None);
     assert_problem(&owner.get(&path).await, 404, "not_found");
 }
 
@@ -1387,8 +1407,8 @@ async fn shared_world(app: &TestApp) -> (Vec<NewUser>, String) {
     let two = sid(&new_space(as_alice, "two").await);
     let three = sid(&new_space(as_bob, "three").await);
     let doomed = sid(&new_space(as_alice, "doomed").await);
-    add_member(as_alice, &one, &bob.user_id, "editor").await;
-    add_member(as_alice, &one, &carol.user_id, "viewer").await;
+    add_member(as_alice, &one, &bob, "editor").await;
+    add_member(as_alice, &one, &carol, "viewer").await;
     as_bob
         .post(
             &format!("/api/v1/tasks?spaceId={one}"),
@@ -1396,9 +1416,9 @@ async fn shared_world(app: &TestApp) -> (Vec<NewUser>, String) {
         )
         .await
         .expect(201);
-    add_member(as_alice, &two, &carol.user_id, "viewer").await;
-    add_member(as_bob, &three, &alice.user_id, "owner").await;
-    add_member(as_alice, &doomed, &bob.user_id, "viewer").await;
+    add_member(as_alice, &two, &carol, "viewer").await;
+    add_member(as_bob, &three, &alice, "owner").await;
+    add_member(as_alice, &doomed, &bob, "viewer").await;
     // The last answers before the stop: a rename, a role change, a removal, a departure,
     // a deletion.
     as_alice
@@ -1557,10 +1577,14 @@ async fn a_user_belongs_to_at_most_1000_spaces() {
     )
     .await;
     assert_problem(&private, 409, "default_space");
-    // Being added to another user's space counts too.
+    // An invitation to another user's space is no membership until accepted (§21): it
+    // is made, and its acceptance is refused.
     let bobs = sid(&new_space(app.user(&bob.token), "bob's").await);
-    let added = put_member(app.user(&bob.token), &bobs, &alice.user_id, "viewer").await;
-    assert_problem(&added, 409, "limit_reached");
+    let invited = put_member(app.user(&bob.token), &bobs, &alice.user_id, "viewer").await;
+    assert_eq!(expect_data(&invited, 201)["state"], "invited");
+    let accept = format!("/api/v1/spaces/{bobs}/accept");
+    let accepted = as_alice.post(&accept, json!({})).await;
+    assert_problem(&accepted, 409, "limit_reached");
     assert_eq!(listed_space_ids(as_alice).await.len(), 1000);
 
     // Deleting one frees a place.
@@ -1572,7 +1596,7 @@ async fn a_user_belongs_to_at_most_1000_spaces() {
         .delete(&format!("/api/v1/spaces/{some}"))
         .await
         .expect(200);
-    add_member(app.user(&bob.token), &bobs, &alice.user_id, "viewer").await;
+    as_alice.post(&accept, json!({})).await.expect(200);
     let over = as_alice
         .post("/api/v1/spaces", json!({"name": "one more"}))
         .await;
@@ -1630,6 +1654,24 @@ async fn a_space_has_at_most_1000_members() {
         .unwrap();
     let over = put_member(owner, &space, &last.user_id, "viewer").await;
     assert_problem(&over, 409, "limit_reached");
+    // Invitations count toward the 1,000, and `memberCount` counts those who accepted.
+    let object = expect_data(&owner.get(&format!("/api/v1/spaces/{space}")).await, 200);
+    assert_eq!(object["memberCount"], 1);
+    let invited: Vec<&NewUser> = users
+        .iter()
+        .filter(|u| members.iter().any(|m| m["userId"] == u.user_id))
+        .collect();
+    for chunk in invited.chunks(110) {
+        let accept = format!("/api/v1/spaces/{space}/accept");
+        let accepted = join_all(chunk.iter().map(|u| {
+            let (app, accept) = (&app, &accept);
+            async move { app.user(&u.token).post(accept, json!({})).await }
+        }))
+        .await;
+        for reply in accepted {
+            reply.expect(200);
+        }
+    }
     let object = expect_data(&owner.get(&format!("/api/v1/spaces/{space}")).await, 200);
     assert_eq!(object["memberCount"], 1000);
     // A role change of a member is not an addition.
@@ -1644,7 +1686,7 @@ async fn a_space_has_at_most_1000_members() {
         ))
         .await
         .expect(200);
-    add_member(owner, &space, &last.user_id, "viewer").await;
+    add_member(owner, &space, last, "viewer").await;
 }
 
 #[actix_web::test]
@@ -1762,7 +1804,7 @@ async fn racing_owners_never_leave_a_space_without_one() {
     let (as_alice, as_bob) = (app.user(&alice.token), app.user(&bob.token));
     for round in 0..10 {
         let space = sid(&new_space(as_alice, &format!("round {round}")).await);
-        add_member(as_alice, &space, &bob.user_id, "owner").await;
+        add_member(as_alice, &space, &bob, "owner").await;
         let member = |user: &NewUser| format!("/api/v1/spaces/{space}/members/{}", user.user_id);
         // Both leave, or each demotes the other, at once: one wins, one is the last owner.
         let (first, second) = if round % 2 == 0 {
@@ -1839,7 +1881,7 @@ async fn metrics_count_spaces_memberships_tokens_and_403s_by_reason() {
     let alice = app.create_user("alice").await;
     let owner = app.default_user();
     let space = sid(&new_space(owner, "Team").await);
-    add_member(owner, &space, &alice.user_id, "viewer").await;
+    add_member(owner, &space, &alice, "viewer").await;
     let token = owner
         .post("/api/v1/tokens", json!({"name": "t", "access": "read"}))
         .await;

@@ -455,7 +455,7 @@ async fn a_read_token_reads_everything_and_writes_nothing() {
         )
         .await
         .expect(201);
-    add_member(app.user(&bob.token), &theirs, &alice.user_id, "editor").await;
+    add_member(app.user(&bob.token), &theirs, &alice, "editor").await;
 
     let (_, secret) = new_token(primary, json!({"name": "reader", "access": "read"})).await;
     let reader = app.user(&secret);
@@ -506,7 +506,7 @@ async fn a_read_token_reads_everything_and_writes_nothing() {
 
     // A write token is bounded by the member's role: the least of the two rules.
     let viewed = sid(&new_space(app.user(&bob.token), "viewed").await);
-    add_member(app.user(&bob.token), &viewed, &alice.user_id, "viewer").await;
+    add_member(app.user(&bob.token), &viewed, &alice, "viewer").await;
     let (_, writer) = write_token(primary, "writer").await;
     let refused = app
         .user(&writer)
@@ -603,7 +603,7 @@ async fn a_token_limited_to_some_spaces_sees_no_other() {
     // does not.
     let later = sid(&new_space(primary, "later").await);
     let shared = sid(&new_space(app.user(&bob.token), "shared").await);
-    add_member(app.user(&bob.token), &shared, &alice.user_id, "editor").await;
+    add_member(app.user(&bob.token), &shared, &alice, "editor").await;
     let all = app.user(&everywhere);
     assert_eq!(listed_space_ids(all).await, listed_space_ids(primary).await);
     assert_eq!(listed_space_ids(all).await.len(), 5);
@@ -655,9 +655,9 @@ async fn only_the_primary_token_manages_spaces_members_and_tokens() {
     let carol = app.create_user("carol").await;
     let primary = app.user(&alice.token);
     let space = sid(&new_space(primary, "team").await);
-    add_member(primary, &space, &bob.user_id, "editor").await;
+    add_member(primary, &space, &bob, "editor").await;
     let theirs = sid(&new_space(app.user(&bob.token), "theirs").await);
-    add_member(app.user(&bob.token), &theirs, &alice.user_id, "editor").await;
+    add_member(app.user(&bob.token), &theirs, &alice, "editor").await;
     let (writer, writer_secret) = write_token(primary, "writer").await;
     let (_, reader_secret) = new_token(primary, json!({"name": "reader", "access": "read"})).await;
     let (_, limited_secret) = new_token(

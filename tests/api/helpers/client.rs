@@ -204,7 +204,12 @@ pub struct As<'a> {
     token: &'a str,
 }
 
-impl As<'_> {
+impl<'a> As<'a> {
+    /// The server the requests go to.
+    pub fn app(&self) -> &'a TestApp {
+        self.app
+    }
+
     pub async fn get(&self, path: &str) -> Reply {
         self.app.call(Method::GET, path, self.token, None).await
     }
