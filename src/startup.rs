@@ -556,9 +556,10 @@ fn listen(bind: &str) -> std::io::Result<Vec<TcpListener>> {
     }
 }
 
-/// The server of `--metrics-bind ADDR`: `GET /metrics` alone, on one worker.
+/// The server of `--metrics-bind ADDR`: `GET /metrics` alone, on one worker, without a
+/// token (on the API's address it takes the admin token).
 fn metrics_server(bind: &str) -> Result<Server, StartError> {
-    let server = HttpServer::new(|| App::new().configure(crate::http::configure_metrics))
+    let server = HttpServer::new(|| App::new().configure(crate::http::configure_open_metrics))
         .workers(1)
         // As the API's server (see `Application::build`): the last part of a scrape longer
         // than a segment would otherwise wait for the scraper's delayed ACK.

@@ -142,20 +142,64 @@ pub fn space_of<'a>(
 #[derive(Debug, Clone, Copy)]
 pub struct Admin;
 
+impl Admin {
+    /// Whether `req` carries the admin token: the one place that decides it. A refusal
+    /// says whether there was another token, which each extractor then answers as it must
+    /// without deciding access a second time.
+    fn check(req: &HttpRequest) -> Result<Admin, NotAdmin<'_>> {
+        let (token, directory) = token(req).map_err(NotAdmin::NoToken)?;
+        if directory.is_admin(token) {
+            Ok(Admin)
+        } else {
+            Err(NotAdmin::Other(token, directory))
+        }
+    }
+}
+
+/// Why a request is not the admin's.
+enum NotAdmin<'a> {
+    /// No bearer token (or the directory is missing): the error to answer.
+    NoToken(ApiError),
+    /// Another token, perhaps a user's.
+    Other(&'a str, &'a Directory),
+}
+
 impl FromRequest for Admin {
     type Error = ApiError;
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(token(req).and_then(|(token, directory)| {
-            if directory.is_admin(token) {
-                Ok(Admin)
-            } else if directory.authenticate(token).is_some() {
-                Err(ApiError::Forbidden(Reason::AdminOnly))
-            } else {
-                Err(ApiError::Unauthorized)
+        ready(Admin::check(req).map_err(|refused| match refused {
+            NotAdmin::NoToken(e) => e,
+            NotAdmin::Other(token, directory) if directory.authenticate(token).is_some() => {
+                ApiError::Forbidden(Reason::AdminOnly)
             }
+            NotAdmin::Other(..) => ApiError::Unauthorized,
         }))
+    }
+}
+
+/// A request made with the admin token, as [`Admin`], but `401` for every other token, a
+/// user's (primary or scoped) included: for `/metrics` on the API's address (CONTRACT
+/// §21), where a `403` would only tell a caller that its token is a user's.
+#[derive(Debug, Clone, Copy)]
+pub struct AdminToken;
+
+impl FromRequest for AdminToken {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        // A user's token is not even looked up: it is refused as any unknown token is,
+        // and its `lastUsedAt` does not move.
+        ready(
+            Admin::check(req)
+                .map(|Admin| AdminToken)
+                .map_err(|refused| match refused {
+                    NotAdmin::NoToken(e) => e,
+                    NotAdmin::Other(..) => ApiError::Unauthorized,
+                }),
+        )
     }
 }
 

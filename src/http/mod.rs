@@ -277,7 +277,8 @@ pub const REQUEST_ID: &str = "x-request-id";
 /// (the client's, else a new one, echoed in `X-Request-Id`); `503 unavailable` with
 /// `Retry-After` once the [`Gate`] is closed, whatever the route (`/healthz` included);
 /// `429 too_many_requests` for a client address (see [`client`]) locked out by the
-/// [`Throttle`], on every `/api/v1` request before its token is looked at. After it: a
+/// [`Throttle`], on every `/api/v1` request (and `/metrics`, which takes the admin token)
+/// before its token is looked at. After it: a
 /// `401` counts as a failure of its client address; the request is counted and timed by
 /// route pattern in the metrics, and logged in one line at info: client address (`-` when
 /// there is none), method, path, status, microseconds and id.
@@ -356,7 +357,8 @@ fn method_label(method: &actix_web::http::Method) -> &'static str {
     }
 }
 
-/// Why `req` is refused before its route runs, if it is: shutdown, or a locked-out client.
+/// Why `req` is refused before its route runs, if it is: shutdown, a standby, or a
+/// locked-out client.
 fn refusal(
     req: &ServiceRequest,
     client: Option<std::net::IpAddr>,
@@ -375,9 +377,11 @@ fn refusal(
     let (Some(throttle), Some(ip)) = (throttle, client) else {
         return None;
     };
-    let wait = throttle
-        .blocked(ip)
-        .filter(|_| req.path().starts_with("/api/v1"))?;
+    // `/metrics` takes the admin token on this address, so a client guessing tokens is
+    // shut out there too; a scraper with the token never fails, and a `--metrics-bind`
+    // server has no throttle.
+    let guarded = req.path().starts_with("/api/v1") || req.path() == METRICS_PATH;
+    let wait = throttle.blocked(ip).filter(|_| guarded)?;
     METRICS.too_many("auth_lockout");
     Some(ApiError::TooManyRequests(wait))
 }
@@ -404,21 +408,43 @@ fn request_id(sent: Option<&HeaderValue>) -> String {
     }
 }
 
-/// `GET /metrics`: every metric in the OpenMetrics text format Prometheus scrapes; no auth.
+/// `GET /metrics` on a `--metrics-bind` address: every metric in the OpenMetrics text
+/// format Prometheus scrapes; no auth (that address is for a scraper on an internal
+/// network).
 pub async fn metrics() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
         .body(METRICS.render())
 }
 
-/// Registers `GET /metrics` (on the API's address, or on `--metrics-bind`'s).
+/// `GET /metrics` on the API's address: as [`metrics`], with the admin token only, since
+/// the metrics name users (CONTRACT §21). 401 without it, for a user's token too; 429 for
+/// a client locked out by failed authentications (see [`refusal`]).
+pub async fn admin_metrics(_: extract::AdminToken) -> HttpResponse {
+    metrics().await
+}
+
+/// Registers `GET /metrics` on the API's address, behind the admin token.
 pub fn configure_metrics(cfg: &mut ServiceConfig) {
     cfg.service(
-        web::resource("/metrics")
+        web::resource(METRICS_PATH)
+            .route(web::get().to(admin_metrics))
+            .default_service(disallowed("GET")),
+    );
+}
+
+/// Registers `GET /metrics` open to all, for the server of `--metrics-bind` (which has no
+/// directory to check a token against).
+pub fn configure_open_metrics(cfg: &mut ServiceConfig) {
+    cfg.service(
+        web::resource(METRICS_PATH)
             .route(web::get().to(metrics))
             .default_service(disallowed("GET")),
     );
 }
+
+/// Where the metrics are served.
+const METRICS_PATH: &str = "/metrics";
 
 #[cfg(test)]
 mod tests {
@@ -531,6 +557,38 @@ mod tests {
         assert_eq!(res.headers().get(header::RETRY_AFTER).unwrap(), "1");
         let body: serde_json::Value = test::read_body_json(res).await;
         assert_eq!(body["code"], "unavailable");
+    }
+
+    /// `/metrics` on the API's address: the admin token alone (CONTRACT §21); a user's
+    /// token is 401 like a wrong one, not 403 as on the admin routes.
+    #[actix_web::test]
+    async fn metrics_on_the_api_address_answer_the_admin_token_alone() {
+        let data = tempfile::tempdir().unwrap();
+        let user = User::new("u", "user-token");
+        let state = test_state(data.path(), vec![user]);
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(front))
+                .configure(configure_metrics)
+                .configure(|cfg| state.configure(cfg)),
+        )
+        .await;
+        let scrape = |token: Option<&str>| {
+            let mut req = test::TestRequest::get().uri("/metrics");
+            if let Some(token) = token {
+                req = req.insert_header(("authorization", format!("Bearer {token}")));
+            }
+            req.to_request()
+        };
+        for token in [None, Some("user-token"), Some("wrong-token")] {
+            let res = test::call_service(&app, scrape(token)).await;
+            assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{token:?}");
+        }
+        let res = test::call_service(&app, scrape(Some("admin-token"))).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let open = test::init_service(App::new().configure(configure_open_metrics)).await;
+        let res = test::call_service(&open, scrape(None)).await;
+        assert_eq!(res.status(), StatusCode::OK);
     }
 
     #[actix_web::test]

@@ -655,18 +655,26 @@ fn other_paths(paths: PathsBuilder) -> PathsBuilder {
             PathItemBuilder::new()
                 .operation(
                     HttpMethod::Get,
-                    OperationBuilder::new()
-                        .operation_id(Some("metrics"))
-                        .tag("service")
-                        .summary(Some(
-                            "Prometheus metrics (no auth; moved by --metrics-bind)",
-                        ))
-                        .response(
-                            "200",
-                            text("OpenMetrics text", "application/openmetrics-text"),
-                        )
-                        .response("503", problem(503))
-                        .build(),
+                    operation(
+                        "metrics",
+                        "service",
+                        "Prometheus metrics (admin token; moved by --metrics-bind)",
+                        &[&[401, 429, 503]],
+                        false,
+                    )
+                    .description(Some(
+                        "On the API's address only with the admin token (CONTRACT §21): \
+                         401 without it, for a user's token (primary or scoped) too, since \
+                         the metrics name users. A 401 counts as a failed authentication, \
+                         so a client locked out by them (§9) gets 429 here as on `/api/v1`. \
+                         With `--metrics-bind ADDR` it is served on that address instead, \
+                         without a token, and not on this one (404).",
+                    ))
+                    .response(
+                        "200",
+                        text("OpenMetrics text", "application/openmetrics-text"),
+                    )
+                    .build(),
                 )
                 .build(),
         )

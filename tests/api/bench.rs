@@ -6,7 +6,6 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::Command;
 
-use actix_web::http::Method;
 use serde_json::Value;
 
 use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN, DEFAULT_TOKEN};
@@ -63,7 +62,7 @@ fn bench(app: &TestApp, name: &str, args: &[&str]) -> Run {
 
 /// `taskd_http_requests_total` for `method` and `route`, every status summed.
 async fn served(app: &TestApp, method: &str, route: &str) -> u64 {
-    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let metrics = app.metrics().await;
     let text = metrics.body.as_str().expect("metrics text").to_string();
     let method = format!("method=\"{method}\"");
     let route = format!("route=\"{route}\"");

@@ -114,7 +114,7 @@ async fn kept_answers_are_bounded_per_user_and_a_new_key_waits_while_all_are_you
         .insert_header(("Content-Type", "application/json"))
         .insert_header(("Idempotency-Key", "k8"));
     app.send(theirs, Some(b"{}".to_vec())).await.expect(201);
-    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let metrics = app.metrics().await;
     let text = metrics.body.as_str().unwrap();
     assert!(
         text.contains("taskd_too_many_requests_total{reason=\"idempotency_keys\"} 1"),
@@ -290,7 +290,7 @@ async fn a_stream_that_falls_4_mib_behind_ends_with_overflow_and_resumes_losing_
             "missed the last change of {id}"
         );
     }
-    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let metrics = app.metrics().await;
     assert!(metrics
         .body
         .as_str()

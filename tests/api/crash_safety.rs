@@ -267,7 +267,7 @@ async fn a_stalled_storage_answers_503_within_the_bound_and_the_write_keeps_its_
     let user = carol();
     let stalled_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
     assert_problem(&stalled_user, 503, "storage_unavailable");
-    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let metrics = app.metrics().await;
     let text = metrics.body.as_str().unwrap().to_string();
     let stalls: u64 = text
         .lines()

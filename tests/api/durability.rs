@@ -581,7 +581,7 @@ async fn journal_segments_are_deleted_once_snapshots_cover_them() {
 
 /// How many space snapshots the server has written, from `/metrics`.
 async fn snapshots_written(app: &TestApp) -> u64 {
-    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let metrics = app.metrics().await;
     let text = metrics.body.as_str().unwrap().to_string();
     text.lines()
         .find_map(|l| l.strip_prefix("taskd_snapshot_seconds_count "))

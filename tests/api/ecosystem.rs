@@ -7,18 +7,33 @@ use serde_json::json;
 use openmetrics_parser::openmetrics::parse_openmetrics;
 use openmetrics_parser::{MetricsExposition, OpenMetricsType, OpenMetricsValue};
 
-use crate::helpers::{spawn_app, spawn_app_with, Options};
+use crate::helpers::{assert_problem, spawn_app, spawn_app_with, Options, TestApp};
 
 type Exposition = MetricsExposition<OpenMetricsType, OpenMetricsValue>;
 
-/// `GET /metrics` at `base`, parsed with an OpenMetrics parser.
-pub async fn scrape(base: &str) -> Exposition {
-    let mut response = awc::Client::default()
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .expect("scrape");
+/// `GET /metrics` on the API's address of `app`, with the admin token it takes, parsed
+/// with an OpenMetrics parser.
+pub async fn scrape(app: &TestApp) -> Exposition {
+    scrape_at(&app.address, Some(&app.admin_token)).await
+}
+
+/// `GET /metrics` at `base` with `token` (none on a `--metrics-bind` address); it must
+/// answer 200 with metrics that parse.
+pub async fn scrape_at(base: &str, token: Option<&str>) -> Exposition {
+    let mut request = awc::Client::default().get(format!("{base}/metrics"));
+    if let Some(token) = token {
+        request = request.insert_header(("Authorization", format!("Bearer {token}")));
+    }
+    let mut response = request.send().await.expect("scrape");
     assert_eq!(response.status().as_u16(), 200);
+    let content_type = response.headers().get("content-type").unwrap();
+    assert!(
+        content_type
+            .to_str()
+            .unwrap()
+            .starts_with("application/openmetrics-text"),
+        "{content_type:?}"
+    );
     let text = String::from_utf8(response.body().await.unwrap().to_vec()).unwrap();
     parse_openmetrics(&text).unwrap_or_else(|e| panic!("metrics do not parse: {e:?}\n{text}"))
 }
@@ -49,7 +64,7 @@ pub fn value(scrape: &Exposition, family: &str, labels: &[(&str, &str)]) -> f64 
 #[actix_web::test]
 async fn metrics_parse_and_move_with_traffic() {
     let app = spawn_app();
-    let before = scrape(&app.address).await;
+    let before = scrape(&app).await;
     let created = [
         ("method", "POST"),
         ("route", "/api/v1/tasks"),
@@ -65,7 +80,7 @@ async fn metrics_parse_and_move_with_traffic() {
     app.call(Method::GET, "/api/v1/tasks/x", "wrong-token", None)
         .await
         .expect(401);
-    let after = scrape(&app.address).await;
+    let after = scrape(&app).await;
 
     let requests = "taskd_http_requests";
     assert_eq!(
@@ -96,22 +111,63 @@ async fn metrics_parse_and_move_with_traffic() {
     }
 }
 
+/// CONTRACT §21: the metrics name users, so on the API's address only the admin token
+/// reads them; every other token is 401, a user's too (not 403). On a `--metrics-bind`
+/// address they stay open, and the API's address no longer serves them.
 #[actix_web::test]
-async fn metrics_bind_serves_them_on_another_address_only() {
+async fn metrics_take_the_admin_token_on_the_api_address_and_none_on_metrics_bind() {
+    let app = spawn_app();
+    let alice = app.create_user("alice").await;
+    let primary = app.user(&alice.token);
+    let scoped = primary
+        .post(
+            "/api/v1/tokens",
+            json!({"name": "script", "access": "write"}),
+        )
+        .await;
+    scoped.expect(201);
+    let scoped_id = scoped.data()["tokenId"].as_str().unwrap().to_string();
+    let scoped = scoped.data()["token"].as_str().unwrap().to_string();
+    let anonymous = app.send(app.request(Method::GET, "/metrics"), None).await;
+    assert_problem(&anonymous, 401, "unauthorized");
+    assert_eq!(anonymous.header("www-authenticate"), Some("Bearer"));
+    assert!(!anonymous.body.to_string().contains("taskd_"));
+    for token in [
+        "not-a-token-at-all",
+        app.default_token.as_str(),
+        alice.token.as_str(),
+        scoped.as_str(),
+    ] {
+        let reply = app.call(Method::GET, "/metrics", token, None).await;
+        assert_problem(&reply, 401, "unauthorized");
+        assert!(!reply.body.to_string().contains("taskd_"), "{token}");
+    }
+    // A user's token is refused without being accepted: its lastUsedAt does not move.
+    let listed = primary.get(&format!("/api/v1/tokens/{scoped_id}")).await;
+    assert_eq!(listed.data()["lastUsedAt"], serde_json::Value::Null);
+    let scraped = scrape(&app).await;
+    assert!(value(&scraped, "taskd_users", &[]) >= 2.0);
+
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let app = spawn_app_with(Options {
+    let apart = spawn_app_with(Options {
         args: vec!["--metrics-bind".into(), format!("127.0.0.1:{port}")],
         ..Options::default()
     });
     let other = format!("http://127.0.0.1:{port}");
-    let scraped = scrape(&other).await;
+    let scraped = scrape_at(&other, None).await;
     assert!(value(&scraped, "taskd_spaces_loaded", &[]) >= 1.0);
-    let here = app.send(app.request(Method::GET, "/metrics"), None).await;
-    assert_eq!(here.status, 404);
+    scrape_at(&other, Some("any-token-is-ignored-here")).await;
+    for token in [None, Some(apart.admin_token.as_str())] {
+        let mut request = apart.request(Method::GET, "/metrics");
+        if let Some(token) = token {
+            request = request.insert_header(("Authorization", format!("Bearer {token}")));
+        }
+        assert_eq!(apart.send(request, None).await.status, 404, "{token:?}");
+    }
 }
 
 #[actix_web::test]

@@ -132,8 +132,16 @@ async fn more_than_100_failed_authentications_get_429_before_any_token_is_checke
         let wait: u64 = reply.header("retry-after").unwrap().parse().unwrap();
         assert!((1..=10).contains(&wait), "Retry-After {wait}");
     }
+    // `/metrics` takes a token on the API's address, so it is shut too, the admin's
+    // token included (§21).
+    let metrics = app.metrics().await;
+    assert_problem(&metrics, 429, "too_many_requests");
+    assert!(metrics.header("retry-after").is_some());
     let health = app.send(app.request(Method::GET, "/healthz"), None).await;
-    assert_eq!(health.status, 200, "only /api/v1 is throttled");
+    assert_eq!(
+        health.status, 200,
+        "only /api/v1 and /metrics are throttled"
+    );
 }
 
 /// `GET /api/v1/me` with `token`, as a proxy on loopback would send it for `forwarded_for`.
@@ -147,7 +155,7 @@ async fn me_forwarded_for(app: &TestApp, token: &str, forwarded_for: &str) -> Re
 
 /// The value of `taskd_too_many_requests_total{reason="<reason>"}`.
 async fn too_many_requests(app: &TestApp, reason: &str) -> u64 {
-    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let metrics = app.metrics().await;
     let text = metrics.body.as_str().expect("metrics text");
     let series = format!("taskd_too_many_requests_total{{reason=\"{reason}\"}} ");
     text.lines()

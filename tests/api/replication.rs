@@ -181,14 +181,14 @@ async fn the_primary_appends_every_write_and_a_second_node_is_a_standby_that_hol
     let refused = b.default_user().get("/api/v1/me").await;
     assert_problem(&refused, 503, "not_primary");
     assert_eq!(refused.header("retry-after"), Some("1"));
-    let metrics = b.send(b.request(Method::GET, "/metrics"), None).await;
+    let metrics = b.metrics().await;
     assert!(metrics
         .body
         .as_str()
         .unwrap()
         .contains("taskd_replication_primary 0"));
     // The primary's §16 metrics: role, applied sequence, lag, appends, lease changes.
-    let scrape = crate::ecosystem::scrape(&a.address).await;
+    let scrape = crate::ecosystem::scrape(&a).await;
     let value = |family| crate::ecosystem::value(&scrape, family, &[]);
     assert_eq!(value("taskd_replication_primary"), 1.0);
     assert!(value("taskd_replication_applied_seq") >= 2.0);
@@ -222,7 +222,7 @@ async fn a_standby_applies_the_stream_to_memory_and_snapshots_it_as_a_primary_wo
     let file = b.path(&format!("spaces/{space}.bin"));
     let started = Instant::now();
     loop {
-        let scrape = crate::ecosystem::scrape(&b.address).await;
+        let scrape = crate::ecosystem::scrape(&b).await;
         let records = crate::ecosystem::value(&scrape, "taskd_records", &[("kind", "task")]);
         let len = std::fs::metadata(&file).map_or(0, |m| m.len());
         if records == 100.0 && len > 100 * 50 {

@@ -1874,7 +1874,7 @@ async fn metrics_count_spaces_memberships_tokens_and_403s_by_reason() {
             .and_then(|v| v.parse().ok())
     };
     let scrape = || async {
-        let reply = app.send(app.request(Method::GET, "/metrics"), None).await;
+        let reply = app.metrics().await;
         reply.body.as_str().unwrap_or_default().to_string()
     };
     let before = scrape().await;

@@ -683,7 +683,7 @@ async fn streams_are_bounded_per_user_429_and_per_server_503() {
     let refused = app.get("/api/v1/changes/stream").await;
     assert_problem(&refused, 429, "too_many_requests");
     assert_eq!(refused.header("retry-after"), Some("5"));
-    let metrics = app.send(app.request(Method::GET, "/metrics"), None).await;
+    let metrics = app.metrics().await;
     let text = metrics.body.as_str().unwrap();
     assert!(
         text.contains("taskd_streams_open 1000"),

@@ -172,6 +172,13 @@ impl TestApp {
             .version()
     }
 
+    /// `GET /metrics` on the API's address with the admin token, which it takes (CONTRACT
+    /// §21); the body is the text.
+    pub async fn metrics(&self) -> Reply {
+        self.call(Method::GET, "/metrics", &self.admin_token, None)
+            .await
+    }
+
     /// Creates a user through the admin route.
     pub async fn create_user(&self, name: &str) -> NewUser {
         let reply = self
