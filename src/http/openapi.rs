@@ -1331,7 +1331,13 @@ fn directory_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
                      later.",
                 )),
             )
-            .property("expiresAt", date_time().description(Some("null: never.")))
+            .property(
+                "expiresAt",
+                date_time().description(Some(
+                    "When it stops working (401 from then on, and its change streams end); \
+                     null: never.",
+                )),
+            )
             .property("createdAt", stamp())
             .property(
                 "lastUsedAt",

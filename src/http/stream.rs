@@ -14,7 +14,7 @@
 //! ends when the client goes (the body is dropped), when the space's actor drops a stream
 //! that cannot keep up, when shutdown begins (the stream ends cleanly), or at once when its
 //! reader loses access ([`Streams::end`]: removed from the space, the space deleted, the
-//! token revoked).
+//! token revoked), or at its scoped token's `expiresAt` ([`expiry`], CONTRACT §21).
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -229,6 +229,30 @@ impl Outbox {
     }
 }
 
+/// The longest a stream's expiry timer sleeps before it looks at the clock again.
+const EXPIRY_CHECK: Duration = Duration::from_secs(3600);
+
+/// Completes at `expires_at` (milliseconds since the epoch, the wall clock that
+/// authentication compares it with); never for `None`. One timer per stream that has an
+/// expiry, not a sweep over every stream: the timer sleeps until the expiry (at most
+/// [`EXPIRY_CHECK`] at a time, so a far-off expiry does not strain the timer and a wall
+/// clock set back is noticed), then ends only once the wall clock has passed it, so the
+/// stream never outlives the token by more than the timer's lateness, nor ends while the
+/// token would still be accepted.
+async fn expiry(expires_at: Option<i64>) {
+    let Some(at) = expires_at else {
+        return std::future::pending().await;
+    };
+    loop {
+        let left = at.saturating_sub(chrono::Utc::now().timestamp_millis());
+        if left <= 0 {
+            return;
+        }
+        let left = Duration::from_millis(left.unsigned_abs()).min(EXPIRY_CHECK);
+        actix_web::rt::time::sleep(left).await;
+    }
+}
+
 /// `GET /api/v1/changes/stream?since=N` → 200 `text/event-stream`. 400
 /// `invalid_parameter` (`since` or `Last-Event-ID`), 401, 404, 429 when the user has 100
 /// streams open, 503 when the server has 1000.
@@ -257,6 +281,10 @@ pub async fn stream(
         )
         .await??;
     let slot = streams.open(&caller, &space)?;
+    let expires_at = match &caller.scope {
+        Scope::Primary => None,
+        Scope::Scoped(token) => token.token.expires_at,
+    };
     let outbox = Arc::new(Outbox::default());
     let (client, mut gone) = oneshot::channel::<Infallible>();
     let mut closed = gate.watch();
@@ -313,11 +341,13 @@ pub async fn stream(
             }
         };
         // The client went away: free the place now, not at the next keep-alive. Or its
-        // reader lost access to the space (removed, space deleted, token revoked).
+        // reader lost access to the space (removed, space deleted, token revoked), or its
+        // token expired.
         tokio::select! {
             _ = feed => {}
             _ = &mut gone => {}
             _ = ended.notified() => {}
+            _ = expiry(expires_at) => {}
         }
         events.end();
     });
@@ -331,4 +361,21 @@ pub async fn stream(
         .insert_header(("Cache-Control", "no-cache"))
         .force_close()
         .streaming(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[actix_web::test]
+    async fn the_expiry_timer_fires_once_the_wall_clock_passes_the_expiry_and_never_without_one() {
+        let at = chrono::Utc::now().timestamp_millis() + 300;
+        expiry(Some(at)).await;
+        assert!(chrono::Utc::now().timestamp_millis() >= at);
+        let past = at - 10_000;
+        let quick = actix_web::rt::time::timeout(Duration::from_millis(100), expiry(Some(past)));
+        assert!(quick.await.is_ok(), "a past expiry fires at once");
+        let never = actix_web::rt::time::timeout(Duration::from_millis(100), expiry(None));
+        assert!(never.await.is_err(), "no expiry, no end");
+    }
 }

@@ -332,7 +332,12 @@ impl Stream {
 
     /// Whether the response body ends (or the connection closes) within 5 s.
     pub(crate) async fn ends(&mut self) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        self.ends_within(Duration::from_secs(5)).await
+    }
+
+    /// Whether the response body ends (or the connection closes) within `limit`.
+    pub(crate) async fn ends_within(&mut self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match actix_web::rt::time::timeout(left, self.payload.next()).await {

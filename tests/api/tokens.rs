@@ -803,6 +803,57 @@ async fn a_revoked_token_is_refused_from_the_next_request_and_is_gone() {
     assert_eq!(app.space_version().await, 0);
 }
 
+/// CONTRACT §21: a stream opened with a scoped token ends at the token's `expiresAt`, as
+/// it does when the token is revoked: not before (it gets the writes made until then),
+/// and within a few seconds after; a stream of a token that lasts goes on.
+#[actix_web::test]
+async fn a_stream_of_a_scoped_token_ends_at_its_expiry() {
+    let app = spawn_app();
+    let alice = app.create_user("alice").await;
+    let primary = app.user(&alice.token);
+    let expiry = in_seconds(2);
+    let expires_at = millis(&json!(expiry));
+    let (_, brief) = new_token(
+        primary,
+        json!({"name": "brief", "access": "read", "expiresAt": expiry}),
+    )
+    .await;
+    let (_, lasting) = new_token(
+        primary,
+        json!({"name": "lasting", "access": "read", "expiresAt": in_seconds(3600)}),
+    )
+    .await;
+    let mut stream = Stream::open(&app, &brief, "").await;
+    let mut other = Stream::open(&app, &lasting, "").await;
+    primary.create("tasks", json!({"todoId": "before"})).await;
+    assert!(stream.wait_for("\"before\"").await, "{}", stream.text);
+    let now = || chrono::Utc::now().timestamp_millis();
+    assert!(
+        now() < expires_at,
+        "the set-up took past the expiry: the machine is too slow for this test"
+    );
+
+    let limit = Duration::from_millis((expires_at - now()).unsigned_abs() + 5_000);
+    assert!(
+        stream.ends_within(limit).await,
+        "the stream still runs 5 s after its token expired: {}",
+        stream.text
+    );
+    let ended = now();
+    assert!(
+        ended >= expires_at,
+        "the stream ended {} ms before its token expired",
+        expires_at - ended
+    );
+    primary.create("tasks", json!({"todoId": "after"})).await;
+    assert!(
+        other.wait_for("\"after\"").await,
+        "the lasting token's stream goes on: {}",
+        other.text
+    );
+    assert_refused(&app.user(&brief).get("/api/v1/changes/stream").await);
+}
+
 #[actix_web::test]
 async fn an_expired_token_is_refused_but_stays_listed() {
     let app = spawn_app();
