@@ -159,7 +159,7 @@ pub enum Tool {
     /// Load-test a running taskd (any URL; no data directory needed) and print throughput
     /// and latency percentiles per operation. Exit status: 0 when every answer was right,
     /// 1 when the run could not start, 2 when some answers were errors.
-    Bench(Box<crate::bench::Options>),
+    Bench(Box<taskd_bench::Options>),
     /// GET a health URL and exit 0 on 200, else 1 (for container health checks).
     Healthcheck {
         /// The URL to check.

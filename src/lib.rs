@@ -12,18 +12,16 @@
 //!   (and by the backup copy).
 //! - [`replication`]: with `--nats`, the journal appended to a NATS JetStream stream,
 //!   fenced, and the lease that makes one node the primary.
-//! - [`tools`]: the subcommands `backup`, `export`, `import` and `healthcheck`.
-//! - [`bench`]: the `bench` subcommand, a load generator for a running taskd.
-//! - [`progress`]: the progress line the long-running tools draw on a terminal.
+//! - [`tools`]: the subcommands `backup`, `export`, `import`, `healthcheck` and `bench`
+//!   (the load generator of the `taskd-bench` crate, `crates/bench`); the progress line
+//!   they draw on a terminal is the `taskd-progress` crate's (`crates/progress`).
 
 pub mod actors;
-pub mod bench;
 pub mod config;
 pub mod http;
 pub mod logging;
 pub mod metrics;
 pub mod model;
-pub mod progress;
 pub mod replication;
 pub mod startup;
 pub mod store;

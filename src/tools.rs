@@ -21,14 +21,14 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
-use crate::bench::BenchError;
 use crate::config::Tool;
 use crate::http::render::RecordJson;
 use crate::model::validate::{parse_changes, READ_ONLY};
 use crate::model::{Changes, Command, FieldType, Kind, Mode, Op, Space, SpaceError};
-use crate::progress::Progress;
 use crate::store::backup::{self, BackupError};
 use crate::store::{replace_file, Problem, Store, StoreError};
+use taskd_bench::BenchError;
+use taskd_progress::Progress;
 
 /// How long the health check waits to connect, and then for the answer.
 const HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -177,7 +177,7 @@ pub fn run(data_dir: &Path, tool: &Tool) -> Result<(), ToolError> {
             ))
         }
         Tool::Healthcheck { url } => healthcheck(url),
-        Tool::Bench(options) => match crate::bench::run(options) {
+        Tool::Bench(options) => match taskd_bench::run(options) {
             Ok(true) => Ok(()),
             Ok(false) => Err(ToolError::WrongAnswers),
             Err(e) => Err(ToolError::Bench(e)),

@@ -33,7 +33,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::journal::is_segment_name;
-use crate::progress::Progress;
+use taskd_progress::Progress;
 
 use super::{
     create_private_dirs, is_space_name, Problem, Recovered, Store, StoreError, JOURNAL_DIR,

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use taskd::bench::plot::{svg, Curve};
+use taskd_bench::plot::{svg, Curve};
 
 /// The first chromium-like browser that runs, as the docs page test finds it.
 fn browser() -> Option<&'static str> {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::driver::{OpRecord, Outcome, StreamOutcome};
 use super::workload::Op;
-use crate::bench::plot::Curve;
+use crate::plot::Curve;
 
 /// The version of the JSON layout; `--compare` reads this one only.
 pub const FORMAT: u32 = 1;

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 
 use super::client::{Connection, Target};
 use super::workload::{check, Cursors, Failure, Ids, Maker, Op, Space};
-use crate::progress::Progress;
+use taskd_progress::Progress;
 
 /// The longest latency the histograms hold, in microseconds (an hour); longer ones are
 /// recorded as this.

@@ -1,5 +1,6 @@
-//! `taskd bench`: a load generator for any running taskd, beside the other
-//! [`tools`](crate::tools) but needing no data directory.
+//! `taskd bench`: a load generator for any running taskd, in a crate of its own (the
+//! server's `taskd bench` subcommand runs [`run`]); it needs no data directory and nothing
+//! of the server but its HTTP API.
 //!
 //! # Layout
 //! - this file: the flags, the setup before a run (health, users, versions, prefill) and
@@ -25,7 +26,7 @@ use std::time::Duration;
 use clap::{ArgGroup, Args};
 use serde_json::json;
 
-use crate::progress::Progress;
+use taskd_progress::Progress;
 
 use client::{Connection, Target};
 use driver::{Plan, Stop};
@@ -263,7 +264,7 @@ pub fn run(options: &Options) -> Result<bool, BenchError> {
             None => result.curves(&result.started_at),
         };
         curves.retain(|c| !c.points.is_empty());
-        std::fs::write(path, crate::bench::plot::svg(&curves))
+        std::fs::write(path, crate::plot::svg(&curves))
             .map_err(|e| BenchError::File(path.clone(), e.to_string()))?;
     }
     if let Some(path) = &options.json {

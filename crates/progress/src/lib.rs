@@ -1,6 +1,6 @@
 //! Progress of a long-running tool on stderr: what is done so far, the rate, and the time
-//! left when the total is known. `backup`, `export` and `import` draw it (see
-//! [`tools`](crate::tools)); anything that counts records or bytes can.
+//! left when the total is known. taskd's `backup`, `export` and `import` draw it, and
+//! `taskd bench` its run; anything that counts records or bytes can.
 //!
 //! It is drawn only when stderr is a terminal that can move its cursor (`TERM` set and not
 //! `dumb`): redirected or piped, as in scripts, cron jobs and the tests, a tool prints
