@@ -315,7 +315,9 @@ impl Application {
             std::mem::take(&mut recovered.segments),
             recovered.covered.clone(),
             Duration::from_millis(config.storage_timeout_ms),
-            replicator.clone(),
+            replicator
+                .clone()
+                .map(|r| Box::new(r) as Box<dyn crate::store::mirror::Mirror>),
         )?;
         if let Some(replicator) = &replicator {
             replicator.contend();

@@ -41,6 +41,8 @@ use tokio::sync::{mpsc as channel, oneshot, Notify};
 use crate::metrics::METRICS;
 use crate::store::codec::{self, Entry};
 use crate::store::journal::{Journal, Marked, StorageError};
+use crate::store::mirror::{Mirror, Mirrored, Pending};
+pub use crate::store::POSITION_FILE;
 use fence::Verdict;
 use nats::{Nats, NatsError, LEASE_TTL, MAX_MESSAGE};
 
@@ -154,7 +156,7 @@ enum Request {
     /// a plain thread).
     Append {
         payload: Vec<u8>,
-        verdict: mpsc::SyncSender<Verdict>,
+        verdict: mpsc::SyncSender<Mirrored>,
     },
     /// Read stream messages after `from`, about `max_bytes` of them (for the catch-up).
     Read {
@@ -184,19 +186,6 @@ pub struct Replicator {
     position: Arc<PositionFile>,
     /// Notified when this node should restart (see [`Role::fence`]).
     restart: Arc<Notify>,
-}
-
-/// A batch's append, under way while the journal syncs the same bytes.
-pub struct Pending(Option<mpsc::Receiver<Verdict>>);
-
-impl Pending {
-    /// Waits for the stream's verdict on the batch.
-    pub fn wait(self) -> Verdict {
-        match self.0 {
-            Some(verdict) => verdict.recv().unwrap_or(Verdict::NotStored),
-            None => Verdict::Fenced,
-        }
-    }
 }
 
 impl Replicator {
@@ -253,32 +242,6 @@ impl Replicator {
     /// This node's role.
     pub fn role(&self) -> &Arc<Role> {
         &self.role
-    }
-
-    /// Hands a batch (whole journal frames) to the stream; wait for it with
-    /// [`Pending::wait`] once the local write is done.
-    pub fn append(&self, payload: &[u8]) -> Pending {
-        if !self.role.is_primary() {
-            return Pending(None);
-        }
-        let (verdict, receiver) = mpsc::sync_channel(1);
-        let sent = self.requests.send(Request::Append {
-            payload: payload.to_vec(),
-            verdict,
-        });
-        Pending(sent.ok().map(|()| receiver))
-    }
-
-    /// Notes that both the stream and the disk hold the batch that ends at `offset` of
-    /// segment `segment`, stream sequence `seq`.
-    pub fn held(&self, seq: u64, segment: u64, offset: u64) {
-        self.role.held(seq);
-        self.position.note((seq, segment, offset));
-    }
-
-    /// Fences this node (an append that was not stored locally after the stream took it).
-    pub fn fence(&self, why: &str) {
-        self.role.fence(why);
     }
 
     /// The position file's `(seq, segment, offset)`, if there is one.
@@ -414,6 +377,37 @@ impl Replicator {
     }
 }
 
+/// The journal's batches go to the stream as well: a batch is stored once both hold it.
+impl Mirror for Replicator {
+    /// Hands a batch (whole journal frames) to the stream; a standby's append is fenced.
+    fn append(&self, batch: &[u8]) -> Pending {
+        if !self.role.is_primary() {
+            return Pending::fenced();
+        }
+        let (verdict, receiver) = mpsc::sync_channel(1);
+        let sent = self.requests.send(Request::Append {
+            payload: batch.to_vec(),
+            verdict,
+        });
+        match sent {
+            Ok(()) => Pending::new(receiver),
+            Err(_) => Pending::fenced(),
+        }
+    }
+
+    /// Notes that both the stream (at sequence `seq`) and the disk hold the batch that
+    /// ends at `offset` of segment `segment`.
+    fn held(&self, seq: u64, segment: u64, offset: u64) {
+        self.role.held(seq);
+        self.position.note((seq, segment, offset));
+    }
+
+    /// Fences this node (an append that was not stored locally after the stream took it).
+    fn fence(&self, why: &str) {
+        self.role.fence(why);
+    }
+}
+
 /// A position: `(stream seq, segment, offset)`.
 type Position = (u64, u64, u64);
 
@@ -516,8 +510,6 @@ fn warn_dropped(dropped: &[crate::store::codec::Entry]) {
     }
 }
 
-/// The position file's name in the data dir.
-pub const POSITION_FILE: &str = "stream.pos";
 /// The position file is replaced at most this often.
 const POSITION_EVERY: Duration = Duration::from_millis(100);
 
@@ -698,7 +690,11 @@ impl Thread {
                     // Not renewed any more: the lease lapses for the node that moved on.
                     self.lease = None;
                 }
-                let _ = verdict.send(answer);
+                let _ = verdict.send(match answer {
+                    Verdict::Stored(seq) => Mirrored::Stored(seq),
+                    Verdict::Fenced => Mirrored::Fenced,
+                    Verdict::Resolve | Verdict::NotStored => Mirrored::NotStored,
+                });
             }
             Request::Read {
                 from,

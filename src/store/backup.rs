@@ -37,9 +37,8 @@ use taskd_progress::Progress;
 
 use super::{
     create_private_dirs, is_space_name, Problem, Recovered, Store, StoreError, JOURNAL_DIR,
-    KEYS_FILE, SPACES_DIR, TOKEN_SUFFIX, USERS_FILE,
+    KEYS_FILE, POSITION_FILE, SPACES_DIR, TOKEN_SUFFIX, USERS_FILE,
 };
-use crate::replication::POSITION_FILE;
 
 /// How many times a copy is taken before giving up on a source that keeps changing under it.
 pub const ATTEMPTS: usize = 5;

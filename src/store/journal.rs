@@ -36,10 +36,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::codec::{self, Entry, Frame};
+use super::mirror::{Mirror, Mirrored};
 use super::{Problem, StoreError};
 use crate::metrics::METRICS;
-use crate::replication::fence::Verdict;
-use crate::replication::{Pending, Replicator};
 
 /// A segment is closed and a new one started once it holds this many bytes.
 pub const SEGMENT_BYTES: u64 = 64 << 20;
@@ -369,7 +368,7 @@ impl Journal {
         segments: Vec<Segment>,
         covered: Marks,
         stall_after: Duration,
-        replicator: Option<Replicator>,
+        mirror: Option<Box<dyn Mirror>>,
     ) -> Result<Journal, StoreError> {
         let next = segments.last().map_or(1, |s| s.seq + 1);
         let health = Arc::new(Health::new(stall_after));
@@ -382,7 +381,7 @@ impl Journal {
             chain: HashMap::new(),
             covered,
             health: Arc::clone(&health),
-            replicator,
+            mirror,
         };
         writer.open_segment(next)?;
         let (requests, receiver) = mpsc::channel();
@@ -498,8 +497,8 @@ struct Writer {
     /// What the snapshots on disk cover.
     covered: Marks,
     health: Arc<Health>,
-    /// With `--nats`: the stream each batch is appended to as well.
-    replicator: Option<Replicator>,
+    /// Where each batch is appended as well (with `--nats`: the stream).
+    mirror: Option<Box<dyn Mirror>>,
 }
 
 /// One append of a batch, waiting for the batch's outcome.
@@ -638,11 +637,11 @@ impl Writer {
     }
 
     /// Writes `bytes` at the end of the open segment and syncs if asked, while the same
-    /// bytes are appended to the stream (with `--nats`); on failure of either, cuts the
-    /// segment back to what was there before.
+    /// bytes are appended to the mirror (with `--nats`, the stream); on failure of either,
+    /// cuts the segment back to what was there before.
     fn store(&mut self, bytes: &[u8], sync: bool) -> Result<(), StorageError> {
-        let appended = match &self.replicator {
-            Some(replicator) if !bytes.is_empty() => Some(replicator.append(bytes)),
+        let appended = match &self.mirror {
+            Some(mirror) if !bytes.is_empty() => Some(mirror.append(bytes)),
             _ => None,
         };
         let written = (|| {
@@ -657,35 +656,34 @@ impl Writer {
             }
             Ok::<(), io::Error>(())
         })();
-        let verdict = appended.map(Pending::wait);
+        let verdict = appended.map(|pending| pending.wait());
         match (written, verdict) {
-            (Ok(()), None | Some(Verdict::Stored(_))) => {
+            (Ok(()), None | Some(Mirrored::Stored(_))) => {
                 self.offset += bytes.len() as u64;
-                if let (Some(replicator), Some(Verdict::Stored(seq))) = (&self.replicator, verdict)
-                {
+                if let (Some(mirror), Some(Mirrored::Stored(seq))) = (&self.mirror, verdict) {
                     let segment = self.segments.back().map_or(0, |s| s.seq);
-                    replicator.held(seq, segment, self.offset);
+                    mirror.held(seq, segment, self.offset);
                 }
                 if self.health.problem().is_some() {
                     self.health.set(None);
                 }
                 Ok(())
             }
-            (Ok(()), Some(Verdict::Fenced)) => {
+            (Ok(()), Some(Mirrored::Fenced)) => {
                 self.cut_back();
                 Err(StorageError::NotPrimary)
             }
-            (Ok(()), Some(_)) => {
+            (Ok(()), Some(Mirrored::NotStored)) => {
                 self.cut_back();
                 let problem = "the stream did not take the batch (NATS unavailable)";
                 self.health.set(Some(problem.into()));
                 Err(StorageError::Io(problem.into()))
             }
             (Err(e), verdict) => {
-                if let (Some(replicator), Some(Verdict::Stored(_))) = (&self.replicator, verdict) {
-                    // The stream holds what this disk could not: only a catch-up at the
+                if let (Some(mirror), Some(Mirrored::Stored(_))) = (&self.mirror, verdict) {
+                    // The mirror holds what this disk could not: only a catch-up at the
                     // next start makes them agree again.
-                    replicator.fence("the stream took a batch the local journal could not");
+                    mirror.fence("the stream took a batch the local journal could not");
                 }
                 let problem = format!(
                     "{}: {e}",
@@ -701,8 +699,8 @@ impl Writer {
         }
     }
 
-    /// Writes and syncs frames a standby took from the stream (not appended to it again),
-    /// notes their marks, and moves the position to stream sequence `seq`.
+    /// Writes and syncs frames a standby took from the mirror (not appended to it again),
+    /// notes their marks, and tells the mirror it holds them up to its position `seq`.
     fn follow(&mut self, bytes: &[u8], marks: &[Marked], seq: u64) -> Result<(), StorageError> {
         let written = self.file.as_mut().map_or_else(
             || Err(io::Error::other("no open segment")),
@@ -720,8 +718,8 @@ impl Writer {
                 self.chain.insert(space.clone(), *version);
             }
         }
-        if let Some(replicator) = &self.replicator {
-            replicator.held(seq, segment.seq, self.offset);
+        if let Some(mirror) = &self.mirror {
+            mirror.held(seq, segment.seq, self.offset);
         }
         Ok(())
     }
@@ -1007,7 +1005,9 @@ fn cut(path: &Path, len: u64) -> Result<(), StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::mirror::Pending;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
 
     const STALL: Duration = Duration::from_secs(10);
 
@@ -1164,6 +1164,77 @@ mod tests {
         );
         append(&journal, &write("a", 1)).unwrap();
         assert_eq!(journal.health().problem(), None);
+        assert_eq!(entries(dir.path()), [write("a", 0), write("a", 1)]);
+    }
+
+    /// A mirror that answers each append with the next verdict of a script, and records
+    /// what the journal tells it.
+    #[derive(Clone, Default)]
+    struct ScriptedMirror {
+        verdicts: Arc<Mutex<VecDeque<Mirrored>>>,
+        held: Arc<Mutex<Vec<(u64, u64)>>>,
+        fenced: Arc<Mutex<Vec<String>>>,
+    }
+
+    impl Mirror for ScriptedMirror {
+        fn append(&self, _: &[u8]) -> Pending {
+            let (verdict, receiver) = mpsc::sync_channel(1);
+            let next = self.verdicts.lock().unwrap().pop_front();
+            verdict.send(next.unwrap_or(Mirrored::NotStored)).unwrap();
+            Pending::new(receiver)
+        }
+
+        fn held(&self, seq: u64, _: u64, offset: u64) {
+            self.held.lock().unwrap().push((seq, offset));
+        }
+
+        fn fence(&self, why: &str) {
+            self.fenced.lock().unwrap().push(why.into());
+        }
+    }
+
+    #[test]
+    fn a_batch_is_stored_only_when_the_mirror_holds_it_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let mirror = ScriptedMirror::default();
+        mirror.verdicts.lock().unwrap().extend([
+            Mirrored::Stored(1),
+            Mirrored::NotStored,
+            Mirrored::Fenced,
+            Mirrored::Stored(2),
+        ]);
+        let journal = Journal::start(
+            dir.path(),
+            Durability::Fsync,
+            Vec::new(),
+            Marks::default(),
+            STALL,
+            Some(Box::new(mirror.clone())),
+        )
+        .unwrap();
+        append(&journal, &write("a", 0)).unwrap();
+        let held = mirror.held.lock().unwrap().clone();
+        assert_eq!(held.len(), 1);
+        assert_eq!(held[0].0, 1, "held at the mirror's position");
+        assert!(matches!(
+            append(&journal, &write("a", 1)),
+            Err(StorageError::Io(_))
+        ));
+        assert!(journal.health().problem().is_some(), "not stored: degraded");
+        assert_eq!(
+            append(&journal, &write("a", 1)),
+            Err(StorageError::NotPrimary)
+        );
+        append(&journal, &write("a", 1)).unwrap();
+        assert_eq!(journal.health().problem(), None);
+        let held = mirror.held.lock().unwrap().clone();
+        assert_eq!(held.len(), 2);
+        assert!(
+            held[1].1 > held[0].1,
+            "the offset moves with what is stored"
+        );
+        assert!(mirror.fenced.lock().unwrap().is_empty());
+        close(&journal);
         assert_eq!(entries(dir.path()), [write("a", 0), write("a", 1)]);
     }
 

@@ -8,8 +8,8 @@
 //! - `spaces/<space-id>.bin`: one snapshot per space;
 //! - `journal/<seq>.log`: every write since the snapshots (see [`journal`]);
 //! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600;
-//! - `stream.pos`: with `--nats`, where the journal and the stream last agreed (see
-//!   [`crate::replication`]).
+//! - `stream.pos`: with `--nats`, where the journal and its mirror, the stream, last
+//!   agreed ([`POSITION_FILE`], written by replication; see [`mirror`]).
 //!
 //! A file is replaced by writing a temporary file `.<name>.tmp` beside it, fsyncing it,
 //! renaming it over the old one and fsyncing the directory ([`replace_file`]). What a crash
@@ -30,6 +30,7 @@
 pub mod backup;
 pub mod codec;
 pub mod journal;
+pub mod mirror;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -41,7 +42,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::model::{Account, Change, DirectorySnapshot, DirectoryState, Space, SpaceView};
-use crate::replication::POSITION_FILE;
 use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
 use journal::{Marks, Segment, Tail};
 
@@ -50,6 +50,8 @@ const USERS_FILE: &str = "users.bin";
 const KEYS_FILE: &str = "keys.bin";
 const SPACES_DIR: &str = "spaces";
 const JOURNAL_DIR: &str = "journal";
+/// With `--nats`: where the journal and the stream last agreed (written by replication).
+pub const POSITION_FILE: &str = "stream.pos";
 const SPACE_SUFFIX: &str = ".bin";
 /// Token files at the top of a data directory end with this.
 const TOKEN_SUFFIX: &str = ".token";
