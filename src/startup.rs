@@ -28,7 +28,7 @@ use crate::model::user::new_token;
 #[cfg(test)]
 use crate::model::User;
 use crate::model::{Account, Change, DirectoryState, Space};
-use crate::replication::{self, ReplicationError, Replicator, Role};
+use crate::replication::{self, NodeRole, ReplicationError, Replicator};
 use crate::store::codec::Entry;
 use crate::store::journal::{Durability, Journal, StorageError};
 use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
@@ -237,7 +237,7 @@ impl State {
     }
 
     /// With `--nats`: answers `/api/v1` only while `role` is the primary.
-    fn replicated(mut self, role: Option<Arc<Role>>) -> State {
+    fn replicated(mut self, role: Option<Arc<NodeRole>>) -> State {
         if let Some(role) = role {
             self.gate = web::Data::new(Gate::replicated(role));
         }

@@ -21,10 +21,10 @@ use serde_json::{Map, Value as Json};
 use super::error::ApiError;
 use crate::actors::Directory;
 use crate::model::access::{self, Action, Reason};
+use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::kind::{FieldType, MAX_IDS};
 use crate::model::validate::is_id;
 use crate::model::{Caller, IfMatch, Kind, ListQuery};
-use crate::store::codec::{KeptAnswer, KeyUse};
 
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1 << 20;

@@ -17,11 +17,11 @@ use crate::actors::directory::{Answer, Changed};
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
 use crate::actors::{Directory, Spaces};
 use crate::model::access::Action;
+use crate::model::kept::KeptAnswer;
 use crate::model::user::new_token;
 use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
 use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, SpaceError};
 use crate::store::backup;
-use crate::store::codec::KeptAnswer;
 use crate::store::journal::Health;
 use crate::store::Store;
 

@@ -36,7 +36,7 @@ use actix_web::{HttpResponse, Route};
 use crate::metrics::{RequestLabels, RouteLabels, METRICS};
 use crate::model::access::Action;
 use crate::model::Kind;
-use crate::replication::Role;
+use crate::replication::NodeRole;
 use idempotency::Guard;
 
 pub use client::TrustedProxies;
@@ -50,7 +50,7 @@ pub struct Gate {
     closed: AtomicBool,
     watch: tokio::sync::watch::Sender<bool>,
     /// With `--nats`: this node's role; `/api/v1` is refused unless it is the primary.
-    role: Option<Arc<Role>>,
+    role: Option<Arc<NodeRole>>,
 }
 
 impl Default for Gate {
@@ -65,7 +65,7 @@ impl Default for Gate {
 
 impl Gate {
     /// A gate that lets `/api/v1` through only while `role` is the primary.
-    pub fn replicated(role: Arc<Role>) -> Gate {
+    pub fn replicated(role: Arc<NodeRole>) -> Gate {
         Gate {
             role: Some(role),
             ..Gate::default()
@@ -73,7 +73,7 @@ impl Gate {
     }
 
     /// This node's role, with `--nats`.
-    pub fn role(&self) -> Option<&Arc<Role>> {
+    pub fn role(&self) -> Option<&Arc<NodeRole>> {
         self.role.as_ref()
     }
 

@@ -8,12 +8,12 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use crate::actors::directory::Answer;
+use crate::model::kept::KeptAnswer;
 use crate::model::time::rfc3339_millis;
 use crate::model::{
     Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Record, Role,
     SpaceInfo, Token, Touched, Value,
 };
-use crate::store::codec::KeptAnswer;
 
 /// A record of `kind` in space `space`, as JSON.
 pub struct RecordJson<'a> {

@@ -20,6 +20,7 @@ use super::stream::Streams;
 use crate::actors::directory::Answer;
 use crate::actors::{Directory, Spaces};
 use crate::model::access::{self, Action};
+use crate::model::kept::KeptAnswer;
 use crate::model::validate::{parse_role, parse_space_name};
 use crate::model::{Caller, Change, DirectoryState, Invitation, Member, Mode, Role, SpaceInfo};
 
@@ -53,7 +54,7 @@ fn space_json(
 }
 
 /// The same answer shown and kept.
-fn both(answer: crate::store::codec::KeptAnswer) -> Answer {
+fn both(answer: KeptAnswer) -> Answer {
     Answer {
         shown: answer.clone(),
         kept: answer,

@@ -23,8 +23,7 @@ use std::ops::Bound;
 
 use super::error::SpaceError;
 use super::kind::{FieldType, Kind};
-use super::record::{Id, Record, Value};
-use super::space::Records;
+use super::record::{Id, Record, Records, Value};
 
 /// A predecessor whose `status` is one of these (ASCII case-insensitive) is finished.
 const FINISHED: [&str; 2] = ["done", "completed"];

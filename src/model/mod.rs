@@ -8,6 +8,7 @@ pub mod cursor;
 pub mod deps;
 pub mod directory;
 pub mod error;
+pub mod kept;
 pub mod kind;
 pub mod record;
 pub mod space;
@@ -21,9 +22,9 @@ pub use directory::{
 };
 pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
-pub use record::{Record, Value};
+pub use record::{Record, Records, Value};
 pub use space::{
-    Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Records, Space, SpaceSnapshot,
+    Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Space, SpaceSnapshot,
     SpaceView, Step, Touched, Undo,
 };
 pub use user::{User, UsersSnapshot};

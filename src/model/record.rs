@@ -126,3 +126,6 @@ impl Record {
         self.updated_at = now;
     }
 }
+
+/// The records of one kind by id: a persistent map, cloned in O(1).
+pub type Records = imbl::OrdMap<Id, Arc<Record>>;

@@ -26,14 +26,11 @@ use super::cursor::Cursor;
 use super::deps::Graph;
 use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
-use super::record::{Id, Record, Value};
+use super::record::{Id, Record, Records, Value};
 use super::validate::Changes;
 
 /// A collection with at least this many records is loaded on two threads.
 const PARALLEL_LOAD: usize = 50_000;
-
-/// The records of one kind by id: a persistent map, cloned in O(1).
-pub type Records = imbl::OrdMap<Id, Arc<Record>>;
 
 /// A record's place in listing order: `sortOrder` ascending, then id ascending.
 #[derive(Debug, Clone, PartialEq)]

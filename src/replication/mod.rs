@@ -64,7 +64,7 @@ pub struct Options {
 /// This node's place in the cluster, shared by the journal writer (which fences it), the
 /// lease keeper and the HTTP layer (which answers `/api/v1` only on the primary).
 #[derive(Debug)]
-pub struct Role {
+pub struct NodeRole {
     node: String,
     primary: AtomicBool,
     /// The stream sequence of the last batch this node holds.
@@ -75,10 +75,10 @@ pub struct Role {
     stale: AtomicBool,
 }
 
-impl Role {
+impl NodeRole {
     /// A node named `node`, standby until it takes the lease.
-    fn new(node: &str) -> Role {
-        Role {
+    fn new(node: &str) -> NodeRole {
+        NodeRole {
             node: node.to_string(),
             primary: AtomicBool::new(false),
             applied: AtomicU64::new(0),
@@ -182,9 +182,9 @@ pub type Apply = Box<dyn Fn(Vec<(Entry, u64)>) -> oneshot::Receiver<Result<(), S
 #[derive(Clone)]
 pub struct Replicator {
     requests: channel::UnboundedSender<Request>,
-    role: Arc<Role>,
+    role: Arc<NodeRole>,
     position: Arc<PositionFile>,
-    /// Notified when this node should restart (see [`Role::fence`]).
+    /// Notified when this node should restart (see [`NodeRole::fence`]).
     restart: Arc<Notify>,
 }
 
@@ -192,7 +192,7 @@ impl Replicator {
     /// Connects to NATS (creating or checking the stream and the lease bucket) on a thread
     /// of its own; `data_dir` holds the position file.
     pub fn start(options: &Options, data_dir: &Path) -> Result<Replicator, ReplicationError> {
-        let role = Arc::new(Role::new(&options.node));
+        let role = Arc::new(NodeRole::new(&options.node));
         let restart = Arc::new(Notify::new());
         let (requests, receiver) = channel::unbounded_channel();
         let (started, connected) = mpsc::channel();
@@ -240,7 +240,7 @@ impl Replicator {
     }
 
     /// This node's role.
-    pub fn role(&self) -> &Arc<Role> {
+    pub fn role(&self) -> &Arc<NodeRole> {
         &self.role
     }
 
@@ -539,7 +539,7 @@ async fn connect(options: &Options) -> Result<(Nats, u64), NatsError> {
 /// What the replication thread keeps between requests.
 struct Thread {
     options: Options,
-    role: Arc<Role>,
+    role: Arc<NodeRole>,
     restart: Arc<Notify>,
     /// The position file: where this node's data dir and the stream last agreed.
     position: Arc<PositionFile>,
@@ -940,7 +940,7 @@ impl Thread {
 
 /// Appends one batch (split at [`MAX_MESSAGE`] bytes when bigger), fenced at the node's
 /// tail; counts its latency.
-async fn append(nats: &mut Nats, role: &Role, epoch: u64, payload: &[u8]) -> Verdict {
+async fn append(nats: &mut Nats, role: &NodeRole, epoch: u64, payload: &[u8]) -> Verdict {
     let started = Instant::now();
     let mut verdict = Verdict::NotStored;
     for (index, part) in payload.chunks(MAX_MESSAGE - 1024).enumerate() {

@@ -52,6 +52,7 @@ use serde::de::DeserializeOwned;
 use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
+pub use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::{
     Account, Change, DirectorySnapshot, Kind, Outcome, Record, Records, SpaceInfo, SpaceSnapshot,
     SpaceView, Token, User, Value,
@@ -129,36 +130,6 @@ impl fmt::Display for CodecError {
             CodecError::Payload(e) => write!(f, "cannot decode payload: {e}"),
         }
     }
-}
-
-/// One use of an idempotency key (CONTRACT §11): whose, which, for which request, when.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KeyUse {
-    /// Position in the order keys were first used, for compaction.
-    pub seq: u64,
-    /// The user id (or `admin`).
-    pub user: Box<str>,
-    /// The key.
-    pub key: Box<str>,
-    /// SHA-256 of the request's method, path with query, and body.
-    pub request: [u8; 32],
-    /// When it was first used, in milliseconds since the epoch.
-    pub at: i64,
-}
-
-/// An answer kept for an idempotency key, as the client got it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KeptAnswer {
-    /// The status code.
-    pub status: u16,
-    /// The `Content-Type`.
-    pub content_type: Box<str>,
-    /// The `Location` header, if any.
-    pub location: Option<Box<str>>,
-    /// The `ETag` header, if any.
-    pub etag: Option<Box<str>>,
-    /// The body.
-    pub body: Vec<u8>,
 }
 
 /// A key's use and its answer.
