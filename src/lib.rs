@@ -6,6 +6,8 @@
 //! - [`startup`]: loads the data directory, starts the actors and the HTTP server, and runs
 //!   the shutdown sequence.
 //! - [`http`]: routes, extractors, rendering and the one mapping of errors to problem+json.
+//! - [`service`]: the boundary the fronts call for storage health, kept answers and
+//!   backups (actors for the rest); no front reaches into [`store`].
 //! - [`actors`]: one actor per space, the directory of users and spaces, the snapshot actor.
 //! - [`model`]: record kinds, validation and the pure `Space` with its indexes and version.
 //! - [`store`]: the snapshot file format and atomic file writes, used by the actors only
@@ -23,6 +25,7 @@ pub mod logging;
 pub mod metrics;
 pub mod model;
 pub mod replication;
+pub mod service;
 pub mod startup;
 pub mod store;
 pub mod tools;

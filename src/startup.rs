@@ -29,6 +29,7 @@ use crate::model::user::new_token;
 use crate::model::User;
 use crate::model::{Account, Change, DirectoryState, Space};
 use crate::replication::{self, NodeRole, ReplicationError, Replicator};
+use crate::service::Service;
 use crate::store::codec::Entry;
 use crate::store::journal::{Durability, Journal, StorageError};
 use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
@@ -133,7 +134,7 @@ pub struct State {
     body_timeout: web::Data<BodyTimeout>,
     keys: web::Data<Keys>,
     streams: web::Data<Streams>,
-    store: web::Data<Store>,
+    service: web::Data<Service>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
 }
@@ -214,7 +215,7 @@ impl State {
                 Pace::new(compaction, Store::file_len(&store.keys_path())),
             )),
             streams: web::Data::new(Streams::default()),
-            store: web::Data::new(store.clone()),
+            service: web::Data::new(Service::new(journal.clone(), store.dir().to_path_buf())),
             journal,
             snapshots,
         }
@@ -230,9 +231,7 @@ impl State {
             .app_data(self.body_timeout.clone())
             .app_data(self.keys.clone())
             .app_data(self.streams.clone())
-            .app_data(self.store.clone())
-            .app_data(web::Data::new(self.journal.clone()))
-            .app_data(web::Data::from(Arc::clone(self.journal.health())))
+            .app_data(self.service.clone())
             .configure(crate::http::configure);
     }
 

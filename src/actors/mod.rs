@@ -46,6 +46,13 @@ pub enum Failure {
     Stalled(Duration),
 }
 
+impl Failure {
+    /// Whether the write was refused because this node is not the primary (§16).
+    pub fn is_not_primary(&self) -> bool {
+        matches!(self, Failure::Storage(StorageError::NotPrimary))
+    }
+}
+
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -14,8 +14,7 @@ use crate::http::stream::{MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
 use crate::model::{DirectoryError, SpaceError, ValidationError};
-use crate::store::backup::BackupError;
-use crate::store::journal::StorageError;
+use crate::service::BackupFailure;
 
 /// Seconds a client is asked to wait before retrying a 503.
 const RETRY_AFTER_SECS: &str = "1";
@@ -363,7 +362,7 @@ impl From<Failure> for ApiError {
             Failure::Busy => ApiError::Unavailable("the space is overloaded; retry shortly"),
             Failure::Stopped => ApiError::Unavailable("the space is not available"),
             Failure::Gone => ApiError::NotFound("space not found".into()),
-            Failure::Storage(StorageError::NotPrimary) => ApiError::NotPrimary,
+            ref failure if failure.is_not_primary() => ApiError::NotPrimary,
             Failure::Storage(e) => ApiError::StorageUnavailable(e.to_string()),
             Failure::Panicked => ApiError::Internal(e.to_string()),
             Failure::Stalled(waited) => ApiError::StorageStalled(waited),
@@ -371,11 +370,11 @@ impl From<Failure> for ApiError {
     }
 }
 
-impl From<BackupError> for ApiError {
-    fn from(e: BackupError) -> ApiError {
+impl From<BackupFailure> for ApiError {
+    fn from(e: BackupFailure) -> ApiError {
         match e {
-            BackupError::BadTarget(..) => ApiError::InvalidParameter(e.to_string()),
-            other => ApiError::Internal(format!("backup failed: {other}")),
+            BackupFailure::BadTarget(why) => ApiError::InvalidParameter(why),
+            BackupFailure::Failed(why) => ApiError::Internal(format!("backup failed: {why}")),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! collections; the kind comes from the path.
 
 use actix_web::http::StatusCode;
-use actix_web::web::{self, Data};
+use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
@@ -21,15 +21,13 @@ use crate::model::kept::KeptAnswer;
 use crate::model::user::new_token;
 use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
 use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, SpaceError};
-use crate::store::backup;
-use crate::store::journal::Health;
-use crate::store::Store;
+use crate::service::Service;
 
 /// `GET /healthz` → 200 `{"status":"ok"}`, or 503 `{"status":"degraded","reason":...}`
 /// while the journal cannot write; with `--nats` also `role`, `node`, `appliedSeq` and
 /// `lagSeq` (§16). No auth.
-pub async fn healthz(health: Data<Health>, gate: Data<Gate>) -> HttpResponse {
-    let (status, mut body) = match health.problem() {
+pub async fn healthz(service: Data<Service>, gate: Data<Gate>) -> HttpResponse {
+    let (status, mut body) = match service.storage_problem() {
         None => (StatusCode::OK, json!({"status": "ok"})),
         Some(reason) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -148,14 +146,10 @@ pub(super) async fn change(
 pub async fn backup(
     _: Admin,
     body: JsonObject,
-    store: Data<Store>,
+    service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
     let to = parse_backup_target(body.0)?;
-    let from = store.dir().to_path_buf();
-    let target = to.clone();
-    let (summary, _) = web::block(move || backup::backup(&from, &target))
-        .await
-        .map_err(|e| ApiError::Internal(format!("backup thread: {e}")))??;
+    let summary = service.backup(to.clone()).await?;
     log::info!("backed up to {}: {summary:?}", to.display());
     Ok(render::json(
         StatusCode::OK,

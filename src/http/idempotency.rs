@@ -28,7 +28,6 @@ use actix_web::web::{Bytes, Data};
 use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse};
 use futures_util::Stream;
 use sha2::{Digest, Sha256};
-use tokio::sync::oneshot;
 
 use super::error::ApiError;
 use super::extract::{body_timeout, read_body, space_of, Admin, Params, UserCaller};
@@ -38,9 +37,9 @@ use crate::actors::keys::Claim;
 use crate::actors::{Directory, Failure, Keys};
 use crate::metrics::METRICS;
 use crate::model::access::{self, Action};
+use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::Caller;
-use crate::store::codec::{Entry, KeptAnswer, KeyUse};
-use crate::store::journal::Journal;
+use crate::service::Service;
 
 /// The header.
 pub const HEADER: &str = "idempotency-key";
@@ -135,10 +134,10 @@ pub async fn idempotency(
             .await
             .map(ServiceResponse::map_into_boxed_body);
     };
-    let (Some(user), Some(keys), Some(journal)) = (
+    let (Some(user), Some(keys), Some(service)) = (
         owner(&req),
         req.app_data::<Data<Keys>>().cloned(),
-        req.app_data::<Data<Journal>>().cloned(),
+        req.app_data::<Data<Service>>().cloned(),
     ) else {
         // Not authenticated: the handler answers 401 (before any check of the key), which
         // is not kept.
@@ -229,11 +228,8 @@ pub async fn idempotency(
                 body: body.to_vec(),
             };
             // Bounded like any wait for storage; the answer is kept in memory either way.
-            let stored = keep(&journal, &used, &answer);
-            match tokio::time::timeout(journal.health().stall_after(), stored).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => log::error!("answer of idempotency key not stored: {e}"),
-                Err(_) => log::error!("answer of idempotency key not stored in time"),
+            if let Err(e) = service.keep_answer(&used, &answer).await {
+                log::error!("answer of idempotency key not stored: {e}");
             }
             answer
         }
@@ -278,26 +274,6 @@ fn owner(req: &ServiceRequest) -> Option<String> {
     directory
         .authenticate(token)
         .map(|c| c.account.id.to_string())
-}
-
-/// Journals an answer that no write carried, and waits until it is stored.
-async fn keep(
-    journal: &Journal,
-    used: &KeyUse,
-    answer: &KeptAnswer,
-) -> Result<(), crate::store::journal::StorageError> {
-    let (done, stored) = oneshot::channel();
-    let entry = Entry::Answer(Box::new((used.clone(), answer.clone())));
-    journal.append(
-        &entry,
-        true,
-        Box::new(move |r| {
-            let _ = done.send(r);
-        }),
-    );
-    stored
-        .await
-        .unwrap_or(Err(crate::store::journal::StorageError::Closed))
 }
 
 /// A payload that yields `body` again, for the handler.

@@ -1,0 +1,99 @@
+//! The one boundary the fronts call (the JSON API in [`crate::http`]; a calendar front or
+//! a webhook sender the same way) for what is not a single actor's message: the storage's
+//! health, answers kept for idempotency keys that no write carried, and backups. Spaces,
+//! the directory and the keys are reached through their actors; no front reaches into
+//! [`crate::store`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+
+use crate::actors::Failure;
+use crate::model::kept::{KeptAnswer, KeyUse};
+use crate::store::backup::{self, BackupError};
+use crate::store::codec::Entry;
+use crate::store::journal::{Health, Journal, StorageError};
+
+/// What a backup holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backup {
+    /// Spaces in the copy.
+    pub spaces: usize,
+    /// Users in the copy.
+    pub users: usize,
+    /// Bytes copied.
+    pub bytes: u64,
+}
+
+/// Why a backup was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackupFailure {
+    /// The target is not one a backup may write (CONTRACT §9a): why.
+    BadTarget(String),
+    /// The copy failed: why.
+    Failed(String),
+}
+
+/// The service boundary; cheap to share (`web::Data`).
+pub struct Service {
+    journal: Journal,
+    data_dir: PathBuf,
+}
+
+impl Service {
+    /// The service over `journal`, for the data directory `data_dir`.
+    pub fn new(journal: Journal, data_dir: PathBuf) -> Service {
+        Service { journal, data_dir }
+    }
+
+    /// Why the storage cannot write now (a full disk, a failed sync), if it cannot.
+    pub fn storage_problem(&self) -> Option<String> {
+        self.journal.health().problem()
+    }
+
+    /// The journal's health, shared (for waits bounded by the storage timeout).
+    pub fn health(&self) -> &Arc<Health> {
+        self.journal.health()
+    }
+
+    /// Journals `answer`, kept for the key use `used` of a request that wrote nothing (a
+    /// 4xx), and waits until it is stored, at most the storage timeout: the answer is kept
+    /// in memory either way, so a failure here is only logged by the caller.
+    pub async fn keep_answer(&self, used: &KeyUse, answer: &KeptAnswer) -> Result<(), Failure> {
+        let (done, stored) = oneshot::channel();
+        let entry = Entry::Answer(Box::new((used.clone(), answer.clone())));
+        self.journal.append(
+            &entry,
+            true,
+            Box::new(move |r| {
+                let _ = done.send(r);
+            }),
+        );
+        let bound = self.journal.health().stall_after();
+        match tokio::time::timeout(bound, stored).await {
+            Ok(stored) => stored
+                .unwrap_or(Err(StorageError::Closed))
+                .map_err(Failure::Storage),
+            Err(_) => Err(Failure::Stalled(bound)),
+        }
+    }
+
+    /// Copies the data directory into `to` (a new or empty directory outside it), on a
+    /// blocking thread while the server goes on serving, and checks the copy recovers.
+    pub async fn backup(&self, to: PathBuf) -> Result<Backup, BackupFailure> {
+        let from = self.data_dir.clone();
+        let copied = actix_web::web::block(move || backup::backup(&from, &to))
+            .await
+            .map_err(|e| BackupFailure::Failed(format!("backup thread: {e}")))?;
+        match copied {
+            Ok((summary, _)) => Ok(Backup {
+                spaces: summary.spaces,
+                users: summary.users,
+                bytes: summary.bytes,
+            }),
+            Err(e @ BackupError::BadTarget(..)) => Err(BackupFailure::BadTarget(e.to_string())),
+            Err(e) => Err(BackupFailure::Failed(e.to_string())),
+        }
+    }
+}
