@@ -237,6 +237,7 @@ impl SpaceActor {
         let journals = self.journal.durability().journals_writes();
         let Write { commands, key } = write;
         let apply = tokio::task::spawn_blocking(move || {
+            yield_to_requests();
             let applied = catch_unwind(AssertUnwindSafe(|| {
                 space.apply(&commands, now).map(|(outcome, undo)| {
                     let outcome = Arc::new(outcome);
@@ -477,6 +478,30 @@ impl Actor for SpaceActor {
                     .spawn(ctx);
             }
         });
+    }
+}
+
+/// The nice value of the threads that apply writes (see [`SpaceActor::write`]): a long
+/// write yields the cores to the HTTP workers and the actors, so that the requests of
+/// other spaces are answered while it runs (CONTRACT §21), as the snapshot thread does.
+/// A short write hardly notices: a thread that has slept is run soon after it wakes
+/// whatever its nice value, and only a thread that keeps the core gets the smaller share.
+const WRITE_NICE: i32 = 10;
+
+thread_local! {
+    /// Whether this thread's priority was lowered to [`WRITE_NICE`] already.
+    static YIELDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Lowers the calling thread's priority to [`WRITE_NICE`], once per thread: the blocking
+/// threads of the space arbiters' runtimes apply writes and nothing else.
+fn yield_to_requests() {
+    if YIELDING.replace(true) {
+        return;
+    }
+    // On Linux, `setpriority(PRIO_PROCESS, 0)` sets the calling thread's nice value only.
+    if let Err(e) = rustix::process::setpriority_process(None, WRITE_NICE) {
+        log::warn!("cannot lower the priority of a thread applying writes: {e}");
     }
 }
 
