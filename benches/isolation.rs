@@ -54,7 +54,9 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
 
+    let loads = [load()];
     let baseline = users(server.addr, seconds, rate);
+    let loads = [loads[0].clone(), load()];
     let stop = Arc::new(AtomicBool::new(false));
     let flips = Arc::new(AtomicU64::new(0));
     let attackers: Vec<_> = (0..ATTACKERS)
@@ -65,6 +67,7 @@ fn main() {
         .collect();
     let attacked = users(server.addr, seconds, rate);
     stop.store(true, Ordering::Relaxed);
+    let loads = [loads[0].clone(), loads[1].clone(), load()];
     let answers: Vec<Vec<(&str, u16, Duration)>> =
         attackers.into_iter().map(|t| t.join().unwrap()).collect();
 
@@ -94,6 +97,12 @@ fn main() {
             run["total"]["ok"], run["total"]["errors"], run["total"]["throughput"]
         );
     }
+    // The machine is shared: other work on it shows in the baseline's own tail, and the
+    // load averages say when the figures are not worth comparing.
+    println!(
+        "load average (1 min) before the baseline {}, before the attack {}, after it {}",
+        loads[0], loads[1], loads[2]
+    );
     let get = latency(&attacked, "get").1 - latency(&baseline, "get").1;
     let post = latency(&attacked, "post").1 - latency(&baseline, "post").1;
     println!(
@@ -124,6 +133,14 @@ fn main() {
             counts.join(", ")
         );
     }
+}
+
+/// The 1-minute load average of the machine (Linux), or `?`.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
 }
 
 /// Task `l{layer}-{i}`.

@@ -38,6 +38,8 @@ use crate::store::{Pace, StoreError};
 
 /// How many versions one reservation covers; a new one is asked for halfway through.
 pub const RESERVATION: u64 = 10_000;
+/// Stored writes that touched more records than this are freed on a blocking thread.
+const FREE_OFF_THREAD: usize = 1_000;
 /// How soon a reservation that could not be stored is tried again.
 const RESERVE_RETRY: Duration = Duration::from_secs(1);
 
@@ -177,11 +179,21 @@ impl SpaceActor {
     fn release(&mut self) {
         let visible = self.visible();
         let mut durable: Vec<Touched> = Vec::new();
+        let mut stored = Vec::new();
         while self.pending.front().is_some_and(|p| p.version <= visible) {
             let pending = self.pending.pop_front().expect("checked");
             if !self.streams.is_empty() {
                 durable.extend(pending.outcome.touched().cloned());
             }
+            stored.push(pending);
+        }
+        // The undo of a stored write holds the former state of every record it touched,
+        // freed when it goes: 10,000 records for one flip of isBlocked, milliseconds that
+        // the other spaces of this thread would wait. So a big one goes on a blocking
+        // thread.
+        let records: usize = stored.iter().map(|p| p.outcome.touched().count()).sum();
+        if records > FREE_OFF_THREAD {
+            tokio::task::spawn_blocking(move || drop(stored));
         }
         if !durable.is_empty() {
             // A stream that cannot keep up is ended; its client resumes from its last id.
