@@ -33,11 +33,13 @@ use crate::model::{
     Command, FeedPage, Item, Kind, ListQuery, Outcome, Page, Space, SpaceError, Touched, Undo,
 };
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
-use crate::store::journal::{Journal, StorageError};
+use crate::store::journal::{Encoded, Journal, StorageError};
 use crate::store::{Pace, StoreError};
 
 /// How many versions one reservation covers; a new one is asked for halfway through.
 pub const RESERVATION: u64 = 10_000;
+/// Stored writes that touched more records than this are freed on a blocking thread.
+const FREE_OFF_THREAD: usize = 1_000;
 /// How soon a reservation that could not be stored is tried again.
 const RESERVE_RETRY: Duration = Duration::from_secs(1);
 
@@ -106,6 +108,11 @@ pub struct SpaceActor {
     dirty: bool,
     /// A snapshot is being written.
     saving: bool,
+    /// The space is on a blocking thread applying a write (see [`SpaceActor::write`]);
+    /// `space` is an empty stand-in meanwhile, which nothing may save or reserve for.
+    /// Messages wait, but actix may still poll one timer of the actor right after
+    /// `ctx.wait` (before it looks at the wait list), so the snapshot tick checks this.
+    applying: bool,
 }
 
 impl SpaceActor {
@@ -138,6 +145,7 @@ impl SpaceActor {
             epoch: 0,
             dirty: false,
             saving: false,
+            applying: false,
         }
     }
 
@@ -171,11 +179,21 @@ impl SpaceActor {
     fn release(&mut self) {
         let visible = self.visible();
         let mut durable: Vec<Touched> = Vec::new();
+        let mut stored = Vec::new();
         while self.pending.front().is_some_and(|p| p.version <= visible) {
             let pending = self.pending.pop_front().expect("checked");
             if !self.streams.is_empty() {
                 durable.extend(pending.outcome.touched().cloned());
             }
+            stored.push(pending);
+        }
+        // The undo of a stored write holds the former state of every record it touched,
+        // freed when it goes: 10,000 records for one flip of isBlocked, milliseconds that
+        // the other spaces of this thread would wait. So a big one goes on a blocking
+        // thread.
+        let records: usize = stored.iter().map(|p| p.outcome.touched().count()).sum();
+        if records > FREE_OFF_THREAD {
+            tokio::task::spawn_blocking(move || drop(stored));
         }
         if !durable.is_empty() {
             // A stream that cannot keep up is ended; its client resumes from its last id.
@@ -205,57 +223,145 @@ impl SpaceActor {
     }
 
     /// Applies `commands` as one write and sends its outcome (with the answer kept for
-    /// its idempotency key, if any) to the journal.
-    fn write(&mut self, write: Write, ctx: &mut Context<Self>) -> (WriteResult, u64) {
+    /// its idempotency key, if any) to the journal; `reply` gets what it did, made into
+    /// what the requester waits for by `output`.
+    ///
+    /// Why the write leaves the actor's thread: space actors share a few arbiter threads,
+    /// and one write may take long (a dependency check near its budget, `isBlocked` flips
+    /// of 10,000 tasks, a journal entry of megabytes). So the space is moved to a blocking
+    /// thread that applies the write and encodes its journal entry there, while
+    /// `ctx.wait` holds this actor's mailbox (and its timers): nothing else of this space
+    /// runs meanwhile, so writes stay one at a time and in order, but the arbiter thread
+    /// goes on with the other spaces' actors (CONTRACT §21, "§9a — one account's work
+    /// cannot stall another's"). Back on the actor, the write is held, journaled and
+    /// answered as before.
+    fn write<T: Send + 'static>(
+        &mut self,
+        write: Write,
+        reply: oneshot::Sender<Result<T, Failure>>,
+        output: fn(WriteResult) -> T,
+        ctx: &mut Context<Self>,
+    ) {
         let now = chrono::Utc::now().timestamp_millis();
-        let (outcome, undo) = match self.space.apply(&write.commands, now) {
-            Ok(applied) => applied,
-            Err(e) => return (Err(e), self.space.version()),
-        };
+        let id = self.space.id().to_string();
+        let mut space = std::mem::replace(&mut self.space, Space::new(&id));
+        self.applying = true;
+        let journals = self.journal.durability().journals_writes();
+        let Write { commands, key } = write;
+        let apply = tokio::task::spawn_blocking(move || {
+            yield_to_requests();
+            let applied = catch_unwind(AssertUnwindSafe(|| {
+                space.apply(&commands, now).map(|(outcome, undo)| {
+                    let outcome = Arc::new(outcome);
+                    let entry = journals.then(|| {
+                        let key = key.map(|(used, render)| Box::new((used, render(&outcome, &id))));
+                        Encoded::of(&Entry::Write {
+                            space: id.as_str().into(),
+                            outcome: Arc::clone(&outcome),
+                            key,
+                        })
+                    });
+                    (outcome, undo, entry)
+                })
+            }));
+            (space, applied)
+        });
+        ctx.wait(apply.into_actor(self).map(move |joined, act, ctx| {
+            act.applying = false;
+            let (space, applied) = match joined {
+                Ok(done) => done,
+                Err(e) => {
+                    // Only when the runtime shuts down: the space went with the task.
+                    log::error!(
+                        "a write of space {} was cut off: {e}; reloading it",
+                        act.space.id()
+                    );
+                    let _ = reply.send(Err(Failure::Stopped));
+                    act.reload(ctx);
+                    return;
+                }
+            };
+            act.space = space;
+            match applied {
+                Ok(Ok((outcome, undo, entry))) => {
+                    let version = act.applied(outcome.clone(), undo, entry, ctx);
+                    act.answer(version, reply, output(Ok(outcome)));
+                }
+                Ok(Err(e)) => {
+                    let version = act.space.version();
+                    act.answer(version, reply, output(Err(e)));
+                }
+                Err(panic) => act.panicked(&*panic, reply, ctx),
+            }
+        }));
+    }
+
+    /// Takes in a write applied to the space: holds its undo until it is stored, and
+    /// hands its `entry` (`None` when writes are not journaled) to the journal; the
+    /// version it made.
+    fn applied(
+        &mut self,
+        outcome: Arc<Outcome>,
+        undo: Undo,
+        entry: Option<Result<Encoded, StorageError>>,
+        ctx: &mut Context<Self>,
+    ) -> u64 {
         METRICS.count_outcome(&outcome, 1);
-        let outcome = Arc::new(outcome);
         let (version, epoch) = (outcome.version, self.epoch);
         self.pending.push_back(Pending {
             version,
             epoch,
             undo,
-            outcome: Arc::clone(&outcome),
+            outcome,
         });
         self.dirty = true;
-        if self.journal.durability().journals_writes() {
-            let space = self.space.id();
-            let key = write
-                .key
-                .map(|(used, render)| Box::new((used, render(&outcome, space))));
-            let entry = Entry::Write {
-                space: space.into(),
-                outcome: Arc::clone(&outcome),
-                key,
-            };
-            let addr = ctx.address();
-            self.pace.add(self.journal.append(
-                &entry,
-                false,
-                Box::new(move |result| {
-                    addr.do_send(Stored {
-                        version,
-                        epoch,
-                        result,
-                    })
-                }),
-            ));
-        } else {
-            self.stored = version;
+        match entry {
+            Some(entry) => {
+                let addr = ctx.address();
+                self.pace.add(self.journal.append_encoded(
+                    entry,
+                    false,
+                    Box::new(move |result| {
+                        addr.do_send(Stored {
+                            version,
+                            epoch,
+                            result,
+                        })
+                    }),
+                ));
+            }
+            None => self.stored = version,
         }
         self.reserve_ahead(ctx);
-        (Ok(outcome), version)
+        version
+    }
+
+    /// After a panic while handling a message: answers it `500` and reloads the space
+    /// from disk before the next message.
+    fn panicked<T>(
+        &mut self,
+        panic: &(dyn std::any::Any + Send),
+        reply: oneshot::Sender<Result<T, Failure>>,
+        ctx: &mut Context<Self>,
+    ) {
+        let cause = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        log::error!("space {} panicked: {cause}; reloading it", self.space.id());
+        let _ = reply.send(Err(Failure::Panicked));
+        self.reload(ctx);
     }
 
     /// Asks the journal for the next range of versions when the space is halfway through
     /// its reservation.
     fn reserve_ahead(&mut self, ctx: &mut Context<Self>) {
         let version = self.space.version();
-        if self.reserving || self.reserved == u64::MAX || version + RESERVATION / 2 <= self.reserved
+        if self.applying
+            || self.reserving
+            || self.reserved == u64::MAX
+            || version + RESERVATION / 2 <= self.reserved
         {
             return;
         }
@@ -280,7 +386,7 @@ impl SpaceActor {
         // The final snapshot of a space that reserves versions always lands, so that the
         // next start needs no gap.
         let reserves = self.reserved != u64::MAX;
-        if self.saving || !(self.dirty || (last && reserves)) {
+        if self.applying || self.saving || !(self.dirty || (last && reserves)) {
             return None;
         }
         // Without a journal, the snapshots are all that keeps the writes.
@@ -387,6 +493,30 @@ impl Actor for SpaceActor {
     }
 }
 
+/// The nice value of the threads that apply writes (see [`SpaceActor::write`]): a long
+/// write yields the cores to the HTTP workers and the actors, so that the requests of
+/// other spaces are answered while it runs (CONTRACT §21), as the snapshot thread does.
+/// A short write hardly notices: a thread that has slept is run soon after it wakes
+/// whatever its nice value, and only a thread that keeps the core gets the smaller share.
+const WRITE_NICE: i32 = 10;
+
+thread_local! {
+    /// Whether this thread's priority was lowered to [`WRITE_NICE`] already.
+    static YIELDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Lowers the calling thread's priority to [`WRITE_NICE`], once per thread: the blocking
+/// threads of the space arbiters' runtimes apply writes and nothing else.
+fn yield_to_requests() {
+    if YIELDING.replace(true) {
+        return;
+    }
+    // On Linux, `setpriority(PRIO_PROCESS, 0)` sets the calling thread's nice value only.
+    if let Err(e) = rustix::process::setpriority_process(None, WRITE_NICE) {
+        log::warn!("cannot lower the priority of a thread applying writes: {e}");
+    }
+}
+
 /// An operation a space answers; see [`Bounded`].
 pub trait Operation: Send + 'static {
     /// What the requester gets back.
@@ -394,6 +524,16 @@ pub trait Operation: Send + 'static {
 
     /// Runs on the actor; returns the answer and the space version it shows.
     fn run(self, actor: &mut SpaceActor, ctx: &mut Context<SpaceActor>) -> (Self::Output, u64);
+
+    /// A write says so here, with how its answer becomes `Self::Output`: it is then
+    /// applied off the actor's thread instead of [`Operation::run`] (see
+    /// `SpaceActor::write`). Anything else is given back, and runs.
+    fn into_write(self) -> Result<AsWrite<Self::Output>, Self>
+    where
+        Self: Sized,
+    {
+        Err(self)
+    }
 }
 
 /// An operation and the channel its answer goes back on; see `Spaces::call`.
@@ -413,18 +553,13 @@ impl<O: Operation> Handler<Bounded<O>> for SpaceActor {
 
     fn handle(&mut self, msg: Bounded<O>, ctx: &mut Context<Self>) {
         let Bounded { op, reply } = msg;
+        let op = match op.into_write() {
+            Ok((write, output)) => return self.write(write, reply, output, ctx),
+            Err(op) => op,
+        };
         match catch_unwind(AssertUnwindSafe(|| op.run(self, ctx))) {
             Ok((output, shows)) => self.answer(shows, reply, output),
-            Err(panic) => {
-                let cause = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                log::error!("space {} panicked: {cause}; reloading it", self.space.id());
-                let _ = reply.send(Err(Failure::Panicked));
-                self.reload(ctx);
-            }
+            Err(panic) => self.panicked(&*panic, reply, ctx),
         }
     }
 }
@@ -471,6 +606,10 @@ pub type Render = fn(&Outcome, &str) -> KeptAnswer;
 /// What a write answers: its outcome, or which command failed and why.
 pub type WriteResult = Result<Arc<Outcome>, (usize, SpaceError)>;
 
+/// An operation that is a write: the write, and how its answer becomes the operation's
+/// output (see [`Operation::into_write`]).
+pub type AsWrite<T> = (Write, fn(WriteResult) -> T);
+
 /// Apply commands in order as one write (a batch; usually one command).
 pub struct Write {
     /// The commands.
@@ -482,8 +621,13 @@ pub struct Write {
 impl Operation for Write {
     type Output = WriteResult;
 
-    fn run(self, actor: &mut SpaceActor, ctx: &mut Context<SpaceActor>) -> (Self::Output, u64) {
-        actor.write(self, ctx)
+    /// Never called: a write goes through [`Operation::into_write`].
+    fn run(self, _: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        unreachable!("a write runs off the actor's thread, see SpaceActor::write")
+    }
+
+    fn into_write(self) -> Result<AsWrite<WriteResult>, Self> {
+        Ok((self, std::convert::identity))
     }
 }
 

@@ -5,14 +5,14 @@
 //! for; together they become one list of commands that the space applies in order, each
 //! seeing the ones before it, under one version step per operation and one journal entry.
 
-use actix_web::web::Data;
+use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
 use super::extract::{bounded_object, parse_fields, space_of, JsonBody, KeyClaim, Params};
-use super::handlers::send_write;
+use super::handlers::{send_write, OFF_WORKER_BYTES};
 use super::render;
 use crate::actors::Spaces;
 use crate::model::access;
@@ -34,8 +34,37 @@ pub async fn batch(
     JsonBody(body): JsonBody,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
-    let operations = parse_batch(&body)?;
+    // A big batch (up to a megabyte of JSON) is read on a blocking thread; see
+    // `OFF_WORKER_BYTES`.
+    let big = body.len() > OFF_WORKER_BYTES;
+    let operations = match big {
+        true => web::block(move || parse_batch(&body))
+            .await
+            .map_err(|e| ApiError::Internal(format!("batch thread: {e}")))??,
+        false => parse_batch(&body)?,
+    };
     let space = space_of(&caller, params.space_id(), None, access::Action::Write)?;
+    let commands = match big {
+        true => {
+            let owned = space.to_string();
+            web::block(move || commands(operations, &owned))
+                .await
+                .map_err(|e| ApiError::Internal(format!("batch thread: {e}")))??
+        }
+        false => commands(operations, space)?,
+    };
+    let answer = send_write(&req, &spaces, space, commands, key, render::batch_answer)
+        .await?
+        .map_err(|(index, e)| ApiError::InOperation {
+            index,
+            error: Box::new(e.into()),
+        })?;
+    Ok(render::kept(&answer))
+}
+
+/// The validated commands of `operations` in space `space`, or the first operation's error
+/// with its index.
+fn commands(operations: Vec<Operation>, space: &str) -> Result<Vec<Command>, ApiError> {
     let mut commands = Vec::with_capacity(operations.len());
     for (index, (kind, action, body)) in operations.into_iter().enumerate() {
         let in_operation = |error: ApiError| ApiError::InOperation {
@@ -44,13 +73,7 @@ pub async fn batch(
         };
         commands.push(command(kind, action, body, space).map_err(in_operation)?);
     }
-    let answer = send_write(&req, &spaces, space, commands, key, render::batch_answer)
-        .await?
-        .map_err(|(index, e)| ApiError::InOperation {
-            index,
-            error: Box::new(e.into()),
-        })?;
-    Ok(render::kept(&answer))
+    Ok(commands)
 }
 
 /// What an operation does to which record, before its body is validated.

@@ -73,6 +73,9 @@ pub enum ApiError {
         /// The cycle's ids in order.
         cycle: Vec<String>,
     },
+    /// 422 dependency_too_complex: the request's dependency checks would follow more edges
+    /// than its budget (CONTRACT §21); nothing was changed.
+    DependencyTooComplex(String),
     /// 429 too_many_requests, with `Retry-After`: too many failed authentications.
     TooManyRequests(Duration),
     /// 429 too_many_requests, with `Retry-After`: a new idempotency key of a user whose
@@ -126,6 +129,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::InvalidReference(_) => "invalid_reference",
             ApiError::DependencyCycle { .. } => "dependency_cycle",
+            ApiError::DependencyTooComplex(_) => "dependency_too_complex",
             ApiError::TooManyRequests(_) | ApiError::TooManyKeys(_) | ApiError::TooManyStreams => {
                 "too_many_requests"
             }
@@ -146,6 +150,7 @@ impl ApiError {
             | ApiError::PreconditionFailed(d)
             | ApiError::LimitReached(d)
             | ApiError::InvalidReference(d)
+            | ApiError::DependencyTooComplex(d)
             | ApiError::DependencyCycle { detail: d, .. } => d.clone(),
             ApiError::DefaultSpace => DirectoryError::DefaultSpace.to_string(),
             ApiError::LastOwner => DirectoryError::LastOwner.to_string(),
@@ -238,9 +243,9 @@ impl ResponseError for ApiError {
                 StatusCode::TOO_MANY_REQUESTS
             }
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::InvalidReference(_) | ApiError::DependencyCycle { .. } => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ApiError::InvalidReference(_)
+            | ApiError::DependencyCycle { .. }
+            | ApiError::DependencyTooComplex(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_)
             | ApiError::NotPrimary
@@ -329,6 +334,7 @@ impl From<SpaceError> for ApiError {
             SpaceError::DependencyCycle { cycle, .. } => {
                 ApiError::DependencyCycle { detail, cycle }
             }
+            SpaceError::DependencyTooComplex { .. } => ApiError::DependencyTooComplex(detail),
             SpaceError::InvalidCursor => ApiError::InvalidCursor,
             SpaceError::PreconditionFailed { .. } => ApiError::PreconditionFailed(detail),
             SpaceError::SinceAhead { .. } => ApiError::InvalidParameter(detail),
@@ -458,6 +464,14 @@ mod tests {
                 },
                 422,
                 "dependency_cycle",
+            ),
+            (
+                SpaceError::DependencyTooComplex {
+                    field: "predecessorIds",
+                    budget: 1_000_000,
+                },
+                422,
+                "dependency_too_complex",
             ),
             (SpaceError::InvalidCursor, 400, "invalid_cursor"),
         ];

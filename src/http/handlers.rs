@@ -327,6 +327,20 @@ async fn write(
 /// or which command failed and why. A claimed idempotency key goes into the write's
 /// journal entry with that answer; when the storage stalls, the key is settled by the
 /// write's outcome once the journal decides it (see [`idempotency::settle_later`]).
+/// Bodies bigger than this are read, and their answers rendered, on a blocking thread
+/// instead of the HTTP worker: a megabyte of JSON takes milliseconds either way, which the
+/// other connections of the worker, other users' among them, would wait (CONTRACT §21).
+pub(super) const OFF_WORKER_BYTES: usize = 64 * 1024;
+
+/// Whether `req` came with a body bigger than [`OFF_WORKER_BYTES`].
+pub(super) fn big_body(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(actix_web::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|len| len > OFF_WORKER_BYTES)
+}
+
 pub(super) async fn send_write(
     req: &HttpRequest,
     spaces: &Spaces,
@@ -352,8 +366,16 @@ pub(super) async fn send_write(
                 settle(written)
             }
         })
-        .await?
-        .map(|outcome| render(&outcome, space));
+        .await?;
+    let answer = match answer {
+        Ok(outcome) if big_body(req) => {
+            let space = space.to_string();
+            Ok(web::block(move || render(&outcome, &space))
+                .await
+                .map_err(|e| ApiError::Internal(format!("render thread: {e}")))?)
+        }
+        other => other.map(|outcome| render(&outcome, space)),
+    };
     if let (true, Ok(answer)) = (keyed, &answer) {
         kept_with_write(req, answer.clone());
     }

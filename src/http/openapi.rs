@@ -100,7 +100,9 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
             .description(Some(
                 "Ids of the tasks this one waits for (CONTRACT §15): each an active task of the \
                  space when set, else 422 invalid_reference; naming itself or closing a cycle \
-                 is 422 dependency_cycle. Duplicates dropped, order kept; [] clears.",
+                 is 422 dependency_cycle; a request whose cycle checks would follow more than \
+                 1,000,000 edges in all is 422 dependency_too_complex (CONTRACT §21). \
+                 Duplicates dropped, order kept; [] clears.",
             ))
             .into(),
         FieldType::Blocked => ObjectBuilder::new()
@@ -273,8 +275,10 @@ fn problem_response(status: u16) -> Response {
         413 => "payload_too_large: body over 1 MiB",
         415 => "unsupported_media_type: a body without a JSON content type",
         422 => {
-            "invalid_reference, dependency_cycle (with the cycle's ids in order in `cycle`) or \
-             idempotency_key_reused"
+            "invalid_reference, dependency_cycle (with the cycle's ids in order in `cycle`), \
+             dependency_too_complex (the request's cycle checks would follow more than \
+             1,000,000 dependency edges in all; nothing changed; in a batch, `operationIndex` \
+             names the operation where the budget ran out) or idempotency_key_reused"
         }
         429 => {
             "too_many_requests: too many failed authentications from the client, a new \
@@ -1798,6 +1802,7 @@ mod tests {
             .as_str()
             .unwrap();
         assert!(problem.contains("dependency_cycle"));
+        assert!(problem.contains("dependency_too_complex"));
         for method in ["post", "patch"] {
             let path = if method == "post" {
                 "/api/v1/tasks"

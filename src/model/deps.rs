@@ -6,9 +6,12 @@
 //! ones included, and is kept in step by the collection on every record it puts (a write,
 //! its undo, a journal replay) and rebuilt when a snapshot is loaded. With it:
 //!
-//! - the cycle check of a write searches from the written record along its dependents for
-//!   one of the new predecessors, so it visits only what depends on the record (nothing at
-//!   all when a new task is created, which is why a long chain creates in linear time);
+//! - the cycle check of a write searches from the predecessors it adds, following
+//!   `predecessorIds`, for the written record, and only when some record names the written
+//!   one (so nothing at all when a new task is created, which is why a long chain creates
+//!   in linear time). The edges it follows come out of the request's [`Budget`] of
+//!   [`EDGE_BUDGET`] (CONTRACT §21): a request that would follow more is refused, so no
+//!   single request holds its space for long;
 //! - a write that finishes or unfinishes a record (its `status`, a delete, a restore)
 //!   recomputes `isBlocked` of its direct dependents only, and touches just those whose
 //!   value flips, in the same write and version, as the list `isDefault` flip does.
@@ -18,7 +21,7 @@
 //! the record's own predecessors and gate and on whether each predecessor is finished;
 //! only those three kinds of change can flip it, and each is handled here.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashSet};
 use std::ops::Bound;
 
 use super::error::SpaceError;
@@ -96,13 +99,53 @@ pub struct Graph {
     edges: BTreeSet<(Id, Id)>,
 }
 
+/// The most edges the dependency checks of one request may follow in all (CONTRACT §21,
+/// §9a): a batch is one request and shares one budget. Enough for any single write to a
+/// graph of 10,000 tasks each naming 100 others; beyond it the request is refused with
+/// [`SpaceError::DependencyTooComplex`] instead of holding its space for long.
+pub const EDGE_BUDGET: u64 = 1_000_000;
+
+/// What is left of one request's edge budget; see [`EDGE_BUDGET`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    left: u64,
+}
+
+impl Budget {
+    /// A budget of `edges` edges.
+    pub fn new(edges: u64) -> Budget {
+        Budget { left: edges }
+    }
+
+    /// The budget of one request: [`EDGE_BUDGET`].
+    pub fn request() -> Budget {
+        Budget::new(EDGE_BUDGET)
+    }
+
+    /// The edges still allowed.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+
+    /// Takes one edge; false, taking nothing, when none is left.
+    fn spend(&mut self) -> bool {
+        let had = self.left > 0;
+        self.left = self.left.saturating_sub(1);
+        had
+    }
+}
+
+/// A cycle search that used up its request's budget before it was done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverBudget;
+
 /// What a cycle search found, and how much it looked at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Search {
     /// The cycle, as [`SpaceError::DependencyCycle`] orders it, if there is one.
     pub cycle: Option<Vec<Id>>,
-    /// Records visited on the way.
-    pub visited: usize,
+    /// Edges followed on the way (each one taken from the budget).
+    pub edges: u64,
 }
 
 impl Graph {
@@ -163,65 +206,114 @@ impl Graph {
             .map(|(_, d)| d)
     }
 
-    /// Refuses `changes` to record `id` when the predecessors they set name `id` itself or
-    /// would close a cycle.
-    pub fn check(&self, id: &str, changes: &[(usize, Value)]) -> Result<(), SpaceError> {
+    /// Refuses `changes` to record `id` (now `current`, `None` when it is being created)
+    /// when the predecessors they set name `id` itself or would close a cycle, or when
+    /// finding out would take more than is `left` of the request's edge budget. Only the
+    /// predecessors the record does not name already are searched from: the graph has no
+    /// cycle, so the ones it keeps close none.
+    pub fn check(
+        &self,
+        records: &Records,
+        current: Option<&Record>,
+        id: &str,
+        changes: &[(usize, Value)],
+        left: &mut Budget,
+    ) -> Result<(), SpaceError> {
         let Some((_, value)) = changes.iter().find(|(f, _)| *f == self.fields.predecessors) else {
             return Ok(());
         };
-        match self.find_cycle(id, value.as_ids()).cycle {
-            None => Ok(()),
-            Some(cycle) => Err(SpaceError::DependencyCycle {
+        let kept = current.map_or(&[][..], |r| self.fields.predecessors(r));
+        let new: Vec<&str> = value
+            .as_ids()
+            .iter()
+            .filter(|p| !kept.contains(p))
+            .map(|p| &**p)
+            .collect();
+        match self.find_cycle(records, id, &new, left) {
+            Ok(Search { cycle: None, .. }) => Ok(()),
+            Ok(Search {
+                cycle: Some(cycle), ..
+            }) => Err(SpaceError::DependencyCycle {
                 field: "predecessorIds",
                 cycle: cycle.iter().map(|id| id.to_string()).collect(),
+            }),
+            Err(OverBudget) => Err(SpaceError::DependencyTooComplex {
+                field: "predecessorIds",
+                budget: EDGE_BUDGET,
             }),
         }
     }
 
-    /// Whether giving record `id` the predecessors `predecessors` closes a cycle: `id`
-    /// itself among them, or one of them depending (through any chain of records, deleted
-    /// ones included) on `id`. Searches breadth first from `id` along its dependents, so the
-    /// cycle found is a shortest one; returned as `[id, p, ..., d]` where `id` would name
-    /// `p`, each names the next, and `d` names `id`.
-    pub fn find_cycle(&self, id: &str, predecessors: &[Box<str>]) -> Search {
-        if predecessors.iter().any(|p| **p == *id) {
-            return Search {
+    /// Whether giving record `id` the new predecessors `predecessors` closes a cycle: `id`
+    /// itself among them, or `id` reached by following `predecessorIds` from one of them
+    /// (through any chain of records of `records`, deleted ones included). Searches
+    /// breadth first from all of them at once, so the cycle found is a shortest one;
+    /// returned as `[id, p, ..., d]` where `id` would name `p`, each names the next, and
+    /// `d` names `id`.
+    ///
+    /// Every edge followed is taken from `left`; when it runs out the search stops with
+    /// [`OverBudget`]. A record that no record names cannot be reached at all (a new one
+    /// never is), so then nothing is searched and nothing taken.
+    pub fn find_cycle(
+        &self,
+        records: &Records,
+        id: &str,
+        predecessors: &[&str],
+        left: &mut Budget,
+    ) -> Result<Search, OverBudget> {
+        if predecessors.contains(&id) {
+            return Ok(Search {
                 cycle: Some(vec![Id::from(id)]),
-                visited: 0,
-            };
+                edges: 0,
+            });
         }
-        let wanted: HashSet<&str> = predecessors.iter().map(|p| &**p).collect();
-        // Each visited record with the record it was reached from (which it names).
-        let mut reached_from: Vec<(&Id, usize)> = Vec::new();
+        let mut edges = 0;
+        if predecessors.is_empty() || self.dependents(id).next().is_none() {
+            return Ok(Search { cycle: None, edges });
+        }
+        // Each record reached, with the index of the record that names it (`usize::MAX`
+        // for the new predecessors the search starts from).
+        let mut reached: Vec<(&str, usize)> = Vec::new();
         let mut seen: HashSet<&str> = HashSet::new();
-        let mut queue: VecDeque<(&str, Option<usize>)> = VecDeque::from([(id, None)]);
-        while let Some((at, from)) = queue.pop_front() {
-            for dependent in self.dependents(at) {
-                if !seen.insert(dependent) {
-                    continue;
-                }
-                reached_from.push((dependent, from.unwrap_or(usize::MAX)));
-                let index = reached_from.len() - 1;
-                if wanted.contains(&**dependent) {
-                    // `dependent` names `at`, which names ... which names `id`.
-                    let mut cycle = vec![Id::from(id)];
-                    let mut step = Some(index);
-                    while let Some(i) = step.filter(|i| *i != usize::MAX) {
-                        cycle.push(reached_from[i].0.clone());
-                        step = Some(reached_from[i].1);
-                    }
-                    return Search {
-                        cycle: Some(cycle),
-                        visited: seen.len(),
-                    };
-                }
-                queue.push_back((dependent, Some(index)));
+        for p in predecessors {
+            if seen.insert(p) {
+                reached.push((p, usize::MAX));
             }
         }
-        Search {
-            cycle: None,
-            visited: seen.len(),
+        let mut at = 0;
+        while at < reached.len() {
+            let Some(record) = records.get(reached[at].0) else {
+                at += 1;
+                continue;
+            };
+            for p in self.fields.predecessors(record) {
+                if !left.spend() {
+                    return Err(OverBudget);
+                }
+                edges += 1;
+                if **p == *id {
+                    // `reached[at]` names `id`; walk back to the new predecessor that
+                    // leads to it, then turn the walk around.
+                    let mut path = Vec::new();
+                    let mut step = at;
+                    while step != usize::MAX {
+                        path.push(Id::from(reached[step].0));
+                        step = reached[step].1;
+                    }
+                    path.push(Id::from(id));
+                    path.reverse();
+                    return Ok(Search {
+                        cycle: Some(path),
+                        edges,
+                    });
+                }
+                if seen.insert(p) {
+                    reached.push((p, at));
+                }
+            }
+            at += 1;
         }
+        Ok(Search { cycle: None, edges })
     }
 
     /// Settles `isBlocked` for a write that takes record `id` from `before` (`None`: it is
@@ -500,18 +592,21 @@ mod tests {
         const N: usize = 10_000;
         let mut space = Space::new("s");
         create(&mut space, "t0", json!({}));
-        let mut visited = 0;
+        let mut edges = 0;
         for i in 1..N {
             let (id, previous) = (format!("t{i}"), format!("t{}", i - 1));
-            let predecessors = [Box::from(previous.as_str())];
-            visited += space
-                .graph(Kind::Task)
+            let mut budget = Budget::request();
+            let graph = space.graph(Kind::Task).unwrap();
+            let view = space.view();
+            let records = &view.collections[Kind::Task.index()];
+            edges += graph
+                .find_cycle(records, &id, &[previous.as_str()], &mut budget)
                 .unwrap()
-                .find_cycle(&id, &predecessors)
-                .visited;
+                .edges;
+            assert_eq!(budget, Budget::request());
             create(&mut space, &id, json!({ "predecessorIds": [previous] }));
         }
-        assert_eq!(visited, 0, "a new task has no dependents to search");
+        assert_eq!(edges, 0, "a new task has no dependents to search");
         assert!(blocked(&space, "t1") && blocked(&space, &format!("t{}", N - 1)));
         let finished = update(&mut space, "t0", json!({"status": "done"})).unwrap();
         assert_eq!(touched(&finished), ["t0", "t1"]);
@@ -526,5 +621,161 @@ mod tests {
             ("t0", last.as_str())
         );
         assert_eq!(cycle[N - 1], "t1");
+    }
+
+    /// `layers` layers of `width` tasks `l{layer}-{i}`, each naming every task of the layer
+    /// below, then `top` (no predecessors) and `tail` naming `top`: so `top` has a dependent
+    /// and a search for it from layer `layers - 1` follows `(layers - 1) * width * width`
+    /// edges and finds nothing.
+    fn layered(layers: usize, width: usize) -> Space {
+        let mut space = Space::new("s");
+        for layer in 0..layers {
+            let below: Vec<String> = match layer {
+                0 => Vec::new(),
+                _ => (0..width).map(|i| format!("l{}-{i}", layer - 1)).collect(),
+            };
+            for i in 0..width {
+                create(
+                    &mut space,
+                    &format!("l{layer}-{i}"),
+                    json!({ "predecessorIds": below }),
+                );
+            }
+        }
+        create(&mut space, "top", json!({}));
+        create(&mut space, "tail", json!({"predecessorIds": ["top"]}));
+        space
+    }
+
+    fn layer(layer: usize, width: usize) -> Vec<String> {
+        (0..width).map(|i| format!("l{layer}-{i}")).collect()
+    }
+
+    #[test]
+    fn a_search_takes_each_edge_it_follows_from_the_budget_and_stops_when_it_is_spent() {
+        let space = layered(3, 3);
+        let graph = space.graph(Kind::Task).unwrap();
+        let view = space.view();
+        let records = &view.collections[Kind::Task.index()];
+        let top = layer(2, 3);
+        let from: Vec<&str> = top.iter().map(String::as_str).collect();
+        // 3 tasks of layer 2 name 3 each, so do the 3 of layer 1: 18 edges, no cycle.
+        let mut budget = Budget::new(18);
+        let search = graph
+            .find_cycle(records, "top", &from, &mut budget)
+            .unwrap();
+        assert_eq!((search.cycle, search.edges, budget.left()), (None, 18, 0));
+        let mut budget = Budget::new(17);
+        assert_eq!(
+            graph.find_cycle(records, "top", &from, &mut budget),
+            Err(OverBudget)
+        );
+        // A task nothing names is never searched for, whatever its predecessors.
+        let mut budget = Budget::new(0);
+        let search = graph
+            .find_cycle(records, "tail", &from, &mut budget)
+            .unwrap();
+        assert_eq!((search.cycle, search.edges), (None, 0));
+        // A cycle found stops the search at the edge that closes it: l0-0 would name
+        // l1-0, which names l0-0 (its first edge).
+        let mut budget = Budget::new(100);
+        let search = graph
+            .find_cycle(records, "l0-0", &["l1-0"], &mut budget)
+            .unwrap();
+        assert_eq!(search.cycle, Some(vec![Id::from("l0-0"), Id::from("l1-0")]));
+        assert_eq!((search.edges, budget.left()), (1, 99));
+    }
+
+    #[test]
+    fn only_the_predecessors_a_write_adds_are_searched_from() {
+        let mut space = layered(3, 3);
+        update(&mut space, "top", json!({ "predecessorIds": layer(2, 3) })).unwrap();
+        let graph = space.graph(Kind::Task).unwrap();
+        let view = space.view();
+        let records = &view.collections[Kind::Task.index()];
+        let current = space.get(Kind::Task, "top").unwrap().record;
+        let fields = Fields::of(Kind::Task).unwrap();
+        let keep = body(Mode::Update, json!({ "predecessorIds": layer(2, 3) }));
+        let mut budget = Budget::new(0);
+        graph
+            .check(records, Some(&current), "top", &keep.fields, &mut budget)
+            .unwrap();
+        // Adding l1-0 searches from it alone: its 3 edges.
+        let mut more = layer(2, 3);
+        more.push("l1-0".into());
+        let more = body(Mode::Update, json!({ "predecessorIds": more }));
+        let mut budget = Budget::new(3);
+        graph
+            .check(records, Some(&current), "top", &more.fields, &mut budget)
+            .unwrap();
+        assert_eq!(budget.left(), 0);
+        let err = graph
+            .check(
+                records,
+                Some(&current),
+                "top",
+                &more.fields,
+                &mut Budget::new(2),
+            )
+            .unwrap_err();
+        assert!(
+            matches!(err, SpaceError::DependencyTooComplex { .. }),
+            "{err:?}"
+        );
+        assert_eq!(fields.predecessors(&current).len(), 3);
+    }
+
+    #[test]
+    fn a_batch_shares_one_budget_and_fails_whole_at_the_operation_where_it_runs_out() {
+        // A search for `top` from layer 3 follows 3 * 100 * 100 = 30,000 edges; a batch
+        // that sets them and clears them in turn searches at operations 0, 2, 4, ...: the
+        // 34th search (operation 66) would pass 1,000,000 edges in all.
+        let mut space = layered(4, 100);
+        let version = space.version();
+        let top = space.get(Kind::Task, "top").unwrap().record;
+        let commands = |count: usize| -> Vec<Command> {
+            (0..count)
+                .map(|i| {
+                    let predecessors = if i % 2 == 0 {
+                        layer(3, 100)
+                    } else {
+                        Vec::new()
+                    };
+                    Command {
+                        kind: Kind::Task,
+                        id: "top".into(),
+                        op: Op::Update(body(
+                            Mode::Update,
+                            json!({ "predecessorIds": predecessors }),
+                        )),
+                        if_match: None,
+                    }
+                })
+                .collect()
+        };
+        let (index, err) = space.apply(&commands(100), 2_000).unwrap_err();
+        assert_eq!(index, 66);
+        match err {
+            SpaceError::DependencyTooComplex { field, budget } => {
+                assert_eq!((field, budget), ("predecessorIds", EDGE_BUDGET));
+            }
+            other => panic!("not over budget: {other:?}"),
+        }
+        assert_eq!(space.version(), version, "nothing changed");
+        assert_eq!(space.get(Kind::Task, "top").unwrap().record, top);
+        assert!(graph_dependents(&space, "l3-0").is_empty());
+        // Without operation 66 and the one before it, it fits: 33 searches, 990,000 edges.
+        let (outcome, _) = space.apply(&commands(65), 3_000).unwrap();
+        assert_eq!(outcome.version, version + 65);
+        assert_eq!(graph_dependents(&space, "l3-0"), ["top"]);
+    }
+
+    fn graph_dependents(space: &Space, id: &str) -> Vec<String> {
+        space
+            .graph(Kind::Task)
+            .unwrap()
+            .dependents(id)
+            .map(|d| d.to_string())
+            .collect()
     }
 }

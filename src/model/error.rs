@@ -67,6 +67,14 @@ pub enum SpaceError {
         /// turn, the last one naming the first.
         cycle: Vec<String>,
     },
+    /// The dependency checks of one request would follow more edges than its budget
+    /// allows (CONTRACT §21); nothing was changed.
+    DependencyTooComplex {
+        /// The field that names the predecessors.
+        field: &'static str,
+        /// The request's budget, in edges.
+        budget: u64,
+    },
     /// A paging cursor that is garbled or belongs to another query.
     InvalidCursor,
     /// An `If-Match` that the record's current version does not satisfy.
@@ -107,6 +115,11 @@ impl fmt::Display for SpaceError {
                 "{field} would close the cycle {} -> {}",
                 cycle.join(" -> "),
                 cycle.first().map_or("", String::as_str)
+            ),
+            SpaceError::DependencyTooComplex { field, budget } => write!(
+                f,
+                "checking {field} for cycles would follow more than {budget} dependency \
+                 edges in this request; nothing was changed"
             ),
             SpaceError::InvalidCursor => {
                 write!(f, "cursor is malformed or belongs to another query")

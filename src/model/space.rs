@@ -23,7 +23,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::cursor::Cursor;
-use super::deps::Graph;
+use super::deps::{Budget, Graph};
 use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
 use super::record::{Id, Record, Records, Value};
@@ -535,8 +535,10 @@ impl Space {
             before: Vec::new(),
         };
         let mut steps = Vec::with_capacity(commands.len());
+        // One budget for the dependency checks of the whole request (CONTRACT §21).
+        let mut budget = Budget::request();
         for (index, command) in commands.iter().enumerate() {
-            match self.plan(command, now) {
+            match self.plan(command, now, &mut budget) {
                 Ok(step) => {
                     self.commit(&step, &mut undo.before);
                     steps.push(step);
@@ -634,8 +636,9 @@ impl Space {
         })
     }
 
-    /// Decides what `command` does at the next version, without changing anything.
-    fn plan(&self, command: &Command, now: i64) -> Result<Step, SpaceError> {
+    /// Decides what `command` does at the next version, without changing anything; its
+    /// dependency check takes what it follows from `budget`.
+    fn plan(&self, command: &Command, now: i64, budget: &mut Budget) -> Result<Step, SpaceError> {
         let Command {
             kind,
             id,
@@ -666,7 +669,7 @@ impl Space {
                         id: id.to_string(),
                     });
                 }
-                self.check_dependencies(kind, id, &changes.fields)?;
+                self.check_dependencies(kind, id, None, &changes.fields, budget)?;
                 self.check_references(kind, &changes.fields)?;
                 let sort_order = changes
                     .sort_order
@@ -681,7 +684,7 @@ impl Space {
                         id: id.to_string(),
                     });
                 }
-                self.check_dependencies(kind, id, &changes.fields)?;
+                self.check_dependencies(kind, id, Some(current), &changes.fields, budget)?;
                 self.check_references(kind, &changes.fields)?;
                 Record::clone(current)
             }
@@ -878,17 +881,21 @@ impl Space {
         Ok(())
     }
 
-    /// Checks that the predecessors the changes set to record `id` close no cycle
-    /// (`model::deps`); checked before the references, so that a record naming itself is
-    /// a cycle even on create, where it does not exist yet.
+    /// Checks that the predecessors the changes set to record `id` (now `current`) close no
+    /// cycle, within what is left of the request's `budget` (`model::deps`); checked before
+    /// the references, so that a record naming itself is a cycle even on create, where it
+    /// does not exist yet.
     fn check_dependencies(
         &self,
         kind: Kind,
         id: &str,
+        current: Option<&Record>,
         changes: &[(usize, Value)],
+        budget: &mut Budget,
     ) -> Result<(), SpaceError> {
-        match &self.collection(kind).graph {
-            Some(graph) => graph.check(id, changes),
+        let collection = self.collection(kind);
+        match &collection.graph {
+            Some(graph) => graph.check(&collection.records, current, id, changes, budget),
             None => Ok(()),
         }
     }

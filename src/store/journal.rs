@@ -142,6 +142,26 @@ pub struct Marked {
     key: Option<u64>,
 }
 
+/// An entry as the journal writes it: its frame and its marks.
+#[derive(Debug)]
+pub struct Encoded {
+    bytes: Vec<u8>,
+    mark: Marked,
+}
+
+impl Encoded {
+    /// Encodes `entry`; any thread may, the journal's order is that of the appends.
+    pub fn of(entry: &Entry) -> Result<Encoded, StorageError> {
+        let mut bytes = Vec::new();
+        codec::encode_entry(entry, &mut bytes)
+            .map_err(|e| StorageError::Io(e.to_string().into()))?;
+        Ok(Encoded {
+            bytes,
+            mark: Marked::of(entry),
+        })
+    }
+}
+
 impl Marked {
     /// The marks of `entry`.
     pub fn of(entry: &Entry) -> Marked {
@@ -409,15 +429,28 @@ impl Journal {
     /// Queues `entry`; `done` runs once it is written (and synced, in `fsync` durability or
     /// when `sync` is set), or failed. Returns the bytes it takes in the journal.
     pub fn append(&self, entry: &Entry, sync: bool, done: Done) -> u64 {
-        let mut bytes = Vec::new();
-        if let Err(e) = codec::encode_entry(entry, &mut bytes) {
-            done(Err(StorageError::Io(e.to_string().into())));
-            return 0;
-        }
+        self.append_encoded(Encoded::of(entry), sync, done)
+    }
+
+    /// [`Journal::append`] of an entry encoded beforehand, perhaps on another thread (a
+    /// big entry takes milliseconds to encode; see the space actor).
+    pub fn append_encoded(
+        &self,
+        encoded: Result<Encoded, StorageError>,
+        sync: bool,
+        done: Done,
+    ) -> u64 {
+        let Encoded { bytes, mark } = match encoded {
+            Ok(encoded) => encoded,
+            Err(e) => {
+                done(Err(e));
+                return 0;
+            }
+        };
         let len = bytes.len() as u64;
         let request = Request::Append {
             bytes,
-            mark: Marked::of(entry),
+            mark,
             sync,
             done,
         };

@@ -607,3 +607,82 @@ async fn predecessors_and_is_blocked_survive_a_restart_and_keep_flipping() {
     );
     assert!(!blocked(&app, "any").await && blocked(&app, "d").await);
 }
+
+/// `layers` layers of 100 tasks `l{layer}-{i}`, each naming every task of the layer below,
+/// created a layer a batch; then `top` and `tail` naming `top`, so that a search for `top`
+/// from layer `layers - 1` follows `(layers - 1) * 10,000` edges.
+async fn layered_graph(app: &TestApp, layers: usize) {
+    for layer in 0..layers {
+        let below: Vec<String> = match layer {
+            0 => Vec::new(),
+            _ => (0..100).map(|i| format!("l{}-{i}", layer - 1)).collect(),
+        };
+        let operations: Vec<Value> = (0..100)
+            .map(|i| {
+                json!({"method": "POST", "path": "/api/v1/tasks",
+                       "body": {"todoId": format!("l{layer}-{i}"), "predecessorIds": below}})
+            })
+            .collect();
+        app.post("/api/v1/batch", json!({ "operations": operations }))
+            .await
+            .expect(200);
+    }
+    app.create("tasks", json!({"todoId": "top"})).await;
+    app.create(
+        "tasks",
+        json!({"todoId": "tail", "predecessorIds": ["top"]}),
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn a_batch_whose_cycle_checks_pass_a_million_edges_is_refused_whole_at_that_operation() {
+    let app = spawn_app();
+    layered_graph(&app, 4).await;
+    let layer3: Vec<String> = (0..100).map(|i| format!("l3-{i}")).collect();
+    // Operations 0, 2, 4, ... each add the 100 tasks of layer 3 to `top` (a search of
+    // 3 * 10,000 edges), the odd ones clear them again: the 34th search, operation 66,
+    // would pass 1,000,000 edges in all.
+    let operations = |count: usize| -> Vec<Value> {
+        (0..count)
+            .map(|i| {
+                let predecessors = if i % 2 == 0 {
+                    layer3.clone()
+                } else {
+                    Vec::new()
+                };
+                json!({"method": "PATCH", "path": "/api/v1/tasks/top",
+                       "body": {"predecessorIds": predecessors}})
+            })
+            .collect()
+    };
+    let version = app.space_version().await;
+    let top = app
+        .get("/api/v1/tasks/top")
+        .await
+        .expect(200)
+        .data()
+        .clone();
+    let reply = app
+        .post("/api/v1/batch", json!({ "operations": operations(100) }))
+        .await;
+    assert_problem(&reply, 422, "dependency_too_complex");
+    assert_eq!(reply.body["operationIndex"], 66, "{:#}", reply.body);
+    let detail = reply.body["detail"].as_str().unwrap();
+    assert!(detail.contains("1000000"), "{detail}");
+    assert_eq!(app.space_version().await, version, "nothing changed");
+    assert!(feed(&app, version).await.is_empty(), "no record touched");
+    assert_eq!(app.get("/api/v1/tasks/top").await.expect(200).data(), &top);
+
+    // Each search alone is well within the budget, and so are 33 of them in one batch.
+    let reply = app
+        .post("/api/v1/batch", json!({ "operations": operations(66) }))
+        .await;
+    reply.expect(200);
+    assert_eq!(app.space_version().await, version + 66);
+    let patched = app
+        .patch("/api/v1/tasks/top", json!({ "predecessorIds": layer3 }))
+        .await;
+    patched.expect(200);
+    assert_eq!(patched.data()["isBlocked"], true);
+}

@@ -802,6 +802,53 @@ async fn a_batch_whose_50th_operation_fails_leaves_no_trace() {
 }
 
 #[actix_web::test]
+async fn a_batch_of_a_megabyte_is_read_and_answered_like_a_small_one() {
+    // Over 64 KiB a batch is read and answered on a blocking thread (CONTRACT §21): the
+    // same answers, the same errors.
+    let app = spawn_app();
+    let note = |c: char| c.to_string().repeat(100_000);
+    let operations: Vec<Value> = (0..10)
+        .map(|i| {
+            operation(
+                "POST",
+                "/api/v1/tasks",
+                json!({"todoId": format!("n{i}"), "notesMarkdown": note('a')}),
+            )
+        })
+        .collect();
+    let reply = app
+        .post("/api/v1/batch", json!({ "operations": operations }))
+        .await;
+    reply.expect(200);
+    let results = reply.body["results"].as_array().unwrap();
+    assert_eq!(results.len(), 10);
+    assert_eq!(results[9]["data"]["notesMarkdown"], note('a'));
+    assert_eq!(app.space_version().await, 10);
+
+    let mut bad: Vec<Value> = (0..10)
+        .map(|i| {
+            operation(
+                "PATCH",
+                &format!("/api/v1/tasks/n{i}"),
+                json!({"notesMarkdown": note('b')}),
+            )
+        })
+        .collect();
+    bad[7] = operation("PATCH", "/api/v1/tasks/n7", json!({"durationMs": -1}));
+    let reply = app
+        .post("/api/v1/batch", json!({ "operations": bad }))
+        .await;
+    assert_invalid_fields(&reply, &["durationMs"]);
+    assert_eq!(reply.body["operationIndex"], 7);
+    bad[7] = json!({"method": "PATCH", "path": "/api/v1/tasks/n7", "extra": 1});
+    let reply = app
+        .post("/api/v1/batch", json!({ "operations": bad }))
+        .await;
+    assert_invalid_fields(&reply, &["operations[7].extra"]);
+    assert_eq!(app.space_version().await, 10);
+}
+
+#[actix_web::test]
 async fn a_malformed_batch_is_400_naming_each_operation_field() {
     let app = spawn_app();
     let reply = app
