@@ -3,7 +3,7 @@
 //! collections; the kind comes from the path.
 
 use actix_web::http::StatusCode;
-use actix_web::web::Data;
+use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
