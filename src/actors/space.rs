@@ -226,15 +226,15 @@ impl SpaceActor {
     /// its idempotency key, if any) to the journal; `reply` gets what it did, made into
     /// what the requester waits for by `output`.
     ///
-    /// Why the write leaves the actor's thread: space actors share a few arbiter threads,
-    /// and one write may take long (a dependency check near its budget, `isBlocked` flips
-    /// of 10,000 tasks, a journal entry of megabytes). So the space is moved to a blocking
-    /// thread that applies the write and encodes its journal entry there, while
-    /// `ctx.wait` holds this actor's mailbox (and its timers): nothing else of this space
-    /// runs meanwhile, so writes stay one at a time and in order, but the arbiter thread
-    /// goes on with the other spaces' actors (CONTRACT §21, "§9a — one account's work
-    /// cannot stall another's"). Back on the actor, the write is held, journaled and
-    /// answered as before.
+    /// Most writes cost microseconds and are applied here. One that may take long
+    /// ([`Space::is_heavy`]: a dependency check near its budget, `isBlocked` flips of
+    /// thousands of tasks, a journal entry of megabytes) leaves the actor's thread, since
+    /// space actors share a few arbiter threads: the space is moved to a blocking thread
+    /// that applies the write and encodes its journal entry there, while `ctx.wait` holds
+    /// this actor's mailbox (and its timers). Nothing else of this space runs meanwhile,
+    /// so writes stay one at a time and in order, but the arbiter thread goes on with the
+    /// other spaces' actors (CONTRACT §21, "§9a — one account's work cannot stall
+    /// another's"). Back on the actor, the write is held, journaled and answered as any.
     fn write<T: Send + 'static>(
         &mut self,
         write: Write,
@@ -243,26 +243,22 @@ impl SpaceActor {
         ctx: &mut Context<Self>,
     ) {
         let now = chrono::Utc::now().timestamp_millis();
+        let journals = self.journal.durability().journals_writes();
+        let Write { commands, key } = write;
+        if !self.space.is_heavy(&commands) {
+            let space = &mut self.space;
+            let applied = catch_unwind(AssertUnwindSafe(|| {
+                apply_write(space, &commands, key, now, journals)
+            }));
+            return self.finish_write(applied, reply, output, ctx);
+        }
         let id = self.space.id().to_string();
         let mut space = std::mem::replace(&mut self.space, Space::new(&id));
         self.applying = true;
-        let journals = self.journal.durability().journals_writes();
-        let Write { commands, key } = write;
         let apply = tokio::task::spawn_blocking(move || {
             yield_to_requests();
             let applied = catch_unwind(AssertUnwindSafe(|| {
-                space.apply(&commands, now).map(|(outcome, undo)| {
-                    let outcome = Arc::new(outcome);
-                    let entry = journals.then(|| {
-                        let key = key.map(|(used, render)| Box::new((used, render(&outcome, &id))));
-                        Encoded::of(&Entry::Write {
-                            space: id.as_str().into(),
-                            outcome: Arc::clone(&outcome),
-                            key,
-                        })
-                    });
-                    (outcome, undo, entry)
-                })
+                apply_write(&mut space, &commands, key, now, journals)
             }));
             (space, applied)
         });
@@ -282,18 +278,30 @@ impl SpaceActor {
                 }
             };
             act.space = space;
-            match applied {
-                Ok(Ok((outcome, undo, entry))) => {
-                    let version = act.applied(outcome.clone(), undo, entry, ctx);
-                    act.answer(version, reply, output(Ok(outcome)));
-                }
-                Ok(Err(e)) => {
-                    let version = act.space.version();
-                    act.answer(version, reply, output(Err(e)));
-                }
-                Err(panic) => act.panicked(&*panic, reply, ctx),
-            }
+            act.finish_write(applied, reply, output, ctx);
         }));
+    }
+
+    /// Takes in what applying a write gave: holds, journals and answers a success, answers
+    /// a refusal, reloads the space after a panic.
+    fn finish_write<T: Send + 'static>(
+        &mut self,
+        applied: std::thread::Result<Result<Applied, (usize, SpaceError)>>,
+        reply: oneshot::Sender<Result<T, Failure>>,
+        output: fn(WriteResult) -> T,
+        ctx: &mut Context<Self>,
+    ) {
+        match applied {
+            Ok(Ok((outcome, undo, entry))) => {
+                let version = self.applied(outcome.clone(), undo, entry, ctx);
+                self.answer(version, reply, output(Ok(outcome)));
+            }
+            Ok(Err(e)) => {
+                let version = self.space.version();
+                self.answer(version, reply, output(Err(e)));
+            }
+            Err(panic) => self.panicked(&*panic, reply, ctx),
+        }
     }
 
     /// Takes in a write applied to the space: holds its undo until it is stored, and
@@ -491,6 +499,33 @@ impl Actor for SpaceActor {
             }
         });
     }
+}
+
+/// A write applied to a space: its outcome, its undo, and its journal entry (`None` when
+/// writes are not journaled).
+type Applied = (Arc<Outcome>, Undo, Option<Result<Encoded, StorageError>>);
+
+/// Applies `commands` to `space` at `now` and, when `journals`, encodes the write's journal
+/// entry with the answer kept for its idempotency key `key`; or which command failed and
+/// why.
+fn apply_write(
+    space: &mut Space,
+    commands: &[Command],
+    key: Option<(KeyUse, Render)>,
+    now: i64,
+    journals: bool,
+) -> Result<Applied, (usize, SpaceError)> {
+    let (outcome, undo) = space.apply(commands, now)?;
+    let outcome = Arc::new(outcome);
+    let entry = journals.then(|| {
+        let key = key.map(|(used, render)| Box::new((used, render(&outcome, space.id()))));
+        Encoded::of(&Entry::Write {
+            space: space.id().into(),
+            outcome: Arc::clone(&outcome),
+            key,
+        })
+    });
+    Ok((outcome, undo, entry))
 }
 
 /// The nice value of the threads that apply writes (see [`SpaceActor::write`]): a long

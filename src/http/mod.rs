@@ -113,6 +113,45 @@ fn disallowed(allow: &'static str) -> Route {
 /// (a pattern such as `/api/v1/{collection}` would run a regular expression for every
 /// request; they were a quarter of a GET's instructions).
 pub fn configure(cfg: &mut ServiceConfig) {
+    // First: the records' routes are the hot path, and every route before them costs each
+    // request a match attempt (a regular expression for one with a `{param}`).
+    for kind in Kind::ALL {
+        cfg.service(
+            web::scope(&format!("/api/v1/{}", kind.collection()))
+                .app_data(extract::Collection(kind))
+                .service(
+                    web::resource("")
+                        .route(web::get().to(handlers::list))
+                        .route(keyed(
+                            web::post().to(handlers::create),
+                            Guard::Records { body: true },
+                        ))
+                        .default_service(disallowed("GET, POST")),
+                )
+                .service(
+                    web::resource("/{id}")
+                        .route(web::get().to(handlers::get))
+                        .route(keyed(
+                            web::patch().to(handlers::update),
+                            Guard::Records { body: true },
+                        ))
+                        .route(keyed(
+                            web::delete().to(handlers::delete),
+                            Guard::Records { body: false },
+                        ))
+                        .default_service(disallowed("GET, PATCH, DELETE")),
+                )
+                .service(
+                    web::resource("/{id}/restore")
+                        .route(keyed(
+                            web::post().to(handlers::restore),
+                            Guard::Records { body: false },
+                        ))
+                        .default_service(disallowed("POST")),
+                )
+                .default_service(web::to(handlers::not_found)),
+        );
+    }
     cfg.service(web::resource("/docs").route(web::get().to(|| async {
         HttpResponse::PermanentRedirect()
             .insert_header((actix_web::http::header::LOCATION, "/docs/"))
@@ -224,43 +263,6 @@ pub fn configure(cfg: &mut ServiceConfig) {
             ))
             .default_service(disallowed("POST")),
     );
-    for kind in Kind::ALL {
-        cfg.service(
-            web::scope(&format!("/api/v1/{}", kind.collection()))
-                .app_data(extract::Collection(kind))
-                .service(
-                    web::resource("")
-                        .route(web::get().to(handlers::list))
-                        .route(keyed(
-                            web::post().to(handlers::create),
-                            Guard::Records { body: true },
-                        ))
-                        .default_service(disallowed("GET, POST")),
-                )
-                .service(
-                    web::resource("/{id}")
-                        .route(web::get().to(handlers::get))
-                        .route(keyed(
-                            web::patch().to(handlers::update),
-                            Guard::Records { body: true },
-                        ))
-                        .route(keyed(
-                            web::delete().to(handlers::delete),
-                            Guard::Records { body: false },
-                        ))
-                        .default_service(disallowed("GET, PATCH, DELETE")),
-                )
-                .service(
-                    web::resource("/{id}/restore")
-                        .route(keyed(
-                            web::post().to(handlers::restore),
-                            Guard::Records { body: false },
-                        ))
-                        .default_service(disallowed("POST")),
-                )
-                .default_service(web::to(handlers::not_found)),
-        );
-    }
     // Last: its pattern is a regular expression, which the API's requests then never run.
     cfg.service(
         utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}")

@@ -56,6 +56,11 @@ impl Fields {
         })
     }
 
+    /// Whether the field at `at` is `status`, which decides whether a record is finished.
+    pub fn is_status(&self, at: usize) -> bool {
+        at == self.status
+    }
+
     /// The predecessors `record` names.
     pub fn predecessors<'r>(&self, record: &'r Record) -> &'r [Box<str>] {
         record.fields[self.predecessors].as_ids()

@@ -29,6 +29,13 @@ use super::kind::{Field, FieldType, Kind};
 use super::record::{Id, Record, Records, Value};
 use super::validate::Changes;
 
+/// A write of at most this many commands may be light (see [`Space::is_heavy`]).
+pub const LIGHT_COMMANDS: usize = 16;
+/// A light write carries at most this many bytes of text.
+pub const LIGHT_TEXT_BYTES: usize = 64 << 10;
+/// A light write finishes or unfinishes no record with more dependents than this.
+pub const LIGHT_DEPENDENTS: usize = 100;
+
 /// A collection with at least this many records is loaded on two threads.
 const PARALLEL_LOAD: usize = 50_000;
 
@@ -518,6 +525,56 @@ impl Space {
             record: Arc::clone(self.collection(kind).get(id)?),
             version: self.version,
         })
+    }
+
+    /// Whether applying `commands` may take long enough to hold up the other spaces of a
+    /// shared thread (CONTRACT §21): a batch of more than [`LIGHT_COMMANDS`] commands,
+    /// more than [`LIGHT_TEXT_BYTES`] of text, a change of the predecessors of a record
+    /// that others name (a cycle search), or a change that may finish or unfinish a
+    /// record with more than [`LIGHT_DEPENDENTS`] dependents (their `isBlocked` flips).
+    /// A guess from what the commands name, at a cost of a few lookups; it errs on the
+    /// heavy side.
+    pub fn is_heavy(&self, commands: &[Command]) -> bool {
+        if commands.len() > LIGHT_COMMANDS {
+            return true;
+        }
+        let mut text = 0;
+        for command in commands {
+            let Some(graph) = self.graph(command.kind) else {
+                continue;
+            };
+            let fields = graph.fields();
+            let dependents = || {
+                graph
+                    .dependents(&command.id)
+                    .nth(LIGHT_DEPENDENTS)
+                    .is_some()
+            };
+            let named = || graph.dependents(&command.id).next().is_some();
+            match &command.op {
+                Op::SetDeleted(_) if dependents() => return true,
+                Op::Update(changes) => {
+                    for (at, value) in &changes.fields {
+                        text += value.as_text().map_or(0, str::len);
+                        if (*at == fields.predecessors && named())
+                            || (fields.is_status(*at) && dependents())
+                        {
+                            return true;
+                        }
+                    }
+                }
+                Op::Create(changes) => {
+                    text += changes
+                        .fields
+                        .iter()
+                        .filter_map(|(_, v)| v.as_text())
+                        .map(str::len)
+                        .sum::<usize>();
+                }
+                Op::SetDeleted(_) => {}
+            }
+        }
+        text > LIGHT_TEXT_BYTES
     }
 
     /// Applies `commands` in order at time `now`, each seeing the ones before it, as one
@@ -1085,6 +1142,55 @@ mod tests {
         space
             .create(kind, changes(kind, Mode::Create, body), 1_000)
             .unwrap()
+    }
+
+    #[test]
+    fn a_write_is_heavy_when_it_may_search_flip_or_carry_much() {
+        let mut space = Space::new("s");
+        create(&mut space, Kind::Task, json!({"todoId": "hub"}));
+        create(&mut space, Kind::Task, json!({"todoId": "lone"}));
+        for i in 0..=LIGHT_DEPENDENTS {
+            let body = json!({"todoId": format!("d{i}"), "predecessorIds": ["hub"]});
+            create(&mut space, Kind::Task, body);
+        }
+        let update = |id: &str, body: serde_json::Value| Command {
+            kind: Kind::Task,
+            id: id.into(),
+            op: Op::Update(changes(Kind::Task, Mode::Update, body)),
+            if_match: None,
+        };
+        let delete = |id: &str| Command {
+            kind: Kind::Task,
+            id: id.into(),
+            op: Op::SetDeleted(true),
+            if_match: None,
+        };
+        let light = |commands: &[Command]| !space.is_heavy(commands);
+        assert!(light(&[update("lone", json!({"status": "done"}))]));
+        assert!(light(&[update("d0", json!({"status": "done"}))]));
+        assert!(light(&[delete("d0")]));
+        assert!(light(&[update("lone", json!({"predecessorIds": ["hub"]}))]));
+        assert!(light(&[update("hub", json!({"name": "renamed"}))]));
+        // Flips of more than LIGHT_DEPENDENTS tasks.
+        assert!(!light(&[update("hub", json!({"status": "done"}))]));
+        assert!(!light(&[delete("hub")]));
+        // A cycle search: something names the task.
+        assert!(!light(&[update(
+            "hub",
+            json!({"predecessorIds": ["lone"]})
+        )]));
+        // Many commands, much text.
+        let many: Vec<Command> = (0..=LIGHT_COMMANDS)
+            .map(|_| update("lone", json!({"name": "x"})))
+            .collect();
+        assert!(!light(&many));
+        let notes = "n".repeat(LIGHT_TEXT_BYTES / 2 + 1);
+        let twice = [
+            update("lone", json!({"notesMarkdown": notes})),
+            update("d0", json!({"notesMarkdown": notes})),
+        ];
+        assert!(light(&twice[..1]));
+        assert!(!light(&twice));
     }
 
     fn field<'a>(record: &'a Record, kind: Kind, name: &str) -> &'a Value {
