@@ -11,6 +11,8 @@ pub mod batch;
 pub mod client;
 pub mod error;
 pub mod extract;
+#[cfg(feature = "failpoints")]
+pub mod failpoints;
 pub mod handlers;
 pub mod idempotency;
 pub mod openapi;
@@ -223,6 +225,13 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 Guard::Records { body: false },
             ))
             .default_service(disallowed("POST")),
+    );
+    #[cfg(feature = "failpoints")]
+    cfg.service(
+        web::resource("/api/v1/admin/failpoints/{name}")
+            .route(web::put().to(failpoints::set))
+            .route(web::delete().to(failpoints::remove))
+            .default_service(disallowed("PUT, DELETE")),
     );
     for kind in Kind::ALL {
         cfg.service(

@@ -273,7 +273,7 @@ impl Store {
         let folders: [(&str, NameCheck); 3] = [
             ("", is_top_name),
             (SPACES_DIR, is_space_name),
-            (JOURNAL_DIR, journal::is_journal_name),
+            (JOURNAL_DIR, journal::is_segment_name),
         ];
         let mut removed = 0;
         for (sub, known) in folders {
