@@ -81,28 +81,21 @@ impl Durability {
 }
 
 /// Why an entry was not stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StorageError {
     /// Writing or syncing failed (disk full, I/O error, no file handles).
+    #[error("the journal cannot be written: {0}")]
     Io(Arc<str>),
     /// An earlier entry of the same space failed, so this one no longer follows.
+    #[error("an earlier write of this space failed")]
     Superseded,
     /// The journal has stopped.
+    #[error("the journal has stopped")]
     Closed,
     /// This node is no longer the primary (§16): another node appended to the stream, or
     /// its lease is lost.
+    #[error("this node is not the primary")]
     NotPrimary,
-}
-
-impl fmt::Display for StorageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StorageError::Io(reason) => write!(f, "the journal cannot be written: {reason}"),
-            StorageError::Superseded => f.write_str("an earlier write of this space failed"),
-            StorageError::Closed => f.write_str("the journal has stopped"),
-            StorageError::NotPrimary => f.write_str("this node is not the primary"),
-        }
-    }
 }
 
 /// Called once the entry is stored, or is known not to be.
