@@ -447,9 +447,9 @@ impl Application {
                     let _ = restarting.send(());
                 }
             }
-            // Closing the gate and stopping at once lost the requests sent before the signal
-            // that were still queued, being handed to a worker or unread in their socket
-            // (issue 14): those are taken in first, and are in flight from then on.
+            // Closing the gate and stopping at once would lose the requests sent before the
+            // signal that are still queued, being handed to a worker or unread in their
+            // socket: those are taken in first, and are in flight from then on.
             let took = catch_up(queues, &workers).await;
             log::info!("caught up with the requests sent before the signal in {took:?}");
             state.close_gate();

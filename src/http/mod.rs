@@ -113,7 +113,7 @@ fn disallowed(allow: &'static str) -> Route {
 /// Registers every route. Each collection is a scope with a static prefix carrying its
 /// kind as app data, so a request is routed by string comparison up to its record id
 /// (a pattern such as `/api/v1/{collection}` would run a regular expression for every
-/// request; they were a quarter of a GET's instructions).
+/// request, a quarter of a GET's instructions).
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(web::resource("/docs").route(web::get().to(|| async {
         HttpResponse::PermanentRedirect()

@@ -994,7 +994,7 @@ mod tests {
     use crate::model::validate::{parse_changes, Mode};
     use serde_json::json;
 
-    /// The write methods these tests were written against, as commands.
+    /// Writes of one command each, as these tests make them.
     trait Writes {
         fn create(&mut self, kind: Kind, changes: Changes, now: i64) -> Result<Item, SpaceError>;
         fn update(

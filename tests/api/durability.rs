@@ -565,7 +565,7 @@ async fn a_space_is_snapshotted_only_once_the_journal_has_grown_enough() {
     assert_eq!(renamed, 20);
 }
 
-/// One try of issue 14's race, as a client saw it.
+/// One try of the race of a request half sent when SIGTERM arrives, as a client saw it.
 struct Try {
     /// The first line of the answer to the half-sent request, or why there was none.
     answer: Result<String, String>,
@@ -593,7 +593,7 @@ fn first_line(stream: &mut TcpStream) -> Result<String, String> {
     }
 }
 
-/// One try of issue 14's race on a new server: a connection opened `settle` before the
+/// One try of that race on a new server: a connection opened `settle` before the
 /// request (`None`: right before it), the request's head and half its body sent, SIGTERM
 /// `delay` later (kill(2) itself, not a `kill` process, so the delay is the one asked for),
 /// then, well after the server has begun to drain, the rest of the body and a new request.
@@ -657,7 +657,7 @@ fn half_sent_body_across_sigterm(settle: Option<Duration>, delay: Duration, n: u
 
 #[test]
 fn a_request_half_sent_when_sigterm_arrives_is_still_answered() {
-    // Issue 14: a request whose head and half its body were sent before SIGTERM is in flight
+    // A request whose head and half its body were sent before SIGTERM is in flight
     // and gets its 201, however the signal falls against the server's accepting, handing
     // over and reading of it; a request begun after the signal is not served. Every try needs
     // its own server, so they run a few at a time (which keeps the machine busy, as the
