@@ -10,7 +10,7 @@ use actix_web::http::Method;
 use serde_json::json;
 
 use crate::durability::write_until_killed;
-use crate::helpers::{spawn_app_with, Options};
+use crate::helpers::{spawn_app_with, wait_until, Options};
 
 /// Every file of `dir` and its folders, by path relative to `dir`.
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -176,13 +176,25 @@ async fn thirty_kills_during_frequent_snapshots_all_restart_and_lose_nothing() {
         answered_all.extend(answered);
         assert!(killer.join().unwrap().success());
         app.wait();
-        if !temporaries(app.dir.path()).is_empty() {
+        let left = temporaries(app.dir.path());
+        if !left.is_empty() {
             inside_a_write += 1;
         }
         app = app
             .try_restart()
             .unwrap_or_else(|f| panic!("restart {cycle} failed: {}", f.stderr));
-        assert_eq!(temporaries(app.dir.path()), Vec::<PathBuf>::new());
+        // Start-up removes what the kill left before it writes anything; the new server's
+        // own snapshots after recovery may be under way, with temporary files of their own.
+        if !left.is_empty() {
+            let removed = format!("removed {} temporary file(s)", left.len());
+            assert!(app.log_text().contains(&removed), "{left:?}");
+        }
+        assert!(
+            wait_until(Duration::from_secs(10), || temporaries(app.dir.path())
+                .is_empty()),
+            "{:?}",
+            temporaries(app.dir.path())
+        );
     }
     // About a quarter of the kills land inside a snapshot write here (7 of 30 measured);
     // none would mean this test no longer proves anything.
