@@ -31,6 +31,10 @@ fn main() -> ExitCode {
         eprintln!("taskd: cannot set up logging: {e}");
         return ExitCode::FAILURE;
     }
+    // Tests only (feature `failpoints`): the failpoints FAILPOINTS names
+    // (`name=actions;...`) act from the start; `http::failpoints` sets them later.
+    #[cfg(feature = "failpoints")]
+    let _failpoints = fail::FailScenario::setup();
     if let Some(tool) = &config.tool {
         let code = match tools::run(&config.data_dir, tool) {
             Ok(()) => ExitCode::SUCCESS,

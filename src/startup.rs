@@ -3,7 +3,6 @@
 
 mod catch_up;
 
-use std::fmt;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,48 +48,35 @@ const FINAL_SNAPSHOT_BUDGET: Duration = Duration::from_secs(3);
 const FINAL_SYNC_BUDGET: Duration = Duration::from_secs(2);
 
 /// Why the server could not start or stop cleanly.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// A data file could not be read, verified or written.
-    Store(StoreError),
+    #[error("data file {0}")]
+    Store(#[from] StoreError),
     /// The listen address could not be bound.
-    Bind(String, std::io::Error),
+    #[error("cannot listen on {0}: {1}")]
+    Bind(String, #[source] std::io::Error),
     /// SIGINT and SIGTERM could not be watched.
-    Signals(std::io::Error),
+    #[error("cannot watch SIGINT/SIGTERM: {0}")]
+    Signals(#[source] std::io::Error),
     /// The server failed while running.
-    Serve(std::io::Error),
+    #[error("server failed: {0}")]
+    Serve(#[source] std::io::Error),
     /// Final snapshots of this many spaces could not be written (in `snapshot` durability,
     /// where nothing else holds their writes).
+    #[error("final snapshot failed for {0} space(s)")]
     FinalSnapshot(usize),
     /// The journal could not be synced at shutdown.
-    Journal(StorageError),
+    #[error("final journal sync failed: {0}")]
+    Journal(#[source] StorageError),
     /// Replication (`--nats`) could not start.
+    #[error("replication: {0}")]
     Replication(ReplicationError),
-}
-
-impl fmt::Display for StartError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StartError::Store(e) => write!(f, "data file {e}"),
-            StartError::Bind(addr, e) => write!(f, "cannot listen on {addr}: {e}"),
-            StartError::Signals(e) => write!(f, "cannot watch SIGINT/SIGTERM: {e}"),
-            StartError::Serve(e) => write!(f, "server failed: {e}"),
-            StartError::FinalSnapshot(n) => write!(f, "final snapshot failed for {n} space(s)"),
-            StartError::Journal(e) => write!(f, "final journal sync failed: {e}"),
-            StartError::Replication(e) => write!(f, "replication: {e}"),
-        }
-    }
 }
 
 impl From<ReplicationError> for StartError {
     fn from(e: ReplicationError) -> StartError {
         StartError::Replication(e)
-    }
-}
-
-impl From<StoreError> for StartError {
-    fn from(e: StoreError) -> StartError {
-        StartError::Store(e)
     }
 }
 
@@ -461,9 +447,9 @@ impl Application {
                     let _ = restarting.send(());
                 }
             }
-            // Closing the gate and stopping at once lost the requests sent before the signal
-            // that were still queued, being handed to a worker or unread in their socket
-            // (issue 14): those are taken in first, and are in flight from then on.
+            // Closing the gate and stopping at once would lose the requests sent before the
+            // signal that are still queued, being handed to a worker or unread in their
+            // socket: those are taken in first, and are in flight from then on.
             let took = catch_up(queues, &workers).await;
             log::info!("caught up with the requests sent before the signal in {took:?}");
             state.close_gate();

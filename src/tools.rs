@@ -10,7 +10,6 @@
 //! Per space, every kind but tasks comes first and tasks last, deleted records included, so
 //! a replay in file order creates each record after those it references.
 
-use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -35,27 +34,38 @@ const HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Why a subcommand failed; printed as `taskd: <error>` with exit code 1 (2 for a bench
 /// whose answers were wrong: see [`ToolError::exit_code`]).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     /// `taskd bench` could not run.
-    Bench(BenchError),
+    #[error("{0}")]
+    Bench(#[source] BenchError),
     /// `taskd bench` ran, and some answers were errors (its table says which).
+    #[error("bench: some answers were errors (see the table)")]
     WrongAnswers,
     /// The copy of the data directory failed.
-    Backup(BackupError),
+    #[error("backup failed: {0}")]
+    Backup(#[from] BackupError),
     /// The data directory could not be read or written.
-    Store(StoreError),
+    #[error("data file {0}")]
+    Store(#[from] StoreError),
     /// The data directory does not exist.
+    #[error("{}: no such data directory", .0.display())]
     NoDataDir(PathBuf),
     /// A server holds the data directory's lock.
+    #[error("{} is in use by a running taskd (its LOCK is held); stop the server, then \
+             import again", .0.display())]
     InUse(PathBuf),
     /// No user has this name or id.
+    #[error("no user named '{0}'")]
     NoSuchUser(String),
     /// Several users have this name; their ids.
+    #[error("several users are named '{0}'; pass one of their ids: {ids}", ids = .1.join(", "))]
     AmbiguousUser(String, Vec<String>),
     /// No user of the data directory owns this space.
+    #[error("no user owns a space '{0}'")]
     NoSuchSpace(String),
     /// A line of the import file is refused.
+    #[error("line {line}: {message}; nothing was imported")]
     Line {
         /// The line number, from 1.
         line: usize,
@@ -63,44 +73,12 @@ pub enum ToolError {
         message: String,
     },
     /// A file could not be read or written.
-    Io(PathBuf, io::Error),
+    #[error("{path}: {1}", path = .0.display())]
+    Io(PathBuf, #[source] io::Error),
     /// The health check did not get `200`.
+    #[error("unhealthy: {0}")]
     Unhealthy(String),
 }
-
-impl fmt::Display for ToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ToolError::Bench(e) => write!(f, "{e}"),
-            ToolError::WrongAnswers => {
-                f.write_str("bench: some answers were errors (see the table)")
-            }
-            ToolError::Backup(e) => write!(f, "backup failed: {e}"),
-            ToolError::Store(e) => write!(f, "data file {e}"),
-            ToolError::NoDataDir(dir) => write!(f, "{}: no such data directory", dir.display()),
-            ToolError::InUse(dir) => write!(
-                f,
-                "{} is in use by a running taskd (its LOCK is held); stop the server, then \
-                 import again",
-                dir.display()
-            ),
-            ToolError::NoSuchUser(name) => write!(f, "no user named '{name}'"),
-            ToolError::AmbiguousUser(name, ids) => write!(
-                f,
-                "several users are named '{name}'; pass one of their ids: {}",
-                ids.join(", ")
-            ),
-            ToolError::NoSuchSpace(id) => write!(f, "no user owns a space '{id}'"),
-            ToolError::Line { line, message } => {
-                write!(f, "line {line}: {message}; nothing was imported")
-            }
-            ToolError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-            ToolError::Unhealthy(why) => write!(f, "unhealthy: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for ToolError {}
 
 impl ToolError {
     /// The process's exit code: 2 when a bench's answers were wrong, else 1.
@@ -109,18 +87,6 @@ impl ToolError {
             ToolError::WrongAnswers => 2,
             _ => 1,
         }
-    }
-}
-
-impl From<BackupError> for ToolError {
-    fn from(e: BackupError) -> ToolError {
-        ToolError::Backup(e)
-    }
-}
-
-impl From<StoreError> for ToolError {
-    fn from(e: StoreError) -> ToolError {
-        ToolError::Store(e)
     }
 }
 

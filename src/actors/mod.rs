@@ -9,7 +9,6 @@ pub mod registry;
 pub mod snapshot;
 pub mod space;
 
-use std::fmt;
 use std::time::Duration;
 
 pub use directory::Directory;
@@ -29,20 +28,26 @@ use crate::store::journal::{Health, StorageError};
 use space::{Followed, Replicated};
 
 /// Why a request could not be answered by its space.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Failure {
     /// The space's mailbox is full; retry shortly.
+    #[error("the space is overloaded; retry shortly")]
     Busy,
     /// The space's actor has stopped.
+    #[error("the space is not available")]
     Stopped,
     /// The space was deleted.
+    #[error("the space was deleted")]
     Gone,
     /// The journal could not store the write (or a write this answer depended on).
-    Storage(StorageError),
+    #[error("{0}")]
+    Storage(#[source] StorageError),
     /// The space panicked while handling the request; it is reloaded from disk.
+    #[error("the space failed while handling the request")]
     Panicked,
     /// The journal's storage has not answered within the bound; a write may still be
     /// stored once it does.
+    #[error("the journal's storage has not answered for {} s", .0.as_secs())]
     Stalled(Duration),
 }
 
@@ -50,23 +55,6 @@ impl Failure {
     /// Whether the write was refused because this node is not the primary (§16).
     pub fn is_not_primary(&self) -> bool {
         matches!(self, Failure::Storage(StorageError::NotPrimary))
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Busy => f.write_str("the space is overloaded; retry shortly"),
-            Failure::Stopped => f.write_str("the space is not available"),
-            Failure::Gone => f.write_str("the space was deleted"),
-            Failure::Storage(e) => write!(f, "{e}"),
-            Failure::Panicked => f.write_str("the space failed while handling the request"),
-            Failure::Stalled(waited) => write!(
-                f,
-                "the journal's storage has not answered for {} s",
-                waited.as_secs()
-            ),
-        }
     }
 }
 

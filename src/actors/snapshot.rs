@@ -7,7 +7,6 @@
 //! the order they were sent and the newest snapshot always lands last. Each file it writes is
 //! reported to the journal, which then deletes the segments the snapshots cover.
 
-use std::fmt;
 use std::time::Instant;
 
 use actix::{Actor, Handler, MailboxError, Message, SyncContext};
@@ -19,21 +18,14 @@ use crate::store::journal::Journal;
 use crate::store::{Store, StoreError};
 
 /// Why a request to the snapshot actor failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SnapshotFailure {
     /// The file could not be written or read.
-    Store(StoreError),
+    #[error("{0}")]
+    Store(#[source] StoreError),
     /// The snapshot actor did not answer.
-    Unavailable(MailboxError),
-}
-
-impl fmt::Display for SnapshotFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SnapshotFailure::Store(e) => write!(f, "{e}"),
-            SnapshotFailure::Unavailable(e) => write!(f, "snapshot actor unavailable: {e}"),
-        }
-    }
+    #[error("snapshot actor unavailable: {0}")]
+    Unavailable(#[source] MailboxError),
 }
 
 /// The answer of the snapshot actor to a request, as one result.

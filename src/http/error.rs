@@ -5,7 +5,6 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
-use std::fmt;
 use std::time::Duration;
 
 use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
@@ -19,13 +18,14 @@ use crate::service::BackupFailure;
 /// Seconds a client is asked to wait before retrying a 503.
 const RETRY_AFTER_SECS: &str = "1";
 
-/// A failed request, as the client will see it.
-#[derive(Debug)]
+/// A failed request, as the client will see it; shown as `code: detail`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {}", self.code(), self.detail())]
 pub enum ApiError {
     /// 400 invalid_json: the body is not JSON, or not an object.
     InvalidJson(String),
     /// 400 validation_failed: bad fields, each named.
-    Validation(ValidationError),
+    Validation(#[from] ValidationError),
     /// 400 invalid_parameter: a malformed query parameter or path id.
     InvalidParameter(String),
     /// 400 invalid_cursor: a garbled cursor or one from another query.
@@ -90,6 +90,7 @@ pub enum ApiError {
         /// The operation's position in the batch.
         index: usize,
         /// Its error.
+        #[source]
         error: Box<ApiError>,
     },
     /// 503 unavailable, with `Retry-After`: overloaded or shutting down.
@@ -210,12 +211,6 @@ impl ApiError {
     }
 }
 
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code(), self.detail())
-    }
-}
-
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
@@ -314,12 +309,6 @@ impl ResponseError for ApiError {
             _ => {}
         }
         response.body(body.to_string())
-    }
-}
-
-impl From<ValidationError> for ApiError {
-    fn from(e: ValidationError) -> ApiError {
-        ApiError::Validation(e)
     }
 }
 

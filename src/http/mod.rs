@@ -11,6 +11,8 @@ pub mod batch;
 pub mod client;
 pub mod error;
 pub mod extract;
+#[cfg(feature = "failpoints")]
+pub mod failpoints;
 pub mod handlers;
 pub mod idempotency;
 pub mod openapi;
@@ -111,7 +113,7 @@ fn disallowed(allow: &'static str) -> Route {
 /// Registers every route. Each collection is a scope with a static prefix carrying its
 /// kind as app data, so a request is routed by string comparison up to its record id
 /// (a pattern such as `/api/v1/{collection}` would run a regular expression for every
-/// request; they were a quarter of a GET's instructions).
+/// request, a quarter of a GET's instructions).
 pub fn configure(cfg: &mut ServiceConfig) {
     // First: the records' routes are the hot path, and every route before them costs each
     // request a match attempt (a regular expression for one with a `{param}`).
@@ -262,6 +264,13 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 Guard::Records { body: false },
             ))
             .default_service(disallowed("POST")),
+    );
+    #[cfg(feature = "failpoints")]
+    cfg.service(
+        web::resource("/api/v1/admin/failpoints/{name}")
+            .route(web::put().to(failpoints::set))
+            .route(web::delete().to(failpoints::remove))
+            .default_service(disallowed("PUT, DELETE")),
     );
     // Last: its pattern is a regular expression, which the API's requests then never run.
     cfg.service(

@@ -12,7 +12,6 @@
 //! request, taken without a lock held across any wait.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
@@ -293,29 +292,20 @@ pub enum Change {
 }
 
 /// Why a directory change was refused; it changed nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DirectoryError {
     /// What the change names does not exist (for the caller).
+    #[error("{0} not found")]
     NotFound(String),
     /// A default space cannot be shared, left or deleted.
+    #[error("a default space cannot be shared, left or deleted")]
     DefaultSpace,
     /// A space must keep an owner.
+    #[error("a space must keep an owner")]
     LastOwner,
     /// A limit of §13 or §14.
+    #[error("{0}")]
     LimitReached(String),
-}
-
-impl fmt::Display for DirectoryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DirectoryError::NotFound(what) => write!(f, "{what} not found"),
-            DirectoryError::DefaultSpace => {
-                f.write_str("a default space cannot be shared, left or deleted")
-            }
-            DirectoryError::LastOwner => f.write_str("a space must keep an owner"),
-            DirectoryError::LimitReached(what) => f.write_str(what),
-        }
-    }
 }
 
 /// The directory file's contents (format 4 on; format 3 lacks `invitations`).

@@ -1,8 +1,6 @@
 //! Domain errors: what a request got wrong, in terms of records and fields. They know
 //! nothing of HTTP; `http::error` maps each one to a status and a problem code.
 
-use std::fmt;
-
 use super::kind::Kind;
 
 /// One bad field of a request body.
@@ -15,23 +13,24 @@ pub struct FieldError {
 }
 
 /// A request body whose fields break the rules; lists every bad field.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid fields: {}", fields(.errors))]
 pub struct ValidationError {
     /// Every bad field, in the order they were found.
     pub errors: Vec<FieldError>,
 }
 
-impl fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let fields: Vec<&str> = self.errors.iter().map(|e| e.field.as_str()).collect();
-        write!(f, "invalid fields: {}", fields.join(", "))
-    }
+/// The names of the bad fields, comma-separated.
+fn fields(errors: &[FieldError]) -> String {
+    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    fields.join(", ")
 }
 
 /// Why a space refused an operation. A refused operation changes nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpaceError {
     /// No record of this kind has this id.
+    #[error("{} '{id}' not found", .kind.noun())]
     NotFound {
         /// The kind looked up.
         kind: Kind,
@@ -39,6 +38,7 @@ pub enum SpaceError {
         id: String,
     },
     /// A create named an id that a record of the kind already has (deleted or not).
+    #[error("{} '{id}' already exists", .kind.noun())]
     AlreadyExists {
         /// The kind created.
         kind: Kind,
@@ -46,6 +46,7 @@ pub enum SpaceError {
         id: String,
     },
     /// An update named a soft-deleted record.
+    #[error("{} '{id}' is deleted; restore it before changing it", .kind.noun())]
     RecordDeleted {
         /// The kind updated.
         kind: Kind,
@@ -53,6 +54,7 @@ pub enum SpaceError {
         id: String,
     },
     /// A reference field named a record that does not exist or is deleted.
+    #[error("{field} names '{id}', which is not an active record in this space")]
     InvalidReference {
         /// The referencing field.
         field: &'static str,
@@ -60,6 +62,7 @@ pub enum SpaceError {
         id: String,
     },
     /// Setting predecessors would close a cycle (CONTRACT §15).
+    #[error("{field} would close the cycle {} -> {}", .cycle.join(" -> "), .cycle.first().map_or("", String::as_str))]
     DependencyCycle {
         /// The field that names the predecessors.
         field: &'static str,
@@ -69,6 +72,10 @@ pub enum SpaceError {
     },
     /// The dependency checks of one request would follow more edges than its budget
     /// allows (CONTRACT §21); nothing was changed.
+    #[error(
+        "checking {field} for cycles would follow more than {budget} dependency edges in this \
+         request; nothing was changed"
+    )]
     DependencyTooComplex {
         /// The field that names the predecessors.
         field: &'static str,
@@ -76,8 +83,10 @@ pub enum SpaceError {
         budget: u64,
     },
     /// A paging cursor that is garbled or belongs to another query.
+    #[error("cursor is malformed or belongs to another query")]
     InvalidCursor,
     /// An `If-Match` that the record's current version does not satisfy.
+    #[error("{} '{id}' has changed: its ETag matches no tag of If-Match", .kind.noun())]
     PreconditionFailed {
         /// The kind written.
         kind: Kind,
@@ -85,55 +94,11 @@ pub enum SpaceError {
         id: String,
     },
     /// A change feed asked for changes after a version the space has not reached.
+    #[error("since must be an integer from 0 to the space version {version}, not {since}")]
     SinceAhead {
         /// The version asked for.
         since: u64,
         /// The space's version.
         version: u64,
     },
-}
-
-impl fmt::Display for SpaceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SpaceError::NotFound { kind, id } => write!(f, "{} '{}' not found", kind.noun(), id),
-            SpaceError::AlreadyExists { kind, id } => {
-                write!(f, "{} '{}' already exists", kind.noun(), id)
-            }
-            SpaceError::RecordDeleted { kind, id } => write!(
-                f,
-                "{} '{}' is deleted; restore it before changing it",
-                kind.noun(),
-                id
-            ),
-            SpaceError::InvalidReference { field, id } => write!(
-                f,
-                "{field} names '{id}', which is not an active record in this space"
-            ),
-            SpaceError::DependencyCycle { field, cycle } => write!(
-                f,
-                "{field} would close the cycle {} -> {}",
-                cycle.join(" -> "),
-                cycle.first().map_or("", String::as_str)
-            ),
-            SpaceError::DependencyTooComplex { field, budget } => write!(
-                f,
-                "checking {field} for cycles would follow more than {budget} dependency \
-                 edges in this request; nothing was changed"
-            ),
-            SpaceError::InvalidCursor => {
-                write!(f, "cursor is malformed or belongs to another query")
-            }
-            SpaceError::PreconditionFailed { kind, id } => write!(
-                f,
-                "{} '{}' has changed: its ETag matches no tag of If-Match",
-                kind.noun(),
-                id
-            ),
-            SpaceError::SinceAhead { since, version } => write!(
-                f,
-                "since must be an integer from 0 to the space version {version}, not {since}"
-            ),
-        }
-    }
 }

@@ -756,7 +756,8 @@ impl Space {
             }
         };
         if let Op::Create(changes) | Op::Update(changes) = op {
-            injected_panic(kind, changes);
+            #[cfg(feature = "failpoints")]
+            injected_panic(&self.id);
             if let Some(sort_order) = changes.sort_order {
                 record.sort_order = sort_order;
             }
@@ -1031,33 +1032,26 @@ fn check_record(kind: Kind, record: &Record, max_version: u64) -> Result<(), Str
     Ok(())
 }
 
-/// The name that makes a debug build panic inside a write, so the end-to-end tests can
-/// check that a panicking space is reloaded and others never notice. Release builds have
-/// no such name.
-#[cfg(debug_assertions)]
-pub const TEST_PANIC_NAME: &str = "taskd:test-panic";
-
-#[cfg(debug_assertions)]
-fn injected_panic(kind: Kind, changes: &Changes) {
-    let name = kind.field_index("name");
-    if changes
-        .fields
-        .iter()
-        .any(|(f, v)| Some(*f) == name && v.as_text() == Some(TEST_PANIC_NAME))
-    {
-        panic!("injected test panic");
+/// Tests only (feature `failpoints`): failpoint `space::write` panics in the middle of a
+/// write that creates or changes a record, so the end-to-end tests can check that a
+/// panicking space is reloaded and others never notice. Its action `panic` (or `return`)
+/// panics the writes of every space, `return(ID)` only those of space ID.
+#[cfg(feature = "failpoints")]
+fn injected_panic(space: &str) {
+    if let Some(only) = fail::eval("space::write", |only| only) {
+        if only.as_deref().is_none_or(|id| id == space) {
+            panic!("injected test panic");
+        }
     }
 }
 
-#[cfg(not(debug_assertions))]
-fn injected_panic(_: Kind, _: &Changes) {}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::validate::{parse_changes, Mode};
     use serde_json::json;
 
-    /// The write methods these tests were written against, as commands.
+    /// Writes of one command each, as these tests make them.
     trait Writes {
         fn create(&mut self, kind: Kind, changes: Changes, now: i64) -> Result<Item, SpaceError>;
         fn update(

@@ -26,7 +26,6 @@
 //! backup to the same target removes first; a failed backup removes it at once. A folder
 //! named as the target therefore always holds a whole, verified copy.
 
-use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -58,42 +57,24 @@ pub struct Summary {
 }
 
 /// Why a backup failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum BackupError {
     /// The source is not a directory.
+    #[error("{}: not a directory", .0.display())]
     NoSource(PathBuf),
     /// The source holds no users: it is not a taskd data directory.
+    #[error("{}: holds no users; not a taskd data directory", .0.display())]
     NotADataDir(PathBuf),
     /// The destination is not one a backup may write (§9a): why.
+    #[error("{path}: {1}", path = .0.display())]
     BadTarget(PathBuf, &'static str),
     /// A file could not be read or written.
-    Io(PathBuf, io::Error),
+    #[error("{path}: {1}", path = .0.display())]
+    Io(PathBuf, #[source] io::Error),
     /// Every attempt left a copy that recovery refused, this the last reason.
-    Unsettled(StoreError),
+    #[error("the copy was not consistent after {ATTEMPTS} attempts (last: {0})")]
+    Unsettled(#[source] StoreError),
 }
-
-impl fmt::Display for BackupError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BackupError::NoSource(dir) => write!(f, "{}: not a directory", dir.display()),
-            BackupError::NotADataDir(dir) => {
-                write!(
-                    f,
-                    "{}: holds no users; not a taskd data directory",
-                    dir.display()
-                )
-            }
-            BackupError::BadTarget(dir, why) => write!(f, "{}: {why}", dir.display()),
-            BackupError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-            BackupError::Unsettled(e) => write!(
-                f,
-                "the copy was not consistent after {ATTEMPTS} attempts (last: {e})"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for BackupError {}
 
 /// Copies the data directory `from` into `to` (see [`check_target`]), checks the copy by
 /// recovering it, and returns what it holds together with the recovered state. Safe while

@@ -43,7 +43,6 @@
 //! | 3 | the users file holds the directory ([`DirectorySnapshot`]: users, spaces, members, tokens); journal entry [`Entry::Directory`]; a task record has two more fields, last: `predecessorIds` (`Value::Ids`) and `isBlocked` (`Value::Bool`). Task records of formats 1 and 2 (space files, journal `Write` entries) are read with `[]` and `false` appended ([`upgrade_record`]): right, since those formats had no predecessors |
 //! | 4 | the directory holds pending invitations ([`DirectorySnapshot::invitations`], last); directory changes [`Change::RoleSet`] and [`Change::Accepted`] (new variants, last). A format 3 users file is read without invitations, and format 3 memberships are active |
 
-use std::fmt;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
@@ -85,13 +84,16 @@ pub enum FileKind {
 }
 
 /// Why bytes could not be encoded or decoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CodecError {
     /// No valid header: not a taskd file.
+    #[error("not a taskd file (bad or missing header)")]
     BadHeader,
     /// A format version this build does not read.
+    #[error("unknown format version {0} (this build reads {OLDEST_VERSION} to {FORMAT_VERSION})")]
     UnknownVersion(u16),
     /// A file of another kind than expected.
+    #[error("holds file kind {found} where {expected} was expected")]
     WrongKind {
         /// The kind byte found.
         found: u8,
@@ -99,6 +101,7 @@ pub enum CodecError {
         expected: u8,
     },
     /// The payload is shorter or longer than the header says.
+    #[error("truncated or padded: header says {declared} payload bytes, there are {actual}")]
     Length {
         /// The length the header declares.
         declared: u64,
@@ -106,30 +109,11 @@ pub enum CodecError {
         actual: u64,
     },
     /// The checksum does not match: the bytes are corrupt.
+    #[error("checksum mismatch: the bytes are corrupt")]
     Checksum,
     /// The payload does not decode (or encode) as the expected type.
+    #[error("cannot decode payload: {0}")]
     Payload(String),
-}
-
-impl fmt::Display for CodecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CodecError::BadHeader => f.write_str("not a taskd file (bad or missing header)"),
-            CodecError::UnknownVersion(v) => write!(
-                f,
-                "unknown format version {v} (this build reads {OLDEST_VERSION} to {FORMAT_VERSION})"
-            ),
-            CodecError::WrongKind { found, expected } => {
-                write!(f, "holds file kind {found} where {expected} was expected")
-            }
-            CodecError::Length { declared, actual } => write!(
-                f,
-                "truncated or padded: header says {declared} payload bytes, there are {actual}"
-            ),
-            CodecError::Checksum => f.write_str("checksum mismatch: the bytes are corrupt"),
-            CodecError::Payload(e) => write!(f, "cannot decode payload: {e}"),
-        }
-    }
 }
 
 /// A key's use and its answer.

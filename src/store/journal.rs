@@ -81,28 +81,21 @@ impl Durability {
 }
 
 /// Why an entry was not stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StorageError {
     /// Writing or syncing failed (disk full, I/O error, no file handles).
+    #[error("the journal cannot be written: {0}")]
     Io(Arc<str>),
     /// An earlier entry of the same space failed, so this one no longer follows.
+    #[error("an earlier write of this space failed")]
     Superseded,
     /// The journal has stopped.
+    #[error("the journal has stopped")]
     Closed,
     /// This node is no longer the primary (§16): another node appended to the stream, or
     /// its lease is lost.
+    #[error("this node is not the primary")]
     NotPrimary,
-}
-
-impl fmt::Display for StorageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StorageError::Io(reason) => write!(f, "the journal cannot be written: {reason}"),
-            StorageError::Superseded => f.write_str("an earlier write of this space failed"),
-            StorageError::Closed => f.write_str("the journal has stopped"),
-            StorageError::NotPrimary => f.write_str("this node is not the primary"),
-        }
-    }
 }
 
 /// Called once the entry is stored, or is known not to be.
@@ -678,7 +671,13 @@ impl Writer {
             _ => None,
         };
         let written = (|| {
-            injected_fault(&self.dir)?;
+            // Tests only (feature `failpoints`): `return` fails the write as a full disk
+            // would, `pause` holds it until the failpoint is removed, as a sync that does
+            // not return would.
+            #[cfg(feature = "failpoints")]
+            fail::fail_point!("journal::write", |_| Err(io::Error::other(
+                "injected storage fault"
+            )));
             let file = self
                 .file
                 .as_mut()
@@ -865,28 +864,6 @@ impl Writer {
     }
 }
 
-/// The files of the debug builds' storage faults: `FAIL` makes every write fail (a full
-/// disk), `STALL` holds every write until it is removed (a sync that does not return).
-const FAULT_FILES: [&str; 2] = ["FAIL", "STALL"];
-
-/// In debug builds, the files of [`FAULT_FILES`] in the journal's folder simulate storage
-/// faults for the end-to-end tests. Release builds have no such files.
-#[cfg(debug_assertions)]
-fn injected_fault(dir: &Path) -> io::Result<()> {
-    while dir.join(FAULT_FILES[1]).exists() {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    if dir.join(FAULT_FILES[0]).exists() {
-        return Err(io::Error::other("injected storage fault"));
-    }
-    Ok(())
-}
-
-#[cfg(not(debug_assertions))]
-fn injected_fault(_: &Path) -> io::Result<()> {
-    Ok(())
-}
-
 /// What to do with a torn frame at the end of the newest segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tail {
@@ -947,12 +924,6 @@ fn segment_seq(name: &str) -> Option<u64> {
 /// Whether `name` is a segment file's (`<seq>.log`).
 pub fn is_segment_name(name: &str) -> bool {
     segment_seq(name).is_some()
-}
-
-/// Whether `name` belongs in the journal's folder: a segment, or a fault file of the
-/// debug builds' tests.
-pub fn is_journal_name(name: &str) -> bool {
-    is_segment_name(name) || (cfg!(debug_assertions) && FAULT_FILES.contains(&name))
 }
 
 /// The segment files of `dir` in order, creating `dir` if it does not exist. Other names
@@ -1177,27 +1148,6 @@ mod tests {
         for bases in per_space.values() {
             assert_eq!(*bases, (0..50).collect::<Vec<_>>());
         }
-    }
-
-    #[test]
-    fn a_failed_batch_leaves_nothing_and_refuses_what_was_built_on_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let journal = start(dir.path());
-        append(&journal, &write("a", 0)).unwrap();
-        fs::write(dir.path().join("FAIL"), b"").unwrap();
-        assert!(matches!(
-            append(&journal, &write("a", 1)),
-            Err(StorageError::Io(_))
-        ));
-        assert!(journal.health().problem().is_some());
-        fs::remove_file(dir.path().join("FAIL")).unwrap();
-        assert_eq!(
-            append(&journal, &write("a", 2)),
-            Err(StorageError::Superseded)
-        );
-        append(&journal, &write("a", 1)).unwrap();
-        assert_eq!(journal.health().problem(), None);
-        assert_eq!(entries(dir.path()), [write("a", 0), write("a", 1)]);
     }
 
     /// A mirror that answers each append with the next verdict of a script, and records

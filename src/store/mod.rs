@@ -33,7 +33,6 @@ pub mod journal;
 pub mod mirror;
 
 use std::collections::HashMap;
-use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -59,46 +58,46 @@ const TOKEN_SUFFIX: &str = ".token";
 const TEMP_SUFFIX: &str = ".tmp";
 
 /// What is wrong with a file.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Problem {
     /// It could not be read, written or synced.
-    Io(io::Error),
+    #[error("{0}")]
+    Io(#[source] io::Error),
     /// Its bytes are not a valid file of its kind.
-    Corrupt(CodecError),
+    #[error("{0}")]
+    Corrupt(#[source] CodecError),
     /// A journal segment that is not the newest ends inside an entry.
+    #[error("an entry is cut short, but later segments follow")]
     Torn,
     /// Its contents contradict the rest of the data directory.
+    #[error("{0}")]
     Inconsistent(String),
     /// It is missing, though the rest of the data directory needs it.
+    #[error("missing, but {0}; refusing to start")]
     Missing(String),
     /// Another process holds the lock.
+    #[error("locked by another taskd process using this data directory; refusing to start")]
     Locked,
 }
 
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::Io(e) => write!(f, "{e}"),
-            Problem::Corrupt(e) => write!(f, "{e}"),
-            Problem::Torn => f.write_str("an entry is cut short, but later segments follow"),
-            Problem::Inconsistent(why) => f.write_str(why),
-            Problem::Missing(why) => write!(f, "missing, but {why}; refusing to start"),
-            Problem::Locked => f.write_str(
-                "locked by another taskd process using this data directory; refusing to start",
-            ),
-        }
-    }
-}
-
 /// A file that could not be read or written, where, and why.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {problem}", .path.display(), at_offset(.offset))]
 pub struct StoreError {
     /// The file (or directory) concerned.
     pub path: PathBuf,
     /// The byte offset in it, for journal entries.
     pub offset: Option<u64>,
     /// What is wrong.
+    #[source]
     pub problem: Problem,
+}
+
+/// ` at offset N` for an error about the bytes at `offset`, else nothing.
+fn at_offset(offset: &Option<u64>) -> String {
+    offset
+        .map(|o| format!(" at offset {o}"))
+        .unwrap_or_default()
 }
 
 impl StoreError {
@@ -119,22 +118,6 @@ impl StoreError {
         }
     }
 }
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.offset {
-            Some(offset) => write!(
-                f,
-                "{} at offset {offset}: {}",
-                self.path.display(),
-                self.problem
-            ),
-            None => write!(f, "{}: {}", self.path.display(), self.problem),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// Everything on disk, read back: users, spaces (snapshots plus journal), and what the
 /// journal writer needs to go on.
@@ -273,7 +256,7 @@ impl Store {
         let folders: [(&str, NameCheck); 3] = [
             ("", is_top_name),
             (SPACES_DIR, is_space_name),
-            (JOURNAL_DIR, journal::is_journal_name),
+            (JOURNAL_DIR, journal::is_segment_name),
         ];
         let mut removed = 0;
         for (sub, known) in folders {
@@ -745,6 +728,25 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         journal.append(entry, false, Box::new(move |r| tx.send(r).unwrap()));
         rx.recv().unwrap().unwrap();
+    }
+
+    #[test]
+    fn a_store_error_names_its_file_and_offset_and_chains_to_its_cause() {
+        let io = io::Error::other("disk full");
+        let error = StoreError::at(Path::new("journal/1.log"), 7, Problem::Io(io));
+        assert_eq!(error.to_string(), "journal/1.log at offset 7: disk full");
+        let problem = std::error::Error::source(&error).expect("the problem");
+        let cause = problem.source().expect("the I/O error");
+        assert_eq!(
+            cause.downcast_ref::<io::Error>().unwrap().to_string(),
+            "disk full"
+        );
+        let error = StoreError::new(Path::new("users.bin"), Problem::Locked);
+        assert_eq!(
+            error.to_string(),
+            "users.bin: locked by another taskd process using this data directory; refusing \
+             to start"
+        );
     }
 
     #[test]

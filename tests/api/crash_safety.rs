@@ -1,16 +1,16 @@
-//! Crash-safe restart and storage faults (issue 14): whatever a crash leaves beside the data
-//! files, taskd starts; a storage that stops answering is bounded, not a hang.
+//! Crash-safe restart: whatever a crash leaves beside the data files, taskd starts. (A
+//! storage that stops answering is bounded, not a hang: `tests/failpoints`.)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actix_web::http::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::durability::write_until_killed;
-use crate::helpers::{assert_problem, spawn_app_with, Options, TestApp};
+use crate::helpers::{spawn_app_with, wait_until, Options};
 
 /// Every file of `dir` and its folders, by path relative to `dir`.
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -176,13 +176,25 @@ async fn thirty_kills_during_frequent_snapshots_all_restart_and_lose_nothing() {
         answered_all.extend(answered);
         assert!(killer.join().unwrap().success());
         app.wait();
-        if !temporaries(app.dir.path()).is_empty() {
+        let left = temporaries(app.dir.path());
+        if !left.is_empty() {
             inside_a_write += 1;
         }
         app = app
             .try_restart()
             .unwrap_or_else(|f| panic!("restart {cycle} failed: {}", f.stderr));
-        assert_eq!(temporaries(app.dir.path()), Vec::<PathBuf>::new());
+        // Start-up removes what the kill left before it writes anything; the new server's
+        // own snapshots after recovery may be under way, with temporary files of their own.
+        if !left.is_empty() {
+            let removed = format!("removed {} temporary file(s)", left.len());
+            assert!(app.log_text().contains(&removed), "{left:?}");
+        }
+        assert!(
+            wait_until(Duration::from_secs(10), || temporaries(app.dir.path())
+                .is_empty()),
+            "{:?}",
+            temporaries(app.dir.path())
+        );
     }
     // About a quarter of the kills land inside a snapshot write here (7 of 30 measured);
     // none would mean this test no longer proves anything.
@@ -203,143 +215,4 @@ async fn thirty_kills_during_frequent_snapshots_all_restart_and_lose_nothing() {
         assert_eq!(present.get(id.as_str()), Some(version), "lost {id}");
     }
     assert!(answered_all.len() > 300, "{} writes", answered_all.len());
-}
-
-/// Polls `GET /healthz` until it answers `status`, for up to 10 s.
-async fn wait_for_health(app: &TestApp, status: u16) -> Value {
-    let started = Instant::now();
-    loop {
-        let health = app.send(app.request(Method::GET, "/healthz"), None).await;
-        if health.status == status || started.elapsed() > Duration::from_secs(10) {
-            assert_eq!(health.status, status, "{:?}", health.body);
-            return health.body;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-#[actix_web::test]
-async fn a_stalled_storage_answers_503_within_the_bound_and_the_write_keeps_its_outcome() {
-    let mut app = spawn_app_with(Options {
-        args: vec!["--storage-timeout-ms".into(), "500".into()],
-        ..Options::default()
-    });
-    app.create("tasks", json!({"todoId": "before"})).await;
-    let other = app.create_user("other").await;
-    app.user(&other.token)
-        .create("tasks", json!({"todoId": "theirs"}))
-        .await;
-    let stall = app.path("journal/STALL");
-    std::fs::write(&stall, b"").unwrap();
-
-    let key = [("Idempotency-Key", "stalled-write")];
-    let body = json!({"todoId": "during"});
-    let started = Instant::now();
-    let stalled = app
-        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
-        .await;
-    assert_problem(&stalled, 503, "storage_unavailable");
-    assert_eq!(stalled.header("retry-after"), Some("1"));
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
-    // A read of the space waits behind the write (CONTRACT §8), within the same bound.
-    assert_problem(
-        &app.get("/api/v1/tasks/before").await,
-        503,
-        "storage_unavailable",
-    );
-    let health = wait_for_health(&app, 503).await;
-    assert_eq!(health["status"], "degraded");
-    assert!(health["reason"].as_str().unwrap().contains("not answered"));
-    let retried = app
-        .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
-        .await;
-    assert_problem(&retried, 409, "idempotency_key_in_use");
-    let carol = || {
-        app.request(Method::POST, "/api/v1/admin/users")
-            .insert_header(("Authorization", format!("Bearer {}", app.admin_token)))
-            .insert_header(("Content-Type", "application/json"))
-            .insert_header(("Idempotency-Key", "stalled-user"))
-    };
-    let user = carol();
-    let stalled_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
-    assert_problem(&stalled_user, 503, "storage_unavailable");
-    let metrics = app.metrics().await;
-    let text = metrics.body.as_str().unwrap().to_string();
-    let stalls: u64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("taskd_storage_stalls_total "))
-        .expect("stall counter")
-        .parse()
-        .unwrap();
-    assert!(stalls >= 3, "{stalls}");
-
-    std::fs::remove_file(&stall).unwrap();
-    wait_for_health(&app, 200).await;
-    // The key is settled once the write's answer reaches it, a moment after the disk.
-    let mut replayed = retried;
-    for _ in 0..250 {
-        replayed = app
-            .send_with(Method::POST, "/api/v1/tasks", Some(&body), &key)
-            .await;
-        if replayed.status != 409 {
-            break;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
-    }
-    replayed.expect(201);
-    assert_eq!(replayed.header("idempotent-replayed"), Some("true"));
-    assert_eq!(replayed.data()["todoId"], "during");
-    let user = carol();
-    let mut replayed_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
-    for _ in 0..250 {
-        if replayed_user.status != 409 {
-            break;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
-        let user = carol();
-        replayed_user = app.send(user, Some(br#"{"name":"carol"}"#.to_vec())).await;
-    }
-    replayed_user.expect(201);
-    assert_eq!(replayed_user.header("idempotent-replayed"), Some("true"));
-    assert_eq!(
-        app.space_version().await,
-        2,
-        "the stalled write counted once"
-    );
-
-    app.crash();
-    let app = app.restart_after_stop();
-    app.get("/api/v1/tasks/during").await.expect(200);
-    assert_eq!(app.space_version().await, 2);
-}
-
-#[actix_web::test]
-async fn sigterm_with_a_stalled_storage_still_exits_within_15_seconds() {
-    let mut app = spawn_app_with(Options {
-        args: vec!["--storage-timeout-ms".into(), "300".into()],
-        ..Options::default()
-    });
-    app.create("tasks", json!({"todoId": "kept"})).await;
-    std::fs::write(app.path("journal/STALL"), b"").unwrap();
-    let stalled = app.post("/api/v1/tasks", json!({"todoId": "stuck"})).await;
-    assert_problem(&stalled, 503, "storage_unavailable");
-    let started = Instant::now();
-    let status = app.stop();
-    assert!(
-        started.elapsed() < Duration::from_secs(15),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(
-        !status.success(),
-        "the final sync did not return, yet it exited 0"
-    );
-    assert!(app.log_text().contains("final journal sync failed"));
-    std::fs::remove_file(app.path("journal/STALL")).unwrap();
-    let app = app.restart_after_stop();
-    app.get("/api/v1/tasks/kept").await.expect(200);
 }

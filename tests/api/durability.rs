@@ -1,7 +1,7 @@
 //! Durability (CONTRACT §8): crashes lose no answered write, versions are never reused,
-//! one process per data directory, storage failures answer 503 and lose nothing, a
-//! panicking space is reloaded, the journal's damage rules, and the golden data
-//! directories of every format version.
+//! one process per data directory, the journal's damage rules, and the golden data
+//! directories of every format version. (Storage failures and panics are injected with
+//! failpoints: `tests/failpoints`.)
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -16,17 +16,8 @@ use futures_util::future::join_all;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    assert_problem, spawn_app_with, wait_until, Options, TestApp, ADMIN_TOKEN, KINDS,
+    assert_problem, spawn_app_with, spawn_durable, wait_until, Options, TestApp, ADMIN_TOKEN, KINDS,
 };
-
-/// A server with `--durability mode` and the given snapshot interval.
-fn spawn_durable(mode: &str, snapshot_interval_ms: u64) -> TestApp {
-    spawn_app_with(Options {
-        snapshot_interval_ms,
-        args: vec!["--durability".into(), mode.into()],
-        ..Options::default()
-    })
-}
 
 /// Creates tasks (with `note` as their notes) from `writers` concurrent connections until
 /// the server dies; returns every answered write as (id, version).
@@ -177,81 +168,6 @@ async fn a_second_process_on_the_same_data_dir_exits_within_a_second() {
         before
     );
     app.get("/api/v1/lists/kept").await.expect(200);
-}
-
-#[actix_web::test]
-async fn a_storage_failure_answers_503_and_loses_nothing_answered() {
-    let mut app = spawn_durable("fsync", 1000);
-    app.create("tasks", json!({"todoId": "before"})).await;
-    let fault = app.path("journal/FAIL");
-    std::fs::write(&fault, b"").unwrap();
-
-    let refused = app.post("/api/v1/tasks", json!({"todoId": "during"})).await;
-    assert_problem(&refused, 503, "storage_unavailable");
-    assert_eq!(refused.header("retry-after"), Some("1"));
-    let health = app.send(app.request(Method::GET, "/healthz"), None).await;
-    assert_eq!(health.status, 503);
-    assert_eq!(health.body["status"], "degraded");
-    assert!(health.body["reason"].is_string());
-    let read = app.get("/api/v1/tasks/before").await.expect(200).version();
-    assert_eq!(read, 1, "the refused write was taken back");
-    app.get("/api/v1/tasks/during").await.expect(404);
-
-    std::fs::remove_file(&fault).unwrap();
-    let mut health = 503;
-    for _ in 0..250 {
-        health = app
-            .send(app.request(Method::GET, "/healthz"), None)
-            .await
-            .status;
-        if health == 200 {
-            break;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(health, 200, "healthz stayed degraded");
-    let after = app.create("tasks", json!({"todoId": "after"})).await;
-    assert_eq!(after["versionUpdatedAt"], 2);
-    app.crash();
-    let app = app.restart_after_stop();
-    app.get("/api/v1/tasks/before").await.expect(200);
-    app.get("/api/v1/tasks/after").await.expect(200);
-    app.get("/api/v1/tasks/during").await.expect(404);
-}
-
-#[actix_web::test]
-async fn a_panic_in_one_space_is_a_500_and_the_space_is_reloaded_while_others_write() {
-    let app = spawn_durable("fsync", 1000);
-    let other = app.create_user("other").await;
-    app.create("lists", json!({"listId": "l1"})).await;
-    let busy = async {
-        let other = app.user(&other.token);
-        for i in 0..100 {
-            let reply = other
-                .post("/api/v1/tasks", json!({"todoId": format!("o{i}")}))
-                .await;
-            reply.expect(201);
-        }
-    };
-    let panicking = async {
-        let reply = app
-            .post("/api/v1/tasks", json!({"name": "taskd:test-panic"}))
-            .await;
-        assert_problem(&reply, 500, "internal");
-        assert!(!reply.body.to_string().contains("injected"));
-    };
-    futures_util::future::join(busy, panicking).await;
-    assert!(app.log_text().contains("panicked"));
-    app.get("/api/v1/lists/l1").await.expect(200);
-    let next = app.create("tasks", json!({"todoId": "t2"})).await;
-    assert_eq!(next["versionUpdatedAt"], 2);
-    assert_eq!(
-        app.user(&other.token)
-            .list_all("/api/v1/tasks", 100)
-            .await
-            .len(),
-        100
-    );
 }
 
 #[actix_web::test]
@@ -649,7 +565,7 @@ async fn a_space_is_snapshotted_only_once_the_journal_has_grown_enough() {
     assert_eq!(renamed, 20);
 }
 
-/// One try of issue 14's race, as a client saw it.
+/// One try of the race of a request half sent when SIGTERM arrives, as a client saw it.
 struct Try {
     /// The first line of the answer to the half-sent request, or why there was none.
     answer: Result<String, String>,
@@ -677,7 +593,7 @@ fn first_line(stream: &mut TcpStream) -> Result<String, String> {
     }
 }
 
-/// One try of issue 14's race on a new server: a connection opened `settle` before the
+/// One try of that race on a new server: a connection opened `settle` before the
 /// request (`None`: right before it), the request's head and half its body sent, SIGTERM
 /// `delay` later (kill(2) itself, not a `kill` process, so the delay is the one asked for),
 /// then, well after the server has begun to drain, the rest of the body and a new request.
@@ -741,7 +657,7 @@ fn half_sent_body_across_sigterm(settle: Option<Duration>, delay: Duration, n: u
 
 #[test]
 fn a_request_half_sent_when_sigterm_arrives_is_still_answered() {
-    // Issue 14: a request whose head and half its body were sent before SIGTERM is in flight
+    // A request whose head and half its body were sent before SIGTERM is in flight
     // and gets its 201, however the signal falls against the server's accepting, handing
     // over and reading of it; a request begun after the signal is not served. Every try needs
     // its own server, so they run a few at a time (which keeps the machine busy, as the

@@ -228,7 +228,7 @@ async fn a_retried_write_replays_its_answer_without_writing_again() {
 }
 
 #[actix_web::test]
-async fn a_4xx_answer_is_kept_and_a_5xx_is_not() {
+async fn a_4xx_answer_is_kept() {
     let app = spawn_app();
     let body = json!({"listId": "later"});
     let key = [("Idempotency-Key", "needs-a-list")];
@@ -242,27 +242,6 @@ async fn a_4xx_answer_is_kept_and_a_5xx_is_not() {
         .await;
     assert_problem(&again, 422, "invalid_reference");
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
-
-    let fault = app.path("journal/FAIL");
-    std::fs::write(&fault, b"").unwrap();
-    let key = [("Idempotency-Key", "storage-fails")];
-    let failed = app
-        .send_with(Method::POST, "/api/v1/tasks", Some(&json!({})), &key)
-        .await;
-    assert_problem(&failed, 503, "storage_unavailable");
-    std::fs::remove_file(&fault).unwrap();
-    let mut retried = failed;
-    for _ in 0..100 {
-        retried = app
-            .send_with(Method::POST, "/api/v1/tasks", Some(&json!({})), &key)
-            .await;
-        if retried.status != 503 {
-            break;
-        }
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-    }
-    retried.expect(201);
-    assert_eq!(retried.header("idempotent-replayed"), None);
 }
 
 #[actix_web::test]

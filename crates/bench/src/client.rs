@@ -3,7 +3,6 @@
 //! `httparse` and its body read by `Content-Length` or chunks. Nothing more is needed to
 //! talk to taskd, and it costs about what wrk's C loop costs per request.
 
-use std::fmt;
 use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -57,15 +56,19 @@ impl Target {
 }
 
 /// Why an exchange failed before a whole answer came.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// Connecting, writing or reading failed.
-    Io(io::Error),
+    #[error("{0}")]
+    Io(#[from] io::Error),
     /// The server closed the connection before the whole answer.
+    #[error("the server closed the connection")]
     Closed,
     /// The answer is not HTTP/1.1 as this client reads it.
+    #[error("malformed answer: {0}")]
     Malformed(&'static str),
     /// No whole answer within the timeout.
+    #[error("no answer in time")]
     Timeout,
 }
 
@@ -91,23 +94,6 @@ impl ClientError {
             ClientError::Malformed(_) => "malformed",
             ClientError::Timeout => "timeout",
         }
-    }
-}
-
-impl fmt::Display for ClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClientError::Io(e) => write!(f, "{e}"),
-            ClientError::Closed => write!(f, "the server closed the connection"),
-            ClientError::Malformed(why) => write!(f, "malformed answer: {why}"),
-            ClientError::Timeout => write!(f, "no answer in time"),
-        }
-    }
-}
-
-impl From<io::Error> for ClientError {
-    fn from(e: io::Error) -> ClientError {
-        ClientError::Io(e)
     }
 }
 

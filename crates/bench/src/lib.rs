@@ -17,7 +17,6 @@ pub mod plot;
 pub mod report;
 pub mod workload;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -117,30 +116,21 @@ pub struct Options {
 }
 
 /// Why a bench could not run (its answers being wrong is not this: those are counted).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     /// A flag or a combination of flags makes no sense.
+    #[error("bench: {0}")]
     Usage(String),
     /// The server could not be reached, or `/healthz` was not 200.
+    #[error("bench: server not ready: {0}")]
     Unreachable(String),
     /// A setup request (users, versions, prefill) got a wrong answer.
+    #[error("bench: setup failed: {0}")]
     Setup(String),
     /// A file could not be read or written.
+    #[error("bench: {path}: {1}", path = .0.display())]
     File(PathBuf, String),
 }
-
-impl fmt::Display for BenchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BenchError::Usage(why) => write!(f, "bench: {why}"),
-            BenchError::Unreachable(why) => write!(f, "bench: server not ready: {why}"),
-            BenchError::Setup(why) => write!(f, "bench: setup failed: {why}"),
-            BenchError::File(path, why) => write!(f, "bench: {}: {why}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for BenchError {}
 
 /// Reads `10s`, `500ms`, `2m`, `1.5s` or a bare number of seconds.
 fn parse_duration(text: &str) -> Result<Duration, String> {

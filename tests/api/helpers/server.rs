@@ -83,6 +83,15 @@ pub fn spawn_app_with(options: Options) -> TestApp {
     TestApp::start(dir, options).unwrap_or_else(|f| panic!("server did not start: {f:#?}"))
 }
 
+/// Starts a server with `--durability mode` and the given snapshot interval.
+pub fn spawn_durable(mode: &str, snapshot_interval_ms: u64) -> TestApp {
+    spawn_app_with(Options {
+        snapshot_interval_ms,
+        args: vec!["--durability".into(), mode.into()],
+        ..Options::default()
+    })
+}
+
 impl TestApp {
     /// Starts the binary on `dir`. `Err` when it exits before listening.
     pub fn start(dir: Arc<TempDir>, options: Options) -> Result<TestApp, FailedStart> {
