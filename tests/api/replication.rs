@@ -619,9 +619,13 @@ async fn through_haproxy_writers_that_retry_503_lose_nothing_across_a_kill_9_of_
         .finish();
     let token = a.default_token.clone();
     // Each writer sends tasks through the proxy, retrying a refused or lost request with its
-    // key until it is answered; it records every answered write and the longest wait.
+    // key until it is answered; it records every answered write and the longest wait. The
+    // primary is killed once a third of the writes are answered, so the rest span the
+    // failover however fast the writes go.
+    let total = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writer = |w: usize| {
         let (client, token, base) = (client.clone(), token.clone(), proxy.address.clone());
+        let total = Arc::clone(&total);
         async move {
             let mut answered = Vec::new();
             let mut longest = Duration::ZERO;
@@ -639,6 +643,7 @@ async fn through_haproxy_writers_that_retry_503_lose_nothing_across_a_kill_9_of_
                         if response.status().as_u16() == 201 {
                             let reply: Value = response.json().await.unwrap();
                             answered.push((id.clone(), reply["spaceVersion"].as_u64().unwrap()));
+                            total.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                             break;
                         }
                     }
@@ -650,8 +655,11 @@ async fn through_haproxy_writers_that_retry_503_lose_nothing_across_a_kill_9_of_
         }
     };
     let pid = a.pid().to_string();
+    let answered = Arc::clone(&total);
     let killer = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(700));
+        while answered.load(std::sync::atomic::Ordering::SeqCst) < 200 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         assert!(Command::new("kill")
             .args(["-9", &pid])
             .status()
