@@ -520,14 +520,7 @@ mod tests {
         create(&mut space, "a", json!({}));
         create(&mut space, "b", json!({}));
         create(&mut space, "t", json!({"predecessorIds": ["a"]}));
-        let graph = |space: &Space, id: &str| -> Vec<String> {
-            space
-                .graph(Kind::Task)
-                .unwrap()
-                .dependents(id)
-                .map(|d| d.to_string())
-                .collect()
-        };
+        let graph = graph_dependents;
         assert_eq!(graph(&space, "a"), ["t"]);
         update(&mut space, "t", json!({"predecessorIds": ["b"]})).unwrap();
         assert!(graph(&space, "a").is_empty());
