@@ -19,8 +19,11 @@ use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
 
-/// The most operations a batch holds.
-pub const MAX_OPERATIONS: usize = 100;
+pub use crate::model::limits::MAX_OPERATIONS;
+
+fn operations_rule() -> String {
+    format!("must be an array of 1 to {MAX_OPERATIONS} operations")
+}
 
 /// `POST /api/v1/batch?spaceId=S` with `{"operations": [{"method", "path", "body"}]}` →
 /// 200 `{"results": [...], "spaceVersion": v}`. 400 `validation_failed` for a malformed
@@ -121,14 +124,10 @@ fn parse_batch(body: &[u8]) -> Result<Vec<Operation>, ApiError> {
         .and_then(|raw| serde_json::from_str(raw.get()).ok());
     let mut operations = Vec::new();
     match listed {
-        None => bad(
-            "operations".into(),
-            "must be an array of 1 to 100 operations",
-        ),
-        Some(list) if list.is_empty() || list.len() > MAX_OPERATIONS => bad(
-            "operations".into(),
-            "must be an array of 1 to 100 operations",
-        ),
+        None => bad("operations".into(), &operations_rule()),
+        Some(list) if list.is_empty() || list.len() > MAX_OPERATIONS => {
+            bad("operations".into(), &operations_rule())
+        }
         Some(list) => {
             for (i, raw) in list.iter().enumerate() {
                 match operation(raw) {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
 use crate::actors::Failure;
+use crate::http::extract::MAX_BODY_BYTES;
 use crate::http::stream::{MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
@@ -179,7 +180,9 @@ impl ApiError {
             },
             ApiError::MethodNotAllowed(allow) => format!("this path allows {allow}"),
             ApiError::RequestTimeout => "the request body did not arrive in time".into(),
-            ApiError::PayloadTooLarge => "the request body is over 1 MiB".into(),
+            ApiError::PayloadTooLarge => {
+                format!("the request body is over {} MiB", MAX_BODY_BYTES >> 20)
+            }
             ApiError::TooManyRequests(_) => {
                 "too many failed authentications from this address; retry later".into()
             }

@@ -22,12 +22,15 @@ use super::error::ApiError;
 use crate::actors::Directory;
 use crate::model::access::{self, Action, Reason};
 use crate::model::kept::{KeptAnswer, KeyUse};
-use crate::model::kind::{FieldType, MAX_IDS};
-use crate::model::validate::is_id;
+use crate::model::kind::FieldType;
+use crate::model::limits::{
+    FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX, MAX_IDS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX,
+};
+use crate::model::validate::{id_rule, is_id};
 use crate::model::{Caller, IfMatch, Kind, ListQuery};
 
 /// The largest request body accepted.
-pub const MAX_BODY_BYTES: usize = 1 << 20;
+pub use crate::model::limits::MAX_BODY_BYTES;
 
 /// The kind whose collection the request's path names: the routes of each collection
 /// carry their kind as app data (see `http::configure`).
@@ -61,7 +64,8 @@ impl FromRequest for RecordId {
             Ok(RecordId(id.to_string()))
         } else {
             Err(ApiError::InvalidParameter(format!(
-                "path id '{id}' must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-'"
+                "path id '{id}' {}",
+                id_rule()
             )))
         })
     }
@@ -282,37 +286,32 @@ impl Params {
         }
     }
 
-    /// The `limit` of a change feed: 1 to 1000, default 100.
+    /// The `limit` of a change feed: 1 to [`FEED_LIMIT_MAX`], by default
+    /// [`FEED_LIMIT_DEFAULT`].
     pub fn feed_limit(&self) -> Result<usize, ApiError> {
+        self.limit(FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX)
+    }
+
+    /// The `limit` parameter: 1 to `max`, `default` when absent.
+    fn limit(&self, default: usize, max: usize) -> Result<usize, ApiError> {
         match self.get("limit") {
-            None => Ok(100),
+            None => Ok(default),
             Some(raw) => raw
                 .parse::<usize>()
                 .ok()
-                .filter(|n| (1..=1000).contains(n))
+                .filter(|n| (1..=max).contains(n))
                 .ok_or_else(|| {
                     ApiError::InvalidParameter(format!(
-                        "limit must be an integer from 1 to 1000, not '{raw}'"
+                        "limit must be an integer from 1 to {max}, not '{raw}'"
                     ))
                 }),
         }
     }
 
-    /// The listing query of a collection of `kind`: `limit` (1–100, default 50),
+    /// The listing query of a collection of `kind`: `limit` (see [`PAGE_LIMIT_MAX`]),
     /// `includeDeleted` (`true`/`false`), `cursor`, and the kind's filter fields.
     pub fn list_query(&self, kind: Kind) -> Result<ListQuery, ApiError> {
-        let limit = match self.get("limit") {
-            None => 50,
-            Some(raw) => raw
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=100).contains(n))
-                .ok_or_else(|| {
-                    ApiError::InvalidParameter(format!(
-                        "limit must be an integer from 1 to 100, not '{raw}'"
-                    ))
-                })?,
-        };
+        let limit = self.limit(PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX)?;
         let include_deleted = match self.get("includeDeleted") {
             None | Some("false") => false,
             Some("true") => true,

@@ -38,6 +38,7 @@ use crate::actors::{Directory, Failure, Keys};
 use crate::metrics::METRICS;
 use crate::model::access::{self, Action};
 use crate::model::kept::{KeptAnswer, KeyUse};
+use crate::model::limits::IDEMPOTENCY_KEY_MAX_CHARS;
 use crate::model::Caller;
 use crate::service::Service;
 
@@ -46,9 +47,11 @@ pub const HEADER: &str = "idempotency-key";
 /// The user keys of the admin token belong to.
 const ADMIN: &str = "admin";
 
-/// Whether `key` is a valid key: 1 to 255 printable ASCII characters.
+/// Whether `key` is a valid key: 1 to [`IDEMPOTENCY_KEY_MAX_CHARS`] printable ASCII
+/// characters.
 fn is_valid_key(key: &[u8]) -> bool {
-    (1..=255).contains(&key.len()) && key.iter().all(|b| (0x20..=0x7e).contains(b))
+    (1..=IDEMPOTENCY_KEY_MAX_CHARS).contains(&key.len())
+        && key.iter().all(|b| (0x20..=0x7e).contains(b))
 }
 
 /// What a keyed route's handler checks before it acts, in terms [`access::decide`]
@@ -147,9 +150,9 @@ pub async fn idempotency(
             .map(ServiceResponse::map_into_boxed_body);
     };
     if !is_valid_key(&key) {
-        let refused = ApiError::InvalidParameter(
-            "Idempotency-Key must be 1 to 255 printable ASCII characters".into(),
-        );
+        let refused = ApiError::InvalidParameter(format!(
+            "Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters"
+        ));
         return Ok(req.error_response(refused));
     }
     let key = String::from_utf8_lossy(&key).into_owned();

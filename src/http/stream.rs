@@ -37,7 +37,7 @@ use crate::model::{Caller, Scope};
 /// The most streams open at once.
 pub const MAX_STREAMS: usize = 1000;
 /// The most streams one user has open at once (§9a).
-pub const MAX_STREAMS_PER_USER: usize = 100;
+pub use crate::model::limits::MAX_STREAMS_PER_USER;
 /// `Retry-After` of a user's stream beyond [`MAX_STREAMS_PER_USER`].
 pub const STREAM_RETRY_AFTER_SECS: &str = "5";
 /// Unsent bytes beyond which a stream is ended (§9a).

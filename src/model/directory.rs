@@ -19,18 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use super::user::{TokenHash, User, UsersSnapshot};
 
-/// The most spaces a user belongs to (active memberships; invitations do not count).
-pub const MAX_SPACES_PER_USER: usize = 1_000;
-/// The most members a space has, pending invitations included.
-pub const MAX_MEMBERS: usize = 1_000;
-/// The most pending invitations a user has sent.
-pub const MAX_INVITATIONS_SENT: usize = 1_000;
-/// The most pending invitations one user has sent to one other user.
-pub const MAX_INVITATIONS_PER_INVITEE: usize = 10;
-/// The most live (neither revoked nor expired) scoped tokens a user has.
-pub const MAX_TOKENS: usize = 100;
-/// The most spaces a scoped token names.
-pub const MAX_TOKEN_SPACES: usize = 100;
+pub use super::limits::{
+    MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT, MAX_MEMBERS, MAX_SPACES_PER_USER,
+    MAX_TOKENS, MAX_TOKEN_SPACES,
+};
 /// `lastUsedAt` is moved on only once it is this much older than a use.
 pub const LAST_USED_PRECISION_MS: i64 = 60_000;
 

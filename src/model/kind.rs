@@ -64,8 +64,8 @@ impl FieldType {
     }
 }
 
-/// The most ids an array field may hold.
-pub const MAX_IDS: usize = 100;
+pub use super::limits::MAX_IDS;
+use super::limits::{LABEL_MAX_CHARS, NAME_MAX_CHARS, NOTES_MAX_CHARS, STYLE_MAX_CHARS};
 
 /// One updatable field of a kind, besides `sortOrder` which every kind has.
 #[derive(Debug, Clone, Copy)]
@@ -96,10 +96,10 @@ const fn filter(name: &'static str, ty: FieldType) -> Field {
 }
 
 const TASK_FIELDS: &[Field] = &[
-    field("name", FieldType::Text(1_000)),
-    field("notesMarkdown", FieldType::Text(100_000)),
-    filter("status", FieldType::Text(64)),
-    field("complexity", FieldType::Text(64)),
+    field("name", FieldType::Text(NAME_MAX_CHARS)),
+    field("notesMarkdown", FieldType::Text(NOTES_MAX_CHARS)),
+    filter("status", FieldType::Text(LABEL_MAX_CHARS)),
+    field("complexity", FieldType::Text(LABEL_MAX_CHARS)),
     filter("listId", FieldType::Ref(Kind::List)),
     filter("contextId", FieldType::Ref(Kind::Context)),
     field("goalId", FieldType::Id),
@@ -121,20 +121,20 @@ const TASK_FIELDS: &[Field] = &[
 ];
 
 const LIST_FIELDS: &[Field] = &[
-    field("name", FieldType::Text(1_000)),
-    field("color", FieldType::Text(32)),
-    field("emoji", FieldType::Text(32)),
-    field("icon", FieldType::Text(64)),
+    field("name", FieldType::Text(NAME_MAX_CHARS)),
+    field("color", FieldType::Text(STYLE_MAX_CHARS)),
+    field("emoji", FieldType::Text(STYLE_MAX_CHARS)),
+    field("icon", FieldType::Text(LABEL_MAX_CHARS)),
     field("isDefault", FieldType::ExclusiveFlag),
-    field("keyboardShortcut", FieldType::Text(32)),
+    field("keyboardShortcut", FieldType::Text(STYLE_MAX_CHARS)),
 ];
 
 /// Schedules, categories and contexts share one field table.
 const GROUP_FIELDS: &[Field] = &[
-    field("name", FieldType::Text(1_000)),
-    field("color", FieldType::Text(32)),
-    field("emoji", FieldType::Text(32)),
-    field("icon", FieldType::Text(64)),
+    field("name", FieldType::Text(NAME_MAX_CHARS)),
+    field("color", FieldType::Text(STYLE_MAX_CHARS)),
+    field("emoji", FieldType::Text(STYLE_MAX_CHARS)),
+    field("icon", FieldType::Text(LABEL_MAX_CHARS)),
 ];
 
 impl Kind {

@@ -10,6 +10,7 @@ pub mod directory;
 pub mod error;
 pub mod kept;
 pub mod kind;
+pub mod limits;
 pub mod record;
 pub mod space;
 pub mod time;

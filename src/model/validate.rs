@@ -9,13 +9,13 @@ use std::path::PathBuf;
 use chrono::{DateTime, Datelike, Utc};
 use serde_json::{Map, Value as Json};
 
-use super::directory::{Access, Role, MAX_TOKEN_SPACES};
+use super::directory::{Access, Role};
 use super::error::{FieldError, ValidationError};
-use super::kind::{FieldType, Kind, MAX_IDS};
+use super::kind::{FieldType, Kind};
+use super::limits::{ID_MAX_CHARS, ID_MIN_CHARS, MAX_IDS, MAX_TOKEN_SPACES, NAME_MAX_CHARS};
 use super::record::Value;
 
-/// The largest integer every JSON parser reads exactly (2^53 − 1).
-pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+pub use super::limits::MAX_SAFE_INTEGER;
 
 /// Fields every record has that no request may set.
 pub const READ_ONLY: &[&str] = &[
@@ -51,7 +51,7 @@ pub struct Changes {
 
 /// Whether `s` is id-shaped: 1 to 64 of `A-Z a-z 0-9 _ -`.
 pub fn is_id(s: &str) -> bool {
-    (1..=64).contains(&s.len())
+    (ID_MIN_CHARS..=ID_MAX_CHARS).contains(&s.len())
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
@@ -80,7 +80,7 @@ pub fn parse_changes(
                     changes.id = Some(s.into());
                     Ok(())
                 }
-                (Mode::Create, _) => Err(ID_RULE.to_string()),
+                (Mode::Create, _) => Err(id_rule()),
             }
         } else if name == "sortOrder" {
             finite(&json)
@@ -112,19 +112,14 @@ pub fn parse_changes(
     }
 }
 
-/// Validates the body of a user creation: exactly `{"name": "<1 to 1000 characters>"}`.
+/// Validates the body of a user creation: exactly `{"name": "<a name>"}` (see
+/// [`NAME_MAX_CHARS`]).
 pub fn parse_user_name(body: Map<String, Json>) -> Result<String, ValidationError> {
-    only_field(
-        body,
-        "name",
-        |s| (1..=1_000).contains(&s.chars().count()),
-        "must be a string of 1 to 1000 characters",
-        "user",
-    )
+    only_field(body, "name", is_name, &name_rule(), "user")
 }
 
 /// Validates the body of a space's creation (`{"name"}`, required) or update (`{"name"}`
-/// or `{}`): a name of 1 to 1,000 characters, no other field.
+/// or `{}`): a name (see [`NAME_MAX_CHARS`]), no other field.
 pub fn parse_space_name(
     body: Map<String, Json>,
     mode: Mode,
@@ -132,14 +127,7 @@ pub fn parse_space_name(
     if mode == Mode::Update && body.is_empty() {
         return Ok(None);
     }
-    only_field(
-        body,
-        "name",
-        |s| (1..=1_000).contains(&s.chars().count()),
-        "must be a string of 1 to 1000 characters",
-        "space",
-    )
-    .map(Some)
+    only_field(body, "name", is_name, &name_rule(), "space").map(Some)
 }
 
 /// Validates the body of a membership: exactly `{"role": "owner" | "editor" | "viewer"}`.
@@ -167,8 +155,8 @@ pub struct NewToken {
     pub expires_at: Option<i64>,
 }
 
-/// Validates the body of a scoped token's creation at `now`: `name` (1 to 1,000
-/// characters) and `access` (`read` or `write`) required; `spaceIds` 1 to 100 space ids,
+/// Validates the body of a scoped token's creation at `now`: `name` (see [`NAME_MAX_CHARS`])
+/// and `access` (`read` or `write`) required; `spaceIds` 1 to [`MAX_TOKEN_SPACES`] space ids,
 /// or null or absent for all; `expiresAt` a date-time after `now`, or null or absent for
 /// never; no other field.
 pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, ValidationError> {
@@ -182,12 +170,8 @@ pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, Valida
     }
     for (field, json) in body {
         match (field.as_str(), json) {
-            ("name", Json::String(s)) if (1..=1_000).contains(&s.chars().count()) => name = Some(s),
-            ("name", _) => push(
-                &mut errors,
-                "name",
-                "must be a string of 1 to 1000 characters",
-            ),
+            ("name", Json::String(s)) if is_name(&s) => name = Some(s),
+            ("name", _) => push(&mut errors, "name", &name_rule()),
             ("access", Json::String(s)) if Access::parse(&s).is_some() => {
                 access = Access::parse(&s)
             }
@@ -204,10 +188,10 @@ pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, Valida
                 if strings && (1..=MAX_TOKEN_SPACES).contains(&ids.len()) {
                     spaces = Some(ids);
                 } else {
-                    push(&mut errors, "spaceIds", SPACE_IDS_RULE);
+                    push(&mut errors, "spaceIds", &space_ids_rule());
                 }
             }
-            ("spaceIds", _) => push(&mut errors, "spaceIds", SPACE_IDS_RULE),
+            ("spaceIds", _) => push(&mut errors, "spaceIds", &space_ids_rule()),
             ("expiresAt", Json::Null) => {}
             ("expiresAt", Json::String(s)) => match parse_time(&s) {
                 Some(at) if at > now => expires_at = Some(at),
@@ -243,7 +227,18 @@ pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, Valida
     }
 }
 
-const SPACE_IDS_RULE: &str = "must be an array of 1 to 100 space ids, or null for every space";
+fn space_ids_rule() -> String {
+    format!("must be an array of 1 to {MAX_TOKEN_SPACES} space ids, or null for every space")
+}
+
+/// Whether `s` is a name of a user, space or token: 1 to [`NAME_MAX_CHARS`] characters.
+fn is_name(s: &str) -> bool {
+    (1..=NAME_MAX_CHARS).contains(&s.chars().count())
+}
+
+fn name_rule() -> String {
+    format!("must be a string of 1 to {NAME_MAX_CHARS} characters")
+}
 
 /// Validates the body of an admin backup: exactly `{"to": "<path>"}` (the path itself is
 /// checked by `store::backup::check_target`).
@@ -292,7 +287,10 @@ fn only_field(
     }
 }
 
-const ID_RULE: &str = "must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-'";
+/// What an id must be, as messages say it.
+pub fn id_rule() -> String {
+    format!("must be {ID_MIN_CHARS} to {ID_MAX_CHARS} characters of A-Z, a-z, 0-9, '_' and '-'")
+}
 
 /// A finite JSON number, with −0 read as 0 so that ordering by it is plain numeric order.
 fn finite(json: &Json) -> Option<f64> {
@@ -345,7 +343,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
         },
         FieldType::Id => match json {
             Json::String(s) if is_id(&s) => Ok(Value::Text(s.into())),
-            _ => Err(format!("{ID_RULE}, or null")),
+            _ => Err(format!("{}, or null", id_rule())),
         },
         FieldType::Ref(_) => match json {
             Json::String(s) => Ok(Value::Text(s.into())),

@@ -1,0 +1,86 @@
+//! Every limit of the interface, in one place: the validation in [`crate::model`] and
+//! [`crate::http`] checks against these, and the OpenAPI document
+//! ([`crate::http::openapi`]) states them from the same constants, so the two cannot drift.
+//! Messages that name a limit are built from here too.
+
+/// The largest integer every JSON parser reads exactly (2^53 − 1): the bound of counts
+/// (`durationMs`) and of `since`.
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
+/// The most bytes a request body may have (1 MiB); more is 413.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// The shortest and longest record id, in characters of `[A-Za-z0-9_-]` (CONTRACT §3).
+pub const ID_MIN_CHARS: usize = 1;
+/// See [`ID_MIN_CHARS`].
+pub const ID_MAX_CHARS: usize = 64;
+/// The most ids an array field of a record may hold.
+pub const MAX_IDS: usize = 100;
+
+/// The longest name: of a record, a user, a space or a scoped token (characters).
+pub const NAME_MAX_CHARS: usize = 1_000;
+/// The longest `notesMarkdown` of a task.
+pub const NOTES_MAX_CHARS: usize = 100_000;
+/// The longest short label of a record: `status`, `complexity`, `icon`.
+pub const LABEL_MAX_CHARS: usize = 64;
+/// The longest style field of a record: `color`, `emoji`, `keyboardShortcut`.
+pub const STYLE_MAX_CHARS: usize = 32;
+
+/// The page size of a collection's listing: 1 to [`PAGE_LIMIT_MAX`], by default
+/// [`PAGE_LIMIT_DEFAULT`].
+pub const PAGE_LIMIT_MAX: usize = 100;
+/// See [`PAGE_LIMIT_MAX`].
+pub const PAGE_LIMIT_DEFAULT: usize = 50;
+/// The records per page of the change feed: 1 to [`FEED_LIMIT_MAX`], by default
+/// [`FEED_LIMIT_DEFAULT`].
+pub const FEED_LIMIT_MAX: usize = 1_000;
+/// See [`FEED_LIMIT_MAX`].
+pub const FEED_LIMIT_DEFAULT: usize = 100;
+
+/// The most operations a batch holds (at least one).
+pub const MAX_OPERATIONS: usize = 100;
+
+/// The longest `Idempotency-Key`, in printable ASCII characters (at least one).
+pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
+
+/// The most spaces a user belongs to (active memberships; invitations do not count).
+pub const MAX_SPACES_PER_USER: usize = 1_000;
+/// The most members a space has, pending invitations included.
+pub const MAX_MEMBERS: usize = 1_000;
+/// The most pending invitations a user has sent.
+pub const MAX_INVITATIONS_SENT: usize = 1_000;
+/// The most pending invitations one user has sent to one other user.
+pub const MAX_INVITATIONS_PER_INVITEE: usize = 10;
+/// The most live (neither revoked nor expired) scoped tokens a user has.
+pub const MAX_TOKENS: usize = 100;
+/// The most spaces a scoped token names (at least one, when it names any).
+pub const MAX_TOKEN_SPACES: usize = 100;
+/// The most change streams a user has open at once.
+pub const MAX_STREAMS_PER_USER: usize = 100;
+
+/// `n` with a comma between thousands, as the document's prose writes limits (`1,000`).
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated_by_commas() {
+        assert_eq!(thousands(10), "10");
+        assert_eq!(thousands(100), "100");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
