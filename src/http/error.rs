@@ -1,10 +1,10 @@
 //! The one mapping from every failure to an HTTP status and a problem+json body
 //! (RFC 9457) with a `code`.
 
+use super::dto::{Problem, ProblemField};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use serde_json::json;
 use std::time::Duration;
 
 use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
@@ -263,26 +263,30 @@ impl ResponseError for ApiError {
             ApiError::Forbidden(reason) => METRICS.forbidden(reason.as_str()),
             _ => {}
         }
-        let mut body = json!({
-            "type": "about:blank",
-            "title": status.canonical_reason().unwrap_or("Error"),
-            "status": status.as_u16(),
-            "code": this.code(),
-            "detail": self.detail(),
-        });
-        if let Some(index) = operation {
-            body["operationIndex"] = index.into();
-        }
-        if let ApiError::DependencyCycle { cycle, .. } = this {
-            body["cycle"] = cycle.clone().into();
-        }
-        if let ApiError::Validation(e) = this {
-            body["errors"] = e
-                .errors
-                .iter()
-                .map(|e| json!({"field": e.field, "message": e.message}))
-                .collect();
-        }
+        let body = Problem {
+            code: this.code(),
+            cycle: match this {
+                ApiError::DependencyCycle { cycle, .. } => Some(cycle.clone()),
+                _ => None,
+            },
+            detail: self.detail(),
+            errors: match this {
+                ApiError::Validation(e) => Some(
+                    e.errors
+                        .iter()
+                        .map(|e| ProblemField {
+                            field: e.field.clone(),
+                            message: e.message.clone(),
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            },
+            operation_index: operation,
+            status: status.as_u16(),
+            title: status.canonical_reason().unwrap_or("Error"),
+            kind: "about:blank",
+        };
         let mut response = HttpResponse::build(status);
         response.content_type("application/problem+json");
         match this {
@@ -311,7 +315,7 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        response.body(body.to_string())
+        response.body(serde_json::to_string(&body).unwrap_or_default())
     }
 }
 

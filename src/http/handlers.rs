@@ -2,10 +2,10 @@
 //! (or asks the users), and renders the reply. One set of handlers serves all five
 //! collections; the kind comes from the path.
 
+use super::dto::{self, Backup, HealthStatus, Me, NodeRole, PrimaryHealth};
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
-use serde_json::json;
 
 use super::error::ApiError;
 use super::extract::{
@@ -27,24 +27,34 @@ use crate::service::Service;
 /// while the journal cannot write; with `--nats` also `role`, `node`, `appliedSeq` and
 /// `lagSeq` (§16). No auth.
 pub async fn healthz(service: Data<Service>, gate: Data<Gate>) -> HttpResponse {
-    let (status, mut body) = match service.storage_problem() {
-        None => (StatusCode::OK, json!({"status": "ok"})),
-        Some(reason) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"status": "degraded", "reason": reason}),
-        ),
+    let problem = service.storage_problem();
+    let status = match &problem {
+        None => StatusCode::OK,
+        Some(_) => StatusCode::SERVICE_UNAVAILABLE,
     };
-    if let Some(role) = gate.role() {
+    let mut body = dto::Health {
+        applied_seq: None,
+        lag_seq: None,
+        node: None,
+        reason: None,
+        role: None,
+        status: match &problem {
+            None => HealthStatus::Ok,
+            Some(_) => HealthStatus::Degraded,
+        },
+    };
+    body.reason = problem;
+    let role = gate.role();
+    if let Some(role) = &role {
         let (applied, lag) = role.sequences();
-        body["role"] = if role.is_primary() {
-            "primary"
+        body.role = Some(if role.is_primary() {
+            NodeRole::Primary
         } else {
-            "standby"
-        }
-        .into();
-        body["node"] = role.node().into();
-        body["appliedSeq"] = applied.into();
-        body["lagSeq"] = lag.into();
+            NodeRole::Standby
+        });
+        body.node = Some(role.node());
+        body.applied_seq = Some(applied);
+        body.lag_seq = Some(lag);
     }
     render::json(status, &body)
 }
@@ -55,26 +65,32 @@ pub async fn healthz_primary(gate: Data<Gate>) -> HttpResponse {
     match gate.role() {
         Some(role) if !role.is_primary() => render::json(
             StatusCode::SERVICE_UNAVAILABLE,
-            &json!({"status": "standby", "node": role.node()}),
+            &PrimaryHealth {
+                node: Some(role.node()),
+                status: NodeRole::Standby,
+            },
         ),
-        _ => render::json(StatusCode::OK, &json!({"status": "primary"})),
+        _ => render::json(
+            StatusCode::OK,
+            &PrimaryHealth {
+                node: None,
+                status: NodeRole::Primary,
+            },
+        ),
     }
 }
 
 /// `GET /api/v1/me` → 200 with the caller's id, name, default space and the spaces its
 /// token reaches, by id. 401.
 pub async fn me(caller: Caller) -> HttpResponse {
-    let spaces: Vec<&str> = caller.reached().map(|(id, _)| id).collect();
     let user = &caller.account;
-    render::json(
-        StatusCode::OK,
-        &json!({"data": {
-            "userId": user.id,
-            "name": user.name,
-            "defaultSpaceId": user.default_space,
-            "spaceIds": spaces,
-        }}),
-    )
+    let me = Me {
+        default_space_id: &user.default_space,
+        name: &user.name,
+        space_ids: caller.reached().map(|(id, _)| id).collect(),
+        user_id: &user.id,
+    };
+    render::json(StatusCode::OK, &dto::Envelope { data: me })
 }
 
 /// `POST /api/v1/admin/users` with `{"name": "..."}` → 201 with the new user and its token,
@@ -151,15 +167,13 @@ pub async fn backup(
     let to = parse_backup_target(body.0)?;
     let summary = service.backup(to.clone()).await?;
     log::info!("backed up to {}: {summary:?}", to.display());
-    Ok(render::json(
-        StatusCode::OK,
-        &json!({"data": {
-            "to": to,
-            "spaces": summary.spaces,
-            "users": summary.users,
-            "bytes": summary.bytes,
-        }}),
-    ))
+    let data = Backup {
+        bytes: summary.bytes,
+        spaces: summary.spaces,
+        to,
+        users: summary.users,
+    };
+    Ok(render::json(StatusCode::OK, &dto::Envelope { data }))
 }
 
 /// `GET /api/v1/{collection}` → 200 with one page and the space's `ETag`; 304 when

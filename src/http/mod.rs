@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod client;
+pub mod dto;
 pub mod error;
 pub mod extract;
 #[cfg(feature = "failpoints")]

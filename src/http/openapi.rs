@@ -121,7 +121,7 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
 
 /// Schema names of a kind: `Task`, `TaskCreate`, `TaskUpdate`, `TaskEnvelope`, `TaskPage`,
 /// `TaskChange`.
-fn schema_name(kind: Kind, suffix: &str) -> String {
+pub fn schema_name(kind: Kind, suffix: &str) -> String {
     let noun = kind.noun();
     format!("{}{}{suffix}", noun[..1].to_uppercase(), &noun[1..])
 }

@@ -7,9 +7,9 @@ use actix_web::HttpResponse;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
+use super::dto::{self, MemberState, Stamp};
 use crate::actors::directory::Answer;
 use crate::model::kept::KeptAnswer;
-use crate::model::time::rfc3339_millis;
 use crate::model::{
     Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Record, Role,
     SpaceInfo, Token, Touched, Value,
@@ -25,22 +25,6 @@ pub struct RecordJson<'a> {
     pub record: &'a Record,
 }
 
-/// Writes milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-fn serialize_time<S: Serializer>(ms: i64, s: S) -> Result<S::Ok, S::Error> {
-    match rfc3339_millis(ms) {
-        Some(stamp) => s.serialize_str(&stamp),
-        None => s.serialize_none(),
-    }
-}
-
-struct Time(i64);
-
-impl Serialize for Time {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_time(self.0, s)
-    }
-}
-
 /// A field value as JSON (the derived `Serialize` of `Value` is the snapshot encoding).
 struct ValueJson<'a>(&'a Value);
 
@@ -52,7 +36,7 @@ impl Serialize for ValueJson<'_> {
             Value::Number(n) => s.serialize_f64(*n),
             Value::Integer(n) => s.serialize_u64(*n),
             Value::Text(t) => s.serialize_str(t),
-            Value::Time(ms) => serialize_time(*ms, s),
+            Value::Time(ms) => Stamp(*ms).serialize(s),
             Value::Ids(ids) => s.collect_seq(ids.iter()),
         }
     }
@@ -70,9 +54,9 @@ impl Serialize for RecordJson<'_> {
         for (field, value) in fields.iter().zip(&r.fields) {
             map.serialize_entry(field.name, &ValueJson(value))?;
         }
-        map.serialize_entry("createdAt", &Time(r.created_at))?;
-        map.serialize_entry("updatedAt", &Time(r.updated_at))?;
-        map.serialize_entry("deletedAt", &r.deleted_at.map(Time))?;
+        map.serialize_entry("createdAt", &Stamp(r.created_at))?;
+        map.serialize_entry("updatedAt", &Stamp(r.updated_at))?;
+        map.serialize_entry("deletedAt", &r.deleted_at.map(Stamp))?;
         map.serialize_entry("isDeleted", &r.is_deleted())?;
         map.serialize_entry("versionUpdatedAt", &r.version)?;
         map.end()
@@ -170,24 +154,15 @@ pub fn write_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
     kept
 }
 
-/// The answer to a batch: `{"results": [{"status", "data"}, ...], "spaceVersion": v}`.
+/// The answer to a batch: `{"results": [{"status", "kind", "data"}, ...], "spaceVersion":
+/// v}`.
 pub fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
-    #[derive(Serialize)]
-    struct Result<'a> {
-        status: u16,
-        data: RecordJson<'a>,
-    }
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Batch<'a> {
-        results: Vec<Result<'a>>,
-        space_version: u64,
-    }
     let results = outcome
         .steps
         .iter()
-        .map(|step| Result {
+        .map(|step| dto::BatchResult {
             status: if step.created { 201 } else { 200 },
+            kind: step.touched[0].kind.noun(),
             data: RecordJson {
                 kind: step.touched[0].kind,
                 space,
@@ -197,7 +172,7 @@ pub fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
         .collect();
     answer(
         StatusCode::OK,
-        &Batch {
+        &dto::BatchResponse {
             results,
             space_version: outcome.version,
         },
@@ -207,50 +182,55 @@ pub fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
 /// The answer to a user's creation (`201`) or to a new primary token (`200`): the user,
 /// with its new token shown and not kept (CONTRACT §11: tokens are stored nowhere).
 pub fn user_answer(status: StatusCode, account: &Account, token: &str) -> Answer {
-    let mut user = serde_json::json!({
-        "userId": account.id,
-        "name": account.name,
-        "defaultSpaceId": account.default_space,
-    });
-    let kept = answer(status, &serde_json::json!({ "data": user }));
-    user["token"] = token.into();
+    let mut user = dto::CreatedUser {
+        default_space_id: account.default_space.clone(),
+        name: account.name.clone(),
+        token: None,
+        user_id: account.id.clone(),
+    };
+    let kept = data(status, &user, None);
+    user.token = Some(token.into());
     Answer {
-        shown: answer(status, &serde_json::json!({ "data": user })),
+        shown: data(status, &user, None),
         kept,
     }
 }
 
-/// A date-time as every response writes it (RFC 3339, UTC, milliseconds).
-fn stamp(ms: i64) -> serde_json::Value {
-    rfc3339_millis(ms).map_or(serde_json::Value::Null, |s| (*s).into())
-}
-
 /// The space object (CONTRACT §13) as `caller` sees it, at `version`.
-pub fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> serde_json::Value {
-    let role = info
-        .members
-        .get(&caller.account.id)
-        .map(|m| m.role.as_str());
-    serde_json::json!({
-        "spaceId": info.id,
-        "name": info.name,
-        "role": role,
-        "isDefault": info.default_of.as_deref() == Some(&*caller.account.id),
-        "spaceVersion": version,
-        "memberCount": info.members.len(),
-        "createdAt": stamp(info.created_at),
-    })
+pub fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> dto::Space {
+    let role = info.members.get(&caller.account.id).map(|m| m.role.into());
+    dto::Space {
+        created_at: Stamp(info.created_at),
+        is_default: info.default_of.as_deref() == Some(&*caller.account.id),
+        member_count: info.members.len(),
+        name: info.name.clone(),
+        role,
+        space_id: info.id.clone(),
+        space_version: version,
+    }
 }
 
 /// A member object (CONTRACT §13, §21) of an active member; `name` is the user's.
-pub fn member(user: &str, name: &str, member: &Member) -> serde_json::Value {
-    member_object(user, name, member.role, member.added_at, "active")
+pub fn member(user: &str, name: &str, member: &Member) -> dto::Member {
+    member_object(
+        user,
+        name,
+        member.role,
+        member.added_at,
+        MemberState::Active,
+    )
 }
 
 /// A member object (CONTRACT §21) of a user with a pending invitation: `addedAt` is the
 /// time of the invitation until it is accepted.
-pub fn invitee(user: &str, name: &str, invitation: &Invitation) -> serde_json::Value {
-    member_object(user, name, invitation.role, invitation.at, "invited")
+pub fn invitee(user: &str, name: &str, invitation: &Invitation) -> dto::Member {
+    member_object(
+        user,
+        name,
+        invitation.role,
+        invitation.at,
+        MemberState::Invited,
+    )
 }
 
 fn member_object(
@@ -258,50 +238,47 @@ fn member_object(
     name: &str,
     role: Role,
     added_at: i64,
-    state: &str,
-) -> serde_json::Value {
-    serde_json::json!({
-        "userId": user,
-        "name": name,
-        "role": role.as_str(),
-        "addedAt": stamp(added_at),
-        "state": state,
-    })
+    state: MemberState,
+) -> dto::Member {
+    dto::Member {
+        added_at: Stamp(added_at),
+        name: name.into(),
+        role: role.into(),
+        state,
+        user_id: user.into(),
+    }
 }
 
 /// An invitation as its invited user sees it (CONTRACT §21).
-pub fn invitation(space: &SpaceInfo, invitation: &Invitation) -> serde_json::Value {
-    serde_json::json!({
-        "spaceId": space.id,
-        "name": space.name,
-        "role": invitation.role.as_str(),
-        "invitedBy": invitation.by,
-        "invitedAt": stamp(invitation.at),
-    })
+pub fn invitation(space: &SpaceInfo, invitation: &Invitation) -> dto::Invitation {
+    dto::Invitation {
+        invited_at: Stamp(invitation.at),
+        invited_by: invitation.by.clone(),
+        name: space.name.clone(),
+        role: invitation.role.into(),
+        space_id: space.id.clone(),
+    }
 }
 
 /// A token object (CONTRACT §14), with its secret only when given.
-pub fn token(token: &Token, secret: Option<&str>) -> serde_json::Value {
-    let mut json = serde_json::json!({
-        "tokenId": token.id,
-        "name": token.name,
-        "access": token.access.as_str(),
-        "spaceIds": token.spaces,
-        "expiresAt": token.expires_at.map(stamp),
-        "createdAt": stamp(token.created_at),
-        "lastUsedAt": token.last_used_at.map(stamp),
-    });
-    if let Some(secret) = secret {
-        json["token"] = secret.into();
+pub fn token(token: &Token, secret: Option<&str>) -> dto::Token {
+    dto::Token {
+        access: token.access.into(),
+        created_at: Stamp(token.created_at),
+        expires_at: token.expires_at.map(Stamp),
+        last_used_at: token.last_used_at.map(Stamp),
+        name: token.name.clone(),
+        space_ids: token.spaces.clone(),
+        token: secret.map(Box::from),
+        token_id: token.id.clone(),
     }
-    json
 }
 
 /// `{"data": data}` with `status`, and `Location` when given, as an answer to keep.
-pub fn data(status: StatusCode, data: serde_json::Value, location: Option<String>) -> KeptAnswer {
+pub fn data<T: Serialize>(status: StatusCode, data: &T, location: Option<String>) -> KeptAnswer {
     KeptAnswer {
         location: location.map(Box::from),
-        ..answer(status, &serde_json::json!({ "data": data }))
+        ..answer(status, &dto::Envelope { data })
     }
 }
 

@@ -6,11 +6,11 @@
 //! ([`handlers::change`]); what a change may not do (a default space shared, a last owner
 //! removed, a limit passed) the directory refuses. None of it moves a space's version.
 
+use super::dto;
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use futures_util::future::join_all;
-use serde_json::Value as Json;
 
 use super::error::ApiError;
 use super::extract::{JsonObject, KeyClaim, UserCaller};
@@ -46,7 +46,7 @@ fn space_json(
     id: &str,
     caller: &Caller,
     version: u64,
-) -> Result<Json, ApiError> {
+) -> Result<dto::Space, ApiError> {
     let info = state
         .space(id)
         .ok_or_else(|| ApiError::NotFound(format!("space '{id}' not found")))?;
@@ -68,7 +68,7 @@ pub async fn list(
     directory: Data<Directory>,
     spaces: Data<Spaces>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut listed: Vec<(Box<str>, Json)> = {
+    let mut listed: Vec<(Box<str>, dto::Space)> = {
         let state = directory.read();
         caller
             .reached()
@@ -77,10 +77,10 @@ pub async fn list(
     };
     let versions = join_all(listed.iter().map(|(id, _)| spaces.version(id))).await;
     for ((_, json), version) in listed.iter_mut().zip(versions) {
-        json["spaceVersion"] = version?.into();
+        json.space_version = version?;
     }
-    let data = listed.into_iter().map(|(_, json)| json).collect();
-    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+    let data: Vec<dto::Space> = listed.into_iter().map(|(_, json)| json).collect();
+    Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
 /// `POST /api/v1/spaces` with `{"name"}` → 201 with the new space, the caller its one
@@ -114,7 +114,7 @@ pub async fn create(
     let location = format!("/api/v1/spaces/{}", info.id);
     let shown = render::space(&info, &caller, 0);
     let answer =
-        move |_: &DirectoryState| both(render::data(StatusCode::CREATED, shown, Some(location)));
+        move |_: &DirectoryState| both(render::data(StatusCode::CREATED, &shown, Some(location)));
     let added = info.id.clone();
     let then = move |_: &Change| spaces.add(&added);
     change(
@@ -138,7 +138,7 @@ pub async fn get(
     let id = named_space(&req, &caller, Action::Read)?;
     let version = spaces.version(id).await?;
     let json = space_json(&directory.read(), id, &caller, version)?;
-    Ok(render::kept(&render::data(StatusCode::OK, json, None)))
+    Ok(render::kept(&render::data(StatusCode::OK, &json, None)))
 }
 
 /// `PATCH /api/v1/spaces/{spaceId}` with `{"name"}` (or `{}`) → 200 with the space. 400,
@@ -156,7 +156,7 @@ pub async fn update(
     let version = spaces.version(id).await?;
     let Some(name) = name else {
         let json = space_json(&directory.read(), id, &caller, version)?;
-        return Ok(render::kept(&render::data(StatusCode::OK, json, None)));
+        return Ok(render::kept(&render::data(StatusCode::OK, &json, None)));
     };
     let renamed = Change::SpaceRenamed {
         space: id.into(),
@@ -164,12 +164,12 @@ pub async fn update(
     };
     let space: Box<str> = id.into();
     let answer = move |state: &DirectoryState| {
-        let mut json = state
-            .space(&space)
-            .map(|info| render::space(info, &caller, version))
-            .unwrap_or_default();
-        json["name"] = name.into();
-        both(render::data(StatusCode::OK, json, None))
+        // The space is there: the change that renamed it was just made.
+        let json = state.space(&space).map(|info| dto::Space {
+            name: name.into(),
+            ..render::space(info, &caller, version)
+        });
+        both(render::data(StatusCode::OK, &json, None))
     };
     change(&req, directory, renamed, key, answer, |_: &Change| {}).await
 }
@@ -196,9 +196,8 @@ pub async fn delete(
         move |state: &DirectoryState| {
             let json = state
                 .space(&space)
-                .map(|info| render::space(info, &caller, version))
-                .unwrap_or_default();
-            both(render::data(StatusCode::OK, json, None))
+                .map(|info| render::space(info, &caller, version));
+            both(render::data(StatusCode::OK, &json, None))
         }
     };
     let then = move |_: &Change| {
@@ -220,7 +219,7 @@ pub async fn members(
     let info = state
         .space(id)
         .ok_or_else(|| ApiError::NotFound(format!("space '{id}' not found")))?;
-    let mut data: Vec<(&str, Json)> = info
+    let mut data: Vec<(&str, dto::Member)> = info
         .members
         .iter()
         .map(|(user, m)| (&**user, render::member(user, &name_of(&state, user), m)))
@@ -232,12 +231,12 @@ pub async fn members(
         ));
     }
     data.sort_by(|a, b| a.0.cmp(b.0));
-    let data = data.into_iter().map(|(_, json)| json).collect();
-    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+    let data: Vec<dto::Member> = data.into_iter().map(|(_, json)| json).collect();
+    Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
 /// The member object of `user` in `space`: an active member or an invitee.
-fn member_json(state: &DirectoryState, space: &str, user: &str) -> Option<Json> {
+fn member_json(state: &DirectoryState, space: &str, user: &str) -> Option<dto::Member> {
     let name = name_of(state, user);
     if let Some(member) = state.space(space)?.members.get(user) {
         return Some(render::member(user, &name, member));
@@ -305,7 +304,7 @@ pub async fn put_member(
                 )
             }
         };
-        both(render::data(status, json, None))
+        both(render::data(status, &json, None))
     };
     change(&req, directory, set, key, answer, |_: &Change| {}).await
 }
@@ -335,8 +334,8 @@ pub async fn remove_member(
     let answer = {
         let (space, user) = (space.clone(), user.clone());
         move |state: &DirectoryState| {
-            let json = member_json(state, &space, &user).unwrap_or_default();
-            both(render::data(StatusCode::OK, json, None))
+            let json = member_json(state, &space, &user);
+            both(render::data(StatusCode::OK, &json, None))
         }
     };
     let then = move |_: &Change| streams.end(|reader, on, _| *reader == *user && *on == *space);
@@ -367,15 +366,14 @@ pub async fn accept(
         let info = state.space(&space);
         let invitation = state.invitation(&space, &caller.account.id);
         let json = match (info, invitation) {
-            (Some(info), Some(invitation)) => {
-                let mut json = render::space(info, &caller, version);
-                json["role"] = invitation.role.as_str().into();
-                json["memberCount"] = (info.members.len() + 1).into();
-                json
-            }
-            _ => Json::default(),
+            (Some(info), Some(invitation)) => Some(dto::Space {
+                role: Some(invitation.role.into()),
+                member_count: info.members.len() + 1,
+                ..render::space(info, &caller, version)
+            }),
+            _ => None,
         };
-        both(render::data(StatusCode::OK, json, None))
+        both(render::data(StatusCode::OK, &json, None))
     };
     change(&req, directory, accepted, key, answer, |_: &Change| {}).await
 }
@@ -388,7 +386,7 @@ pub async fn invitations(
 ) -> Result<HttpResponse, ApiError> {
     access::decide(&caller, None, Action::Account)?;
     let state = directory.read();
-    let mut pending: Vec<(i64, &str, Json)> = state
+    let mut pending: Vec<(i64, &str, dto::Invitation)> = state
         .invitations_of(&caller.account.id)
         .filter_map(|(space, invitation)| {
             let info = state.space(space)?;
@@ -396,6 +394,6 @@ pub async fn invitations(
         })
         .collect();
     pending.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-    let data = pending.into_iter().map(|(_, _, json)| json).collect();
-    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+    let data: Vec<dto::Invitation> = pending.into_iter().map(|(_, _, json)| json).collect();
+    Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }

@@ -53,12 +53,12 @@ pub async fn create(
         move |_: &DirectoryState| Answer {
             shown: render::data(
                 StatusCode::CREATED,
-                render::token(&token, Some(&secret)),
+                &render::token(&token, Some(&secret)),
                 Some(location.clone()),
             ),
             kept: render::data(
                 StatusCode::CREATED,
-                render::token(&token, None),
+                &render::token(&token, None),
                 Some(location),
             ),
         }
@@ -81,13 +81,13 @@ pub async fn list(
     directory: Data<Directory>,
 ) -> Result<HttpResponse, ApiError> {
     access::decide(&caller, None, Action::Account)?;
-    let data = directory
+    let data: Vec<_> = directory
         .read()
         .tokens_of(&caller.account.id)
         .into_iter()
         .map(|live| render::token(&live.current(), None))
         .collect();
-    Ok(render::kept(&render::data(StatusCode::OK, data, None)))
+    Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
 /// The caller's token named in the path, as it is now; 404 for another's or a revoked one.
@@ -115,7 +115,7 @@ pub async fn get(
     let token = named_token(&req, &caller.account.id, &directory)?;
     Ok(render::kept(&render::data(
         StatusCode::OK,
-        render::token(&token, None),
+        &render::token(&token, None),
         None,
     )))
 }
@@ -133,7 +133,7 @@ pub async fn revoke(
     access::decide(&caller, None, Action::Account)?;
     let token = named_token(&req, &caller.account.id, &directory)?;
     let id = token.id.clone();
-    let shown = render::data(StatusCode::OK, render::token(&token, None), None);
+    let shown = render::data(StatusCode::OK, &render::token(&token, None), None);
     let answer = move |_: &DirectoryState| Answer {
         shown: shown.clone(),
         kept: shown,

@@ -1,0 +1,569 @@
+//! The JSON bodies of the API that are not records, as types: the renderers
+//! ([`super::render`], the handlers, [`super::error`]) serialize these, and the OpenAPI
+//! document ([`super::openapi`]) derives their schemas from the same types, so a body and
+//! its description cannot drift. Records and the envelopes around them are described by
+//! the kinds' field tables instead (see [`super::openapi`]), since one set of handlers
+//! serves all five kinds.
+//!
+//! Fields are declared in the byte order of their names, the order the answers had when
+//! they were built as `serde_json::Value` maps (a sorted map): the answers stay the same
+//! byte for byte. A schema that takes a limit (a name's length, a list's size) is built by
+//! a `schema_with` function from [`crate::model::limits`], as derive attributes only take
+//! literals.
+
+use std::path::PathBuf;
+
+use serde::{Serialize, Serializer};
+use utoipa::openapi::schema::{
+    AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
+};
+use utoipa::openapi::{Ref, RefOr, Schema};
+use utoipa::{IntoParams, ToSchema};
+
+use super::render::RecordJson;
+use crate::model::directory::{Access, Role};
+use crate::model::limits::{
+    IDEMPOTENCY_KEY_MAX_CHARS, ID_MAX_CHARS, ID_MIN_CHARS, MAX_OPERATIONS, MAX_SAFE_INTEGER,
+    MAX_TOKEN_SPACES, NAME_MAX_CHARS,
+};
+use crate::model::time::rfc3339_millis;
+use crate::model::Kind;
+
+/// A time in milliseconds since the epoch, written as RFC 3339 UTC with milliseconds
+/// (`YYYY-MM-DDTHH:MM:SS.mmmZ`), or null when out of range.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp(pub i64);
+
+impl Serialize for Stamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match rfc3339_millis(self.0) {
+            Some(stamp) => s.serialize_str(&stamp),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// `{"data": ...}`: the envelope of every answer that is not a record's, a page or a
+/// problem. The document names each use (`SpaceEnvelope`, `TokenList`, ...) below.
+#[derive(Serialize)]
+pub struct Envelope<T> {
+    /// The answer.
+    pub data: T,
+}
+
+/// A member's role in a space.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RoleName {
+    /// Everything, the space and its members included.
+    Owner,
+    /// Reads and writes records.
+    Editor,
+    /// Reads records.
+    Viewer,
+}
+
+impl From<Role> for RoleName {
+    fn from(role: Role) -> RoleName {
+        match role {
+            Role::Owner => RoleName::Owner,
+            Role::Editor => RoleName::Editor,
+            Role::Viewer => RoleName::Viewer,
+        }
+    }
+}
+
+/// What a scoped token may do in its spaces.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AccessName {
+    /// Reads only.
+    Read,
+    /// Reads, and writes as far as the user's role allows.
+    Write,
+}
+
+impl From<Access> for AccessName {
+    fn from(access: Access) -> AccessName {
+        match access {
+            Access::Read => AccessName::Read,
+            Access::Write => AccessName::Write,
+        }
+    }
+}
+
+/// Whether a member has accepted.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MemberState {
+    /// A member.
+    Active,
+    /// Invited; `invited` until the user accepts.
+    Invited,
+}
+
+/// A space as the caller sees it (CONTRACT §13).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Space {
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: Stamp,
+    /// Whether it is the caller's default space.
+    pub is_default: bool,
+    #[schema(minimum = 1)]
+    pub member_count: usize,
+    pub name: Box<str>,
+    /// The caller's role in the space.
+    #[schema(required = true)]
+    pub role: Option<RoleName>,
+    pub space_id: Box<str>,
+    #[schema(minimum = 0)]
+    pub space_version: u64,
+}
+
+/// A member of a space, or a user invited to it (CONTRACT §13, §21).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    /// When the user accepted; for an invitation, when it was invited.
+    #[schema(value_type = String, format = DateTime)]
+    pub added_at: Stamp,
+    /// The user's name.
+    pub name: Box<str>,
+    pub role: RoleName,
+    /// `invited` until the user accepts.
+    pub state: MemberState,
+    pub user_id: Box<str>,
+}
+
+/// A pending invitation of the caller (CONTRACT §21).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Invitation {
+    #[schema(value_type = String, format = DateTime)]
+    pub invited_at: Stamp,
+    /// The inviter's userId.
+    pub invited_by: Box<str>,
+    /// The space's name.
+    pub name: Box<str>,
+    pub role: RoleName,
+    pub space_id: Box<str>,
+}
+
+/// A scoped token (CONTRACT §14).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Token {
+    pub access: AccessName,
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: Stamp,
+    /// When it stops working (401 from then on, and its change streams end); null: never.
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub expires_at: Option<Stamp>,
+    /// The last time it was accepted, to within a minute; null: never.
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub last_used_at: Option<Stamp>,
+    pub name: Box<str>,
+    /// The spaces it reaches; null for every space the user belongs to, now and later.
+    #[schema(required = true)]
+    pub space_ids: Option<Vec<Box<str>>>,
+    /// The secret: only in the answer to the creation, not in a replay. A secret is
+    /// stored only as a hash: shown once, and never again (not in a list or a GET).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<Box<str>>,
+    pub token_id: Box<str>,
+}
+
+/// The caller (`GET /api/v1/me`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Me<'a> {
+    pub default_space_id: &'a str,
+    pub name: &'a str,
+    /// Every space the caller's token reaches, ordered as `GET /api/v1/spaces`.
+    pub space_ids: Vec<&'a str>,
+    pub user_id: &'a str,
+}
+
+/// A new user, or a user with a new primary token (admin routes).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedUser {
+    pub default_space_id: Box<str>,
+    pub name: Box<str>,
+    /// Shown only in the first answer, not in a replay: a replayed answer is kept
+    /// without it, as tokens are stored nowhere (CONTRACT §11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<Box<str>>,
+    pub user_id: Box<str>,
+}
+
+/// What a backup copy holds.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Backup {
+    #[schema(minimum = 0)]
+    pub bytes: u64,
+    #[schema(minimum = 0)]
+    pub spaces: usize,
+    #[schema(value_type = String)]
+    pub to: PathBuf,
+    #[schema(minimum = 0)]
+    pub users: usize,
+}
+
+/// `ok` or `degraded`.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HealthStatus {
+    /// The journal writes.
+    Ok,
+    /// The journal cannot write (`reason` says why).
+    Degraded,
+}
+
+/// `primary` or `standby` (replication, §16).
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeRole {
+    /// Takes writes.
+    Primary,
+    /// Follows the primary.
+    Standby,
+}
+
+/// Liveness and storage health. `role`, `node`, `appliedSeq` and `lagSeq` are there with
+/// --nats (replication, §16).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Health<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lag_seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<NodeRole>,
+    pub status: HealthStatus,
+}
+
+/// Whether this node is the primary: what the proxy checks (§16).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PrimaryHealth<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<&'a str>,
+    pub status: NodeRole,
+}
+
+/// One bad field of a `validation_failed` problem.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProblemField {
+    pub field: String,
+    pub message: String,
+}
+
+/// RFC 9457 problem details with taskd's `code` (CONTRACT §7).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    pub code: &'static str,
+    /// dependency_cycle: the cycle's task ids in order, the written task first; each names
+    /// the next as a predecessor, the last names the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<Vec<String>>,
+    #[schema(required = true)]
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<ProblemField>>,
+    /// The failed operation of a batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation_index: Option<usize>,
+    pub status: u16,
+    pub title: &'static str,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+/// `{"name"}` of a new space.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct SpaceCreate {
+    #[schema(schema_with = name_schema)]
+    name: String,
+}
+
+/// `{"name"}` of a renamed space; `{}` changes nothing.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct SpaceUpdate {
+    #[schema(schema_with = name_schema)]
+    name: Option<String>,
+}
+
+/// `{"role"}` of an invitation or a member.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct MemberPut {
+    role: RoleName,
+}
+
+/// A new scoped token.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct TokenCreate {
+    #[schema(schema_with = name_schema)]
+    name: String,
+    access: AccessName,
+    /// Spaces the user belongs to (duplicates dropped); null or absent for every space,
+    /// now and later.
+    #[schema(schema_with = token_spaces_schema)]
+    space_ids: Option<Vec<String>>,
+    /// In the future; null or absent for never.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    expires_at: Option<String>,
+}
+
+/// `{"name"}` of a new user.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct UserCreate {
+    #[schema(schema_with = name_schema)]
+    name: String,
+}
+
+/// `{"to"}` of a backup.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct BackupRequest {
+    /// An absolute path: a new or empty directory.
+    to: String,
+}
+
+/// A write of a batch.
+#[derive(ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+#[allow(dead_code)]
+pub enum BatchMethod {
+    /// A create, or a restore (`.../{id}/restore`).
+    Post,
+    /// An update.
+    Patch,
+    /// A soft delete.
+    Delete,
+}
+
+/// One operation of a batch: a write path of §4 and its body.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct BatchOperation {
+    method: BatchMethod,
+    /// The path, e.g. `/api/v1/tasks` or `/api/v1/tasks/{todoId}`.
+    path: String,
+    /// The body the path takes: a create or update body of the path's kind.
+    #[schema(schema_with = batch_body_schema)]
+    body: Option<()>,
+}
+
+/// Up to the batch limit of writes to one space, all or nothing.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct BatchRequest {
+    #[schema(schema_with = operations_schema)]
+    operations: Vec<BatchOperation>,
+}
+
+/// One result of a batch: the status the single request would have had, the record's
+/// kind and the record.
+#[derive(Serialize, ToSchema)]
+pub struct BatchResult<'a> {
+    #[schema(schema_with = batch_status_schema)]
+    pub status: u16,
+    /// The kind of the record (the collection's noun): `task`, `list`, ...
+    #[schema(schema_with = kind_schema)]
+    pub kind: &'static str,
+    #[schema(schema_with = record_ref)]
+    pub data: RecordJson<'a>,
+}
+
+/// The answer to a batch.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchResponse<'a> {
+    pub results: Vec<BatchResult<'a>>,
+    #[schema(minimum = 0)]
+    pub space_version: u64,
+}
+
+/// The query parameter `spaceId`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct SpaceParam {
+    /// The space; else the body's `spaceId`, else the caller's default space.
+    #[param(rename = "spaceId")]
+    space_id: Option<String>,
+}
+
+/// The `Idempotency-Key` header of a write.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+pub struct KeyHeader {
+    /// Printable ASCII characters: a retry with the same key and body gets the first answer
+    /// again (24 h).
+    #[param(rename = "Idempotency-Key", schema_with = idempotency_key_schema)]
+    key: Option<String>,
+}
+
+/// `since` of the change feed and the stream.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct SinceParam {
+    /// Changes after this space version (default 0).
+    #[param(schema_with = since_schema)]
+    since: Option<u64>,
+}
+
+/// `limit` of the change feed.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct FeedLimitParam {
+    /// Records per page.
+    #[param(schema_with = feed_limit_schema)]
+    limit: Option<usize>,
+}
+
+/// `Last-Event-ID` of the stream.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+pub struct LastEventId {
+    /// Replaces `since`.
+    #[param(rename = "Last-Event-ID")]
+    last_event_id: Option<String>,
+}
+
+/// A path parameter.
+macro_rules! path_param {
+    ($name:ident, $field:ident, $rename:literal, $doc:literal) => {
+        #[doc = concat!("The path parameter `", $rename, "`.")]
+        #[derive(IntoParams)]
+        #[into_params(parameter_in = Path)]
+        #[allow(dead_code)]
+        pub struct $name {
+            #[doc = $doc]
+            #[param(rename = $rename)]
+            $field: String,
+        }
+    };
+}
+path_param!(SpaceIdPath, space_id, "spaceId", "The space.");
+path_param!(UserIdPath, user_id, "userId", "The user.");
+path_param!(TokenIdPath, token_id, "tokenId", "The scoped token.");
+
+/// The pattern of a record id (CONTRACT §3).
+pub fn id_pattern() -> String {
+    format!("^[A-Za-z0-9_-]{{{ID_MIN_CHARS},{ID_MAX_CHARS}}}$")
+}
+
+/// A string of type `ty` (`[string]` or `[string, null]`).
+fn string_of(ty: impl Into<SchemaType>) -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(ty)
+}
+
+/// A name of a user, a space or a token.
+pub fn name_schema() -> ObjectBuilder {
+    string_of(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(NAME_MAX_CHARS))
+}
+
+fn token_spaces_schema() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(string_of(Type::String))
+        .min_items(Some(1))
+        .max_items(Some(MAX_TOKEN_SPACES))
+}
+
+/// HTTP trims a header value, so the key neither starts nor ends with a space.
+pub fn idempotency_key_schema() -> ObjectBuilder {
+    let inner = IDEMPOTENCY_KEY_MAX_CHARS - 2;
+    string_of(Type::String).pattern(Some(format!("^[!-~]([ -~]{{0,{inner}}}[!-~])?$")))
+}
+
+fn since_schema() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .maximum(Some(MAX_SAFE_INTEGER as f64))
+}
+
+fn feed_limit_schema() -> ObjectBuilder {
+    use crate::model::limits::{FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX};
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(1))
+        .maximum(Some(FEED_LIMIT_MAX as f64))
+        .default(Some(FEED_LIMIT_DEFAULT.into()))
+}
+
+fn operations_schema() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(Ref::from_schema_name("BatchOperation"))
+        .min_items(Some(1))
+        .max_items(Some(MAX_OPERATIONS))
+}
+
+/// `anyOf` the create and update bodies of every kind, so that a generated client types
+/// an operation's body (a bare object is `Record<string, never>` to openapi-typescript).
+fn batch_body_schema() -> Schema {
+    Kind::ALL
+        .into_iter()
+        .flat_map(|kind| {
+            [
+                super::openapi::schema_name(kind, "Create"),
+                super::openapi::schema_name(kind, "Update"),
+            ]
+        })
+        .fold(AnyOfBuilder::new(), |any, name| {
+            any.item(Ref::from_schema_name(name))
+        })
+        .build()
+        .into()
+}
+
+fn batch_status_schema() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .enum_values(Some([200, 201]))
+}
+
+fn kind_schema() -> ObjectBuilder {
+    string_of(Type::String).enum_values(Some(Kind::ALL.map(Kind::noun)))
+}
+
+fn record_ref() -> Ref {
+    Ref::from_schema_name("Record")
+}
+
+/// A date-time string, or null.
+pub fn nullable_date_time() -> ObjectBuilder {
+    string_of(SchemaType::from_iter([Type::String, Type::Null]))
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+}
+
+/// `schema` as a `RefOr`.
+pub fn boxed(schema: impl Into<Schema>) -> RefOr<Schema> {
+    RefOr::T(schema.into())
+}
