@@ -13,7 +13,8 @@ use serde_json::{Map, Value as Json};
 use super::error::ApiError;
 use super::extract::{bounded_object, parse_fields, space_of, JsonBody, KeyClaim, Params};
 use super::handlers::{send_write, OFF_WORKER_BYTES};
-use super::render;
+use super::openapi::problems::*;
+use super::{dto, render};
 use crate::actors::Spaces;
 use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
@@ -25,10 +26,36 @@ fn operations_rule() -> String {
     format!("must be an array of 1 to {MAX_OPERATIONS} operations")
 }
 
-/// `POST /api/v1/batch?spaceId=S` with `{"operations": [{"method", "path", "body"}]}` →
-/// 200 `{"results": [...], "spaceVersion": v}`. 400 `validation_failed` for a malformed
-/// batch (naming `operations[i].field`); an operation's own error with `operationIndex`;
-/// 401, 404, 413, 415, 503.
+/// `{"operations": [{"method", "path", "body"}]}` → `{"results": [{"status", "kind",
+/// "data"}], "spaceVersion"}`: each result is what the single request would have answered,
+/// with the record's `kind`. A malformed batch is 400 `validation_failed` naming
+/// `operations[i].field`; an operation's own error comes with its `operationIndex`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/batch",
+    operation_id = "batch",
+    tag = "sync",
+    summary = format!("Up to {MAX_OPERATIONS} writes to one space, all or nothing"),
+    security(("bearer" = [])),
+    params(dto::SpaceParam, dto::KeyHeader),
+    request_body = dto::BatchRequest,
+    responses(
+        (status = 200, description = "Every operation's result", body = dto::BatchResponse),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 412, response = Problem412),
+        (status = 413, response = Problem413),
+        (status = 415, response = Problem415),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn batch(
     req: HttpRequest,
     caller: Caller,

@@ -23,8 +23,8 @@ use utoipa::{IntoParams, ToSchema};
 use super::render::RecordJson;
 use crate::model::directory::{Access, Role};
 use crate::model::limits::{
-    IDEMPOTENCY_KEY_MAX_CHARS, ID_MAX_CHARS, ID_MIN_CHARS, MAX_OPERATIONS, MAX_SAFE_INTEGER,
-    MAX_TOKEN_SPACES, NAME_MAX_CHARS,
+    thousands, IDEMPOTENCY_KEY_MAX_CHARS, ID_MAX_CHARS, ID_MIN_CHARS, MAX_OPERATIONS,
+    MAX_SAFE_INTEGER, MAX_TOKEN_SPACES, NAME_MAX_CHARS,
 };
 use crate::model::time::rfc3339_millis;
 use crate::model::Kind;
@@ -49,6 +49,32 @@ impl Serialize for Stamp {
 pub struct Envelope<T> {
     /// The answer.
     pub data: T,
+}
+
+/// The document's name of `{"data": ...}` around one body type; the answers themselves
+/// are rendered with [`Envelope`].
+macro_rules! envelope {
+    ($($name:ident($inner:ty): $doc:literal;)*) => {$(
+        #[doc = $doc]
+        #[derive(ToSchema)]
+        #[allow(dead_code)]
+        pub struct $name {
+            data: $inner,
+        }
+    )*};
+}
+
+envelope! {
+    SpaceEnvelope(Space): "One space.";
+    SpaceList(Vec<Space>): "Spaces, ordered by `spaceId` (byte order).";
+    MemberEnvelope(Member): "One member or invitation.";
+    MemberList(Vec<Member>): "The members and invitations of a space, by `userId`.";
+    InvitationList(Vec<Invitation>): "The caller's pending invitations.";
+    TokenEnvelope(Token): "One scoped token.";
+    TokenList(Vec<Token>): "Scoped tokens, by `createdAt` then `tokenId`.";
+    MeEnvelope(Me<'static>): "The caller.";
+    CreatedUserEnvelope(CreatedUser): "A user and its token.";
+    BackupEnvelope(Backup): "What a backup copy holds.";
 }
 
 /// A member's role in a space.
@@ -170,6 +196,7 @@ pub struct Token {
     /// The secret: only in the answer to the creation, not in a replay. A secret is
     /// stored only as a hash: shown once, and never again (not in a list or a GET).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub token: Option<Box<str>>,
     pub token_id: Box<str>,
 }
@@ -194,6 +221,7 @@ pub struct CreatedUser {
     /// Shown only in the first answer, not in a replay: a replayed answer is kept
     /// without it, as tokens are stored nowhere (CONTRACT §11).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub token: Option<Box<str>>,
     pub user_id: Box<str>,
 }
@@ -237,14 +265,19 @@ pub enum NodeRole {
 #[serde(rename_all = "camelCase")]
 pub struct Health<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub applied_seq: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub lag_seq: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub node: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub role: Option<NodeRole>,
     pub status: HealthStatus,
 }
@@ -253,6 +286,7 @@ pub struct Health<'a> {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PrimaryHealth<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub node: Option<&'a str>,
     pub status: NodeRole,
 }
@@ -272,13 +306,16 @@ pub struct Problem {
     /// dependency_cycle: the cycle's task ids in order, the written task first; each names
     /// the next as a predecessor, the last names the first.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub cycle: Option<Vec<String>>,
     #[schema(required = true)]
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub errors: Option<Vec<ProblemField>>,
     /// The failed operation of a batch.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub operation_index: Option<usize>,
     pub status: u16,
     pub title: &'static str,
@@ -372,7 +409,7 @@ pub struct BatchOperation {
     body: Option<()>,
 }
 
-/// Up to the batch limit of writes to one space, all or nothing.
+/// Writes to one space, all or nothing (`operations`: see its `maxItems`).
 #[derive(ToSchema)]
 #[allow(dead_code)]
 pub struct BatchRequest {
@@ -484,29 +521,43 @@ fn string_of(ty: impl Into<SchemaType>) -> ObjectBuilder {
 /// A name of a user, a space or a token.
 pub fn name_schema() -> ObjectBuilder {
     string_of(Type::String)
+        .description(Some(format!(
+            "1 to {} characters.",
+            thousands(NAME_MAX_CHARS)
+        )))
         .min_length(Some(1))
         .max_length(Some(NAME_MAX_CHARS))
 }
 
 fn token_spaces_schema() -> ArrayBuilder {
     ArrayBuilder::new()
+        .description(Some(format!(
+            "1 to {MAX_TOKEN_SPACES} spaces the user belongs to (duplicates dropped); null or \
+             absent for every space, now and later."
+        )))
         .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
         .items(string_of(Type::String))
         .min_items(Some(1))
         .max_items(Some(MAX_TOKEN_SPACES))
 }
 
-/// HTTP trims a header value, so the key neither starts nor ends with a space.
+/// 1 to [`IDEMPOTENCY_KEY_MAX_CHARS`] printable ASCII characters. HTTP trims a header
+/// value, so the key neither starts nor ends with a space.
 pub fn idempotency_key_schema() -> ObjectBuilder {
     let inner = IDEMPOTENCY_KEY_MAX_CHARS - 2;
-    string_of(Type::String).pattern(Some(format!("^[!-~]([ -~]{{0,{inner}}}[!-~])?$")))
+    string_of(Type::String)
+        .pattern(Some(format!("^[!-~]([ -~]{{0,{inner}}}[!-~])?$")))
+        .description(Some(format!(
+            "1 to {IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters: a retry with the same \
+             key and body gets the first answer again (24 h)."
+        )))
 }
 
 fn since_schema() -> ObjectBuilder {
     ObjectBuilder::new()
         .schema_type(Type::Integer)
         .minimum(Some(0))
-        .maximum(Some(MAX_SAFE_INTEGER as f64))
+        .maximum(Some(MAX_SAFE_INTEGER))
 }
 
 fn feed_limit_schema() -> ObjectBuilder {
@@ -514,7 +565,7 @@ fn feed_limit_schema() -> ObjectBuilder {
     ObjectBuilder::new()
         .schema_type(Type::Integer)
         .minimum(Some(1))
-        .maximum(Some(FEED_LIMIT_MAX as f64))
+        .maximum(Some(FEED_LIMIT_MAX))
         .default(Some(FEED_LIMIT_DEFAULT.into()))
 }
 

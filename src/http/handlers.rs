@@ -12,6 +12,7 @@ use super::extract::{
     kept_with_write, none_match, space_of, Admin, Collection, JsonObject, KeyClaim, Params,
     Preconditions, RecordId, Target,
 };
+use super::openapi::problems::*;
 use super::{idempotency, render, Gate};
 use crate::actors::directory::{Answer, Changed};
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
@@ -23,9 +24,28 @@ use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name
 use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, SpaceError};
 use crate::service::Service;
 
-/// `GET /healthz` → 200 `{"status":"ok"}`, or 503 `{"status":"degraded","reason":...}`
-/// while the journal cannot write; with `--nats` also `role`, `node`, `appliedSeq` and
-/// `lagSeq` (§16). No auth.
+/// Liveness and storage health (no auth)
+///
+/// `ok`, or `degraded` with its `reason` while the journal cannot write; with `--nats` also
+/// `role`, `node`, `appliedSeq` and `lagSeq` (§16).
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    operation_id = "healthz",
+    tag = "service",
+    responses(
+        (status = 200, description = "ok", body = dto::Health),
+        (
+            status = 503,
+            description = "degraded (JSON), or shutting down (problem+json)",
+            content(
+                (dto::Health = "application/json"),
+                (dto::Problem = "application/problem+json"),
+            ),
+            headers(("Retry-After" = String, description = "Seconds to wait before trying again.")),
+        ),
+    ),
+)]
 pub async fn healthz(service: Data<Service>, gate: Data<Gate>) -> HttpResponse {
     let problem = service.storage_problem();
     let status = match &problem {
@@ -59,8 +79,27 @@ pub async fn healthz(service: Data<Service>, gate: Data<Gate>) -> HttpResponse {
     render::json(status, &body)
 }
 
-/// `GET /healthz/primary` → 200 on the primary (or a node without `--nats`), 503
-/// elsewhere: what the proxy checks (§16). No auth.
+/// 200 on the primary (or without --nats), 503 on a standby: the proxy's check (no auth)
+///
+/// What the proxy in front of a replicated pair checks (§16).
+#[utoipa::path(
+    get,
+    path = "/healthz/primary",
+    operation_id = "healthzPrimary",
+    tag = "service",
+    responses(
+        (status = 200, description = "primary", body = dto::PrimaryHealth),
+        (
+            status = 503,
+            description = "a standby (JSON), or shutting down (problem+json)",
+            content(
+                (dto::PrimaryHealth = "application/json"),
+                (dto::Problem = "application/problem+json"),
+            ),
+            headers(("Retry-After" = String, description = "Seconds to wait before trying again.")),
+        ),
+    ),
+)]
 pub async fn healthz_primary(gate: Data<Gate>) -> HttpResponse {
     match gate.role() {
         Some(role) if !role.is_primary() => render::json(
@@ -80,8 +119,27 @@ pub async fn healthz_primary(gate: Data<Gate>) -> HttpResponse {
     }
 }
 
-/// `GET /api/v1/me` → 200 with the caller's id, name, default space and the spaces its
-/// token reaches, by id. 401.
+/// The caller and its spaces
+///
+/// `spaceIds`: every space the caller's token reaches (CONTRACT §13, §14), ordered as
+/// `GET /api/v1/spaces`: the user's spaces for its primary token, those of its `spaceIds`
+/// for a scoped one. The admin token is no user → 401.
+#[utoipa::path(
+    get,
+    path = "/api/v1/me",
+    operation_id = "me",
+    tag = "users",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller", body = dto::MeEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn me(caller: Caller) -> HttpResponse {
     let user = &caller.account;
     let me = Me {
@@ -93,8 +151,34 @@ pub async fn me(caller: Caller) -> HttpResponse {
     render::json(StatusCode::OK, &dto::Envelope { data: me })
 }
 
-/// `POST /api/v1/admin/users` with `{"name": "..."}` → 201 with the new user and its token,
-/// shown only here. 400, 401, 403, 413, 415, 503 `storage_unavailable`.
+/// Create a user and its default space (admin token)
+///
+/// The answer shows the user's token, and only this answer: a replay goes without it.
+#[utoipa::path(
+    post,
+    path = "/api/v1/admin/users",
+    operation_id = "create_user",
+    tag = "users",
+    security(("bearer" = [])),
+    params(dto::KeyHeader),
+    request_body = dto::UserCreate,
+    responses(
+        (status = 201, description = "The user; its token is shown only here", body = dto::CreatedUserEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 412, response = Problem412),
+        (status = 413, response = Problem413),
+        (status = 415, response = Problem415),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn create_user(
     req: HttpRequest,
     _: Admin,
@@ -155,10 +239,36 @@ pub(super) async fn change(
     Ok(render::kept(&answer.shown))
 }
 
-/// `POST /api/v1/admin/backup` with `{"to": "/absolute/dir"}` → 200 with what the copy holds
-/// (`to`, `spaces`, `users`, `bytes`): a consistent copy of the data directory, taken on a
-/// blocking thread while the server goes on serving. 400, 401, 403, 409 `already_exists`
-/// (the directory is not empty), 413, 415, 500 (the copy failed; the cause is logged).
+/// Copy the data directory consistently while serving (admin token)
+///
+/// The copy is taken on a blocking thread while the server goes on serving; the answer says
+/// what it holds. 409 `already_exists`: the directory is not empty; 500: the copy failed
+/// (the cause is logged).
+#[utoipa::path(
+    post,
+    path = "/api/v1/admin/backup",
+    operation_id = "backup",
+    tag = "admin",
+    security(("bearer" = [])),
+    params(dto::KeyHeader),
+    request_body = dto::BackupRequest,
+    responses(
+        (status = 200, description = "What the copy holds", body = dto::BackupEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 412, response = Problem412),
+        (status = 413, response = Problem413),
+        (status = 415, response = Problem415),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn backup(
     _: Admin,
     body: JsonObject,
@@ -396,8 +506,27 @@ pub(super) async fn send_write(
     Ok(answer)
 }
 
-/// `GET /api/v1/changes?since=N&limit=L` → 200 with every record changed after version N
-/// (CONTRACT §12). 400 `invalid_parameter`, 401, 404, 503.
+/// Every record changed after a version (the change feed)
+///
+/// CONTRACT §12: the records changed after version `since`, in version order, a page at a
+/// time (`nextSince`, `hasMore`).
+#[utoipa::path(
+    get,
+    path = "/api/v1/changes",
+    operation_id = "changes",
+    tag = "sync",
+    security(("bearer" = [])),
+    params(dto::SpaceParam, dto::SinceParam, dto::FeedLimitParam),
+    responses(
+        (status = 200, description = "A page of changes", body = ref("#/components/schemas/ChangePage")),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn changes(
     caller: Caller,
     params: Params,

@@ -423,6 +423,25 @@ fn request_id(sent: Option<&HeaderValue>) -> String {
 /// `GET /metrics` on a `--metrics-bind` address: every metric in the OpenMetrics text
 /// format Prometheus scrapes; no auth (that address is for a scraper on an internal
 /// network).
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    tag = "service",
+    summary = "Prometheus metrics (admin token; moved by --metrics-bind)",
+    description = "On the API's address only with the admin token (CONTRACT §21): 401 without it, \
+        for a user's token (primary or scoped) too, since the metrics name users. A 401 counts \
+        as a failed authentication, so a client locked out by them (§9) gets 429 here as on \
+        `/api/v1`. With `--metrics-bind ADDR` it is served on that address instead, without a \
+        token, and not on this one (404).",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text", body = String),
+        (status = 401, response = openapi::problems::Problem401),
+        (status = 429, response = openapi::problems::Problem429),
+        (status = 503, response = openapi::problems::Problem503),
+    ),
+)]
 pub async fn metrics() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")

@@ -1,46 +1,241 @@
-//! The OpenAPI 3.1 document of the API, built with `utoipa` from the same tables the server
-//! validates with: each kind's record, create and update schemas come from its field table
-//! in [`crate::model::kind`], and the five collections get their paths from one loop over
-//! [`Kind::ALL`], so the document cannot drift from the code. Served at
-//! `GET /api/v1/openapi.json` (no auth) and rendered by Swagger UI at `/docs`.
+//! The OpenAPI 3.1 document of the API, served at `GET /api/v1/openapi.json` (no auth) and
+//! rendered by Swagger UI at `/docs`.
+//!
+//! Most of it is derived: [`ApiDoc`] lists the handlers, whose `#[utoipa::path]` gives each
+//! operation's parameters, bodies and every status it answers, and the wire types of
+//! [`super::dto`], whose `ToSchema` gives their schemas. What is here is what cannot be
+//! derived:
+//!
+//! - the records of the five kinds, their create and update bodies, envelopes, pages and
+//!   change entries, and the five collections' routes: one set of generic handlers serves
+//!   every kind, so [`KindTable`] generates them from the kinds' field tables in
+//!   [`crate::model::kind`] (a record's fields, their types and limits, the list filters);
+//! - the problem+json responses ([`problems`]), whose texts name the limits of
+//!   [`crate::model::limits`];
+//! - the bearer scheme, and the route of this document itself, which Swagger UI serves
+//!   ([`Service`]).
 //!
 //! Every response body is a named component referenced with `$ref` (`TaskEnvelope`,
 //! `TaskPage`, `ChangePage`, `BatchResponse`, ...), so a generated client has one model per
 //! envelope rather than one per operation; item paths name their id as the interface does
-//! (`/api/v1/tasks/{todoId}`). Spaces, members and scoped tokens (CONTRACT §13, §14) have
-//! their own routes and components (`Space`, `Member`, `Token`, ...), built by
-//! [`directory_paths`] and [`directory_schemas`].
+//! (`/api/v1/tasks/{todoId}`).
 
 use std::sync::LazyLock;
 
 use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::PathItem;
 use utoipa::openapi::path::{
     HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, PathItemBuilder,
 };
-use utoipa::openapi::request_body::{RequestBody, RequestBodyBuilder};
+use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{
-    AdditionalProperties, ArrayBuilder, Discriminator, KnownFormat, Object, ObjectBuilder,
-    OneOfBuilder, SchemaFormat, SchemaType, Type,
+    AdditionalProperties, ArrayBuilder, Discriminator, Object, ObjectBuilder, OneOfBuilder,
+    SchemaType, Type,
 };
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
-use utoipa::openapi::{
-    ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, PathsBuilder, Ref, RefOr, Required,
-    Schema,
-};
+use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Required, Schema};
+use utoipa::{Modify, OpenApi as _};
 
-use crate::model::directory::MAX_TOKEN_SPACES;
-use crate::model::kind::{FieldType, MAX_IDS};
+use super::dto::{self, id_pattern, nullable_date_time};
+use super::{batch, handlers, spaces, stream, tokens};
+use crate::model::kind::FieldType;
+use crate::model::limits::{
+    thousands, EDGE_BUDGET, MAX_BODY_BYTES, MAX_IDS, MAX_INVITATIONS_PER_INVITEE,
+    MAX_INVITATIONS_SENT, MAX_MEMBERS, MAX_SAFE_INTEGER, MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER,
+    MAX_TOKENS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX,
+};
 use crate::model::Kind;
 
-/// The pattern of a record id (CONTRACT §3).
-const ID_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
-/// The largest integer every JSON parser reads exactly.
-const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
-
 /// The document, built once.
-pub static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(document);
+pub static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
+
+/// The document: the annotated handlers, the wire types, and the generated parts.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    info(
+        title = "taskd",
+        description = "Task Management Service Interface v1: tasks, lists, schedules, categories and contexts in spaces with a version counter."
+    ),
+    paths(
+        handlers::healthz,
+        handlers::healthz_primary,
+        super::metrics,
+        handlers::me,
+        handlers::create_user,
+        tokens::reset_primary,
+        handlers::backup,
+        handlers::changes,
+        stream::stream,
+        batch::batch,
+        spaces::list,
+        spaces::create,
+        spaces::get,
+        spaces::update,
+        spaces::delete,
+        spaces::members,
+        spaces::put_member,
+        spaces::remove_member,
+        spaces::accept,
+        spaces::invitations,
+        tokens::list,
+        tokens::create,
+        tokens::get,
+        tokens::revoke,
+    ),
+    components(
+        schemas(
+            dto::Problem,
+            dto::ProblemField,
+            dto::Health,
+            dto::HealthStatus,
+            dto::NodeRole,
+            dto::PrimaryHealth,
+            dto::Me,
+            dto::MeEnvelope,
+            dto::CreatedUser,
+            dto::CreatedUserEnvelope,
+            dto::UserCreate,
+            dto::Backup,
+            dto::BackupEnvelope,
+            dto::BackupRequest,
+            dto::BatchRequest,
+            dto::BatchOperation,
+            dto::BatchMethod,
+            dto::BatchResult,
+            dto::BatchResponse,
+            dto::RoleName,
+            dto::AccessName,
+            dto::MemberState,
+            dto::Space,
+            dto::SpaceEnvelope,
+            dto::SpaceList,
+            dto::SpaceCreate,
+            dto::SpaceUpdate,
+            dto::Member,
+            dto::MemberEnvelope,
+            dto::MemberList,
+            dto::MemberPut,
+            dto::Invitation,
+            dto::InvitationList,
+            dto::Token,
+            dto::TokenEnvelope,
+            dto::TokenList,
+            dto::TokenCreate,
+        ),
+        responses(
+            problems::Problem400,
+            problems::Problem401,
+            problems::Problem403,
+            problems::Problem404,
+            problems::Problem408,
+            problems::Problem409,
+            problems::Problem412,
+            problems::Problem413,
+            problems::Problem415,
+            problems::Problem422,
+            problems::Problem429,
+            problems::Problem500,
+            problems::Problem503,
+        ),
+    ),
+    modifiers(&Service, &KindTable),
+)]
+pub struct ApiDoc;
+
+/// The problem+json responses of CONTRACT §7, one component per status (`Problem400`,
+/// ...), which the operations reference: `(status = 400, response = Problem400)`.
+pub mod problems {
+    use utoipa::openapi::response::Response;
+    use utoipa::openapi::RefOr;
+    use utoipa::ToResponse;
+
+    macro_rules! problems {
+        ($($name:ident = $status:literal,)*) => {$(
+            #[doc = concat!("The problem+json response with status ", stringify!($status), ".")]
+            pub struct $name;
+
+            impl<'s> ToResponse<'s> for $name {
+                fn response() -> (&'s str, RefOr<Response>) {
+                    (stringify!($name), super::problem_response($status).into())
+                }
+            }
+        )*};
+    }
+
+    problems! {
+        Problem400 = 400,
+        Problem401 = 401,
+        Problem403 = 403,
+        Problem404 = 404,
+        Problem408 = 408,
+        Problem409 = 409,
+        Problem412 = 412,
+        Problem413 = 413,
+        Problem415 = 415,
+        Problem422 = 422,
+        Problem429 = 429,
+        Problem500 = 500,
+        Problem503 = 503,
+    }
+}
+
+/// The bearer scheme, and the route of the document itself (served by Swagger UI's
+/// service, so there is no handler to annotate).
+pub struct Service;
+
+impl Modify for Service {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let components = openapi.components.get_or_insert_with(Components::new);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+        let document = operation(
+            "openapi",
+            "service",
+            "This document (no auth)",
+            &[&[429, 503]],
+            true,
+        )
+        .response(
+            "200",
+            json_response("The OpenAPI document", ObjectBuilder::new(), &[]),
+        )
+        .build();
+        openapi
+            .paths
+            .add_path_operation("/api/v1/openapi.json", vec![HttpMethod::Get], document);
+    }
+}
+
+/// What the kinds' field tables give: for each kind its record, create and update
+/// schemas, `TaskEnvelope`, `TaskPage` and `TaskChange`, and its five routes; and the
+/// schemas over all kinds (`Record`, `Change`, `ChangePage`, `ChangeEvent`).
+pub struct KindTable;
+
+impl Modify for KindTable {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let components = openapi.components.get_or_insert_with(Components::new);
+        for (name, schema) in shared_schemas() {
+            components.schemas.insert(name, schema);
+        }
+        for kind in Kind::ALL {
+            let schemas = [
+                (schema_name(kind, ""), record_schema(kind).into()),
+                (schema_name(kind, "Create"), body_schema(kind, true).into()),
+                (schema_name(kind, "Update"), body_schema(kind, false).into()),
+            ];
+            for (name, schema) in schemas.into_iter().chain(kind_schemas(kind)) {
+                components.schemas.insert(name, RefOr::T(schema));
+            }
+            for (path, item) in collection_paths(kind) {
+                openapi.paths.paths.insert(path, item);
+            }
+        }
+    }
+}
 
 fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
@@ -51,13 +246,11 @@ fn nullable(ty: Type) -> SchemaType {
 }
 
 fn id_string() -> ObjectBuilder {
-    string().pattern(Some(ID_PATTERN))
+    string().pattern(Some(id_pattern()))
 }
 
 fn date_time() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(nullable(Type::String))
-        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+    nullable_date_time()
 }
 
 fn ids() -> ArrayBuilder {
@@ -93,17 +286,18 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         FieldType::Choice(choices) => string().enum_values(Some(choices.iter().copied())).into(),
         FieldType::Id | FieldType::Ref(_) => ObjectBuilder::new()
             .schema_type(nullable(Type::String))
-            .pattern(Some(ID_PATTERN))
+            .pattern(Some(id_pattern()))
             .into(),
         FieldType::Refs(_) | FieldType::Ids => ids().into(),
         FieldType::Predecessors => ids()
-            .description(Some(
+            .description(Some(format!(
                 "Ids of the tasks this one waits for (CONTRACT §15): each an active task of the \
                  space when set, else 422 invalid_reference; naming itself or closing a cycle \
                  is 422 dependency_cycle; a request whose cycle checks would follow more than \
-                 1,000,000 edges in all is 422 dependency_too_complex (CONTRACT §21). \
-                 Duplicates dropped, order kept; [] clears.",
-            ))
+                 {} edges in all is 422 dependency_too_complex (CONTRACT §21). Duplicates \
+                 dropped, order kept; [] clears.",
+                thousands(EDGE_BUDGET)
+            )))
             .into(),
         FieldType::Blocked => ObjectBuilder::new()
             .schema_type(Type::Boolean)
@@ -225,71 +419,56 @@ fn header(name: &str) -> utoipa::openapi::header::Header {
         .build()
 }
 
-/// The problem+json responses of CONTRACT §7, by status.
-/// A health route's 503: its own JSON (`schema`), or problem+json while shutting down.
-fn health_unavailable(description: &str, schema: &str) -> Response {
-    ResponseBuilder::new()
-        .description(description)
-        .content(
-            "application/json",
-            ContentBuilder::new()
-                .schema(Some(reference(schema)))
-                .build(),
-        )
-        .content(
-            "application/problem+json",
-            ContentBuilder::new()
-                .schema(Some(reference("Problem")))
-                .build(),
-        )
-        .header("Retry-After", header("Retry-After"))
-        .build()
-}
-
 fn problem(status: u16) -> RefOr<Response> {
     RefOr::Ref(Ref::from_response_name(format!("Problem{status}")))
 }
 
-fn problem_response(status: u16) -> Response {
+/// The problem+json response of `status`, naming the codes it comes with.
+pub(crate) fn problem_response(status: u16) -> Response {
     let text = match status {
         400 => {
             "invalid_json, validation_failed, invalid_parameter, invalid_cursor or space_conflict"
+                .to_string()
         }
-        401 => "unauthorized: no or unknown token",
-        403 => {
-            "forbidden: the caller's role or token does not allow the operation: a record write \
-             below editor or with a read-only token, a space or member change below owner, a \
-             scoped token where only the primary token may act (spaces, members, tokens), the \
-             admin token on a user's route, or a user's token on an admin route"
-        }
-        404 => "not_found: no such record, space or route",
-        408 => "request_timeout: the body did not arrive in time",
-        409 => {
+        401 => "unauthorized: no or unknown token".to_string(),
+        403 => "forbidden: the caller's role or token does not allow the operation: a record \
+                write below editor or with a read-only token, a space or member change below \
+                owner, a scoped token where only the primary token may act (spaces, members, \
+                tokens), the admin token on a user's route, or a user's token on an admin route"
+            .to_string(),
+        404 => "not_found: no such record, space or route".to_string(),
+        408 => "request_timeout: the body did not arrive in time".to_string(),
+        409 => format!(
             "already_exists, record_deleted, idempotency_key_in_use, default_space (a default \
              space cannot be shared, left or deleted), last_owner (a space must keep an owner) \
-             or limit_reached (1,000 spaces per user, 1,000 members and invitations per space, \
-             100 live scoped tokens per user, 1,000 pending invitations sent per user, 10 \
-             pending from one user to another)"
-        }
-        412 => "precondition_failed: `If-Match` did not match",
-        413 => "payload_too_large: body over 1 MiB",
-        415 => "unsupported_media_type: a body without a JSON content type",
-        422 => {
+             or limit_reached ({} spaces per user, {} members and invitations per space, {} \
+             live scoped tokens per user, {} pending invitations sent per user, {} pending \
+             from one user to another)",
+            thousands(MAX_SPACES_PER_USER),
+            thousands(MAX_MEMBERS),
+            thousands(MAX_TOKENS),
+            thousands(MAX_INVITATIONS_SENT),
+            thousands(MAX_INVITATIONS_PER_INVITEE),
+        ),
+        412 => "precondition_failed: `If-Match` did not match".to_string(),
+        413 => format!("payload_too_large: body over {} MiB", MAX_BODY_BYTES >> 20),
+        415 => "unsupported_media_type: a body without a JSON content type".to_string(),
+        422 => format!(
             "invalid_reference, dependency_cycle (with the cycle's ids in order in `cycle`), \
-             dependency_too_complex (the request's cycle checks would follow more than \
-             1,000,000 dependency edges in all; nothing changed; in a batch, `operationIndex` \
-             names the operation where the budget ran out) or idempotency_key_reused"
-        }
-        429 => {
+             dependency_too_complex (the request's cycle checks would follow more than {} \
+             dependency edges in all; nothing changed; in a batch, `operationIndex` names the \
+             operation where the budget ran out) or idempotency_key_reused",
+            thousands(EDGE_BUDGET)
+        ),
+        429 => format!(
             "too_many_requests: too many failed authentications from the client, a new \
-             idempotency key while the user's kept answers are at their bound, or the user's \
-             101st change stream"
-        }
-        500 => "internal: a bug; the cause is in the log",
-        _ => {
-            "unavailable (overloaded or shutting down) or storage_unavailable (the disk failed, \
-             or did not answer within --storage-timeout-ms)"
-        }
+             idempotency key while the user's kept answers are at their bound, or a change \
+             stream beyond the user's {MAX_STREAMS_PER_USER}"
+        ),
+        500 => "internal: a bug; the cause is in the log".to_string(),
+        _ => "unavailable (overloaded or shutting down) or storage_unavailable (the disk \
+              failed, or did not answer within --storage-timeout-ms)"
+            .to_string(),
     };
     let response = ResponseBuilder::new().description(text).content(
         "application/problem+json",
@@ -304,23 +483,14 @@ fn problem_response(status: u16) -> Response {
     .build()
 }
 
-/// Statuses every `/api/v1` operation may answer with.
+/// Statuses every collection operation may answer with (the operations derived from
+/// handlers list theirs in `#[utoipa::path]`).
 const COMMON: &[u16] = &[400, 401, 404, 429, 500, 503];
 /// More statuses of an operation with a body.
 const WITH_BODY: &[u16] = &[408, 413, 415];
 /// Statuses of writes: roles and tokens, records, references, preconditions and
 /// idempotency keys.
 const WRITES: &[u16] = &[403, 409, 412, 422];
-/// Statuses of a route only users have (spaces, members, tokens): the admin token, or a
-/// role or token below the operation.
-const USERS_ONLY: &[u16] = &[403];
-/// Statuses of a write to the directory (spaces, members, tokens): the caller's role or
-/// token, the directory's refusals (`default_space`, `last_owner`, `limit_reached`) and
-/// idempotency keys (a body is read for the key's fingerprint: 408, 413).
-const DIRECTORY_WRITES: &[u16] = &[403, 408, 409, 413, 422];
-const STATUSES: &[u16] = &[
-    400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 500, 503,
-];
 
 fn query(name: &str, schema: impl Into<RefOr<Schema>>, description: &str) -> ParameterBuilder {
     ParameterBuilder::new()
@@ -348,7 +518,7 @@ fn space_parameter() -> ParameterBuilder {
     )
 }
 
-fn integer(min: i64, max: i64) -> ObjectBuilder {
+fn integer(min: usize, max: usize) -> ObjectBuilder {
     ObjectBuilder::new()
         .schema_type(Type::Integer)
         .minimum(Some(min))
@@ -386,18 +556,6 @@ fn json_body(schema: impl Into<RefOr<Schema>>) -> RequestBodyBuilder {
     )
 }
 
-/// A required JSON body of exactly one field.
-fn one_field_body(name: &str, schema: ObjectBuilder) -> RequestBody {
-    json_body(
-        ObjectBuilder::new()
-            .property(name, schema)
-            .required(name)
-            .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-    )
-    .required(Some(Required::True))
-    .build()
-}
-
 fn if_match() -> ParameterBuilder {
     header_parameter(
         "If-Match",
@@ -415,10 +573,10 @@ fn if_none_match() -> ParameterBuilder {
 fn idempotency_key() -> ParameterBuilder {
     header_parameter(
         "Idempotency-Key",
-        "1 to 255 printable ASCII characters: a retry with the same key and body gets the first answer again (24 h).",
+        "Printable ASCII characters: a retry with the same key and body gets the first answer \
+         again (24 h).",
     )
-    // HTTP trims a header value, so the key neither starts nor ends with a space.
-    .schema(Some(string().pattern(Some("^[!-~]([ -~]{0,253}[!-~])?$"))))
+    .schema(Some(dto::idempotency_key_schema()))
 }
 
 fn not_modified() -> Response {
@@ -428,8 +586,9 @@ fn not_modified() -> Response {
         .build()
 }
 
-/// The five routes of one collection.
-fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
+/// The routes of one collection: the list and create, the item's get, update and delete,
+/// and its restore.
+fn collection_paths(kind: Kind) -> Vec<(String, PathItem)> {
     let base = format!("/api/v1/{}", kind.collection());
     let item_path = format!("{base}/{{{}}}", kind.id_field());
     let tag = kind.collection();
@@ -454,7 +613,11 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
         false,
     )
     .parameter(space_parameter())
-    .parameter(query("limit", integer(1, 100), "Page size, default 50."))
+    .parameter(query(
+        "limit",
+        integer(1, PAGE_LIMIT_MAX).default(Some(PAGE_LIMIT_DEFAULT.into())),
+        &format!("Page size, default {PAGE_LIMIT_DEFAULT}."),
+    ))
     .parameter(query(
         "cursor",
         string(),
@@ -537,15 +700,15 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
             .parameter(idempotency_key())
             .response("200", item())
     };
-    paths
-        .path(
-            base.clone(),
+    vec![
+        (
+            base,
             PathItemBuilder::new()
                 .operation(HttpMethod::Get, list.build())
                 .operation(HttpMethod::Post, create.build())
                 .build(),
-        )
-        .path(
+        ),
+        (
             item_path.clone(),
             PathItemBuilder::new()
                 .operation(HttpMethod::Get, get.build())
@@ -555,8 +718,8 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
                     deleted(format!("delete_{noun}"), format!("Soft-delete a {noun}")).build(),
                 )
                 .build(),
-        )
-        .path(
+        ),
+        (
             format!("{item_path}/restore"),
             PathItemBuilder::new()
                 .operation(
@@ -568,844 +731,13 @@ fn collection_paths(paths: PathsBuilder, kind: Kind) -> PathsBuilder {
                     .build(),
                 )
                 .build(),
-        )
-}
-
-/// The routes that are not a collection's.
-fn other_paths(paths: PathsBuilder) -> PathsBuilder {
-    let batch_body = ObjectBuilder::new()
-        .property(
-            "operations",
-            ArrayBuilder::new()
-                .min_items(Some(1))
-                .max_items(Some(100))
-                .items(
-                    ObjectBuilder::new()
-                        .property(
-                            "method",
-                            string().enum_values(Some(["POST", "PATCH", "DELETE"])),
-                        )
-                        .property("path", string())
-                        .property("body", ObjectBuilder::new())
-                        .required("method")
-                        .required("path"),
-                ),
-        )
-        .required("operations");
-    let since = || {
-        query(
-            "since",
-            integer(0, MAX_SAFE_INTEGER),
-            "Changes after this space version (default 0).",
-        )
-    };
-    let text = |description: &str, media: &str| {
-        ResponseBuilder::new()
-            .description(description)
-            .content(media, ContentBuilder::new().schema(Some(string())).build())
-            .build()
-    };
-    paths
-        .path(
-            "/healthz",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Get,
-                    OperationBuilder::new()
-                        .operation_id(Some("healthz"))
-                        .tag("service")
-                        .summary(Some("Liveness and storage health (no auth)"))
-                        .response("200", json_response("ok", reference("Health"), &[]))
-                        .response(
-                            "503",
-                            health_unavailable(
-                                "degraded (JSON), or shutting down (problem+json)",
-                                "Health",
-                            ),
-                        )
-                        .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/healthz/primary",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Get,
-                    OperationBuilder::new()
-                        .operation_id(Some("healthzPrimary"))
-                        .tag("service")
-                        .summary(Some(
-                            "200 on the primary (or without --nats), 503 on a standby: the \
-                             proxy's check (no auth)",
-                        ))
-                        .response(
-                            "200",
-                            json_response("primary", reference("PrimaryHealth"), &[]),
-                        )
-                        .response(
-                            "503",
-                            health_unavailable(
-                                "a standby (JSON), or shutting down (problem+json)",
-                                "PrimaryHealth",
-                            ),
-                        )
-                        .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/metrics",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Get,
-                    operation(
-                        "metrics",
-                        "service",
-                        "Prometheus metrics (admin token; moved by --metrics-bind)",
-                        &[&[401, 429, 503]],
-                        false,
-                    )
-                    .description(Some(
-                        "On the API's address only with the admin token (CONTRACT §21): \
-                         401 without it, for a user's token (primary or scoped) too, since \
-                         the metrics name users. A 401 counts as a failed authentication, \
-                         so a client locked out by them (§9) gets 429 here as on `/api/v1`. \
-                         With `--metrics-bind ADDR` it is served on that address instead, \
-                         without a token, and not on this one (404).",
-                    ))
-                    .response(
-                        "200",
-                        text("OpenMetrics text", "application/openmetrics-text"),
-                    )
-                    .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/api/v1/openapi.json",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Get,
-                    operation(
-                        "openapi",
-                        "service",
-                        "This document (no auth)",
-                        &[&[429, 503]],
-                        true,
-                    )
-                    .response(
-                        "200",
-                        json_response("The OpenAPI document", ObjectBuilder::new(), &[]),
-                    )
-                    .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/api/v1/me",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Get,
-                    operation("me", "users", "The caller and its spaces", &[COMMON], false)
-                        .description(Some(
-                            "`spaceIds`: every space the caller's token reaches (CONTRACT §13, \
-                             §14), ordered as `GET /api/v1/spaces`: the user's spaces for its \
-                             primary token, those of its `spaceIds` for a scoped one. The admin \
-                             token is no user → 401.",
-                        ))
-                        .response(
-                            "200",
-                            json_response("The caller", reference("MeEnvelope"), &[]),
-                        )
-                        .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/api/v1/admin/users",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Post,
-                    operation(
-                        "create_user",
-                        "users",
-                        "Create a user and its default space (admin token)",
-                        &[COMMON, WITH_BODY, WRITES, &[403]],
-                        false,
-                    )
-                    .parameter(idempotency_key())
-                    .request_body(Some(one_field_body(
-                        "name",
-                        string().min_length(Some(1)).max_length(Some(1000)),
-                    )))
-                    .response(
-                        "201",
-                        json_response(
-                            "The user; its token is shown only here",
-                            reference("CreatedUserEnvelope"),
-                            &[],
-                        ),
-                    )
-                    .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/api/v1/admin/backup",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Post,
-                    operation(
-                        "backup",
-                        "admin",
-                        "Copy the data directory consistently while serving (admin token)",
-                        &[COMMON, WITH_BODY, WRITES, &[403]],
-                        false,
-                    )
-                    .parameter(idempotency_key())
-                    .request_body(Some(one_field_body(
-                        "to",
-                        string().description(Some("An absolute path: a new or empty directory.")),
-                    )))
-                    .response(
-                        "200",
-                        json_response("What the copy holds", reference("BackupEnvelope"), &[]),
-                    )
-                    .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/api/v1/changes",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Get,
-                    operation(
-                        "changes",
-                        "sync",
-                        "Every record changed after a version (the change feed)",
-                        &[COMMON],
-                        false,
-                    )
-                    .parameter(space_parameter())
-                    .parameter(since())
-                    .parameter(query(
-                        "limit",
-                        integer(1, 1000),
-                        "Records per page, default 100.",
-                    ))
-                    .response(
-                        "200",
-                        json_response("A page of changes", reference("ChangePage"), &[]),
-                    )
-                    .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/api/v1/changes/stream",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Get,
-                    operation(
-                        "changes_stream",
-                        "sync",
-                        "The change feed, then each write as it commits (server-sent events)",
-                        &[COMMON],
-                        false,
-                    )
-                    .parameter(space_parameter())
-                    .parameter(since())
-                    .parameter(header_parameter("Last-Event-ID", "Replaces `since`."))
-                    .response(
-                        "200",
-                        ResponseBuilder::new()
-                            .description(
-                                "An event stream; the schema is that of each event (OpenAPI 3.1 \
-                                 has no `itemSchema`)",
-                            )
-                            .content(
-                                "text/event-stream",
-                                ContentBuilder::new()
-                                    .schema(Some(reference("ChangeEvent")))
-                                    .build(),
-                            )
-                            .build(),
-                    )
-                    .build(),
-                )
-                .build(),
-        )
-        .path(
-            "/api/v1/batch",
-            PathItemBuilder::new()
-                .operation(
-                    HttpMethod::Post,
-                    operation(
-                        "batch",
-                        "sync",
-                        "Up to 100 writes to one space, all or nothing",
-                        &[COMMON, WITH_BODY, WRITES],
-                        false,
-                    )
-                    .parameter(space_parameter())
-                    .parameter(idempotency_key())
-                    .request_body(Some(
-                        json_body(batch_body).required(Some(Required::True)).build(),
-                    ))
-                    .response(
-                        "200",
-                        json_response("Every operation's result", reference("BatchResponse"), &[]),
-                    )
-                    .build(),
-                )
-                .build(),
-        )
-}
-
-/// A path parameter.
-fn path_parameter(name: &str, description: &str) -> ParameterBuilder {
-    ParameterBuilder::new()
-        .name(name)
-        .parameter_in(ParameterIn::Path)
-        .required(Required::True)
-        .schema(Some(string()))
-        .description(Some(description))
-}
-
-/// The routes of spaces and members (CONTRACT §13), of scoped tokens and of a user's new
-/// primary token (§14). Only users have them: the admin token → 403, except on the
-/// admin's own route. They are not record writes: no `If-Match`, no space version moved.
-fn directory_paths(paths: PathsBuilder) -> PathsBuilder {
-    let space_id = || path_parameter("spaceId", "The space.");
-    let user_id = || path_parameter("userId", "The user.");
-    let token_id = || path_parameter("tokenId", "The scoped token.");
-    let body = |name: &str| {
-        Some(
-            json_body(reference(name))
-                .required(Some(Required::True))
-                .build(),
-        )
-    };
-    let space = |description: &str| json_response(description, reference("SpaceEnvelope"), &[]);
-    let member = |description: &str| json_response(description, reference("MemberEnvelope"), &[]);
-    let token = |description: &str| json_response(description, reference("TokenEnvelope"), &[]);
-    let spaces = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Get,
-            operation(
-                "list_spaces",
-                "spaces",
-                "Every space the caller's token reaches",
-                &[COMMON, USERS_ONLY],
-                false,
-            )
-            .description(Some(
-                "Ordered by `spaceId` (byte order), no paging; a scoped token sees only the \
-                 spaces it reaches. 403: the admin token.",
-            ))
-            .response(
-                "200",
-                json_response("The spaces", reference("SpaceList"), &[]),
-            )
-            .build(),
-        )
-        .operation(
-            HttpMethod::Post,
-            operation(
-                "create_space",
-                "spaces",
-                "Create a space, the caller its one owner",
-                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "The server picks the id; the space starts at version 0. 403: a scoped or the \
-                 admin token. 409 limit_reached: the caller belongs to 1,000 spaces.",
-            ))
-            .parameter(idempotency_key())
-            .request_body(body("SpaceCreate"))
-            .response(
-                "201",
-                json_response("Created", reference("SpaceEnvelope"), &["Location"]),
-            )
-            .build(),
-        )
-        .build();
-    let one_space = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Get,
-            operation(
-                "get_space",
-                "spaces",
-                "One space the caller belongs to",
-                &[COMMON, USERS_ONLY],
-                false,
-            )
-            .description(Some(
-                "404: a space the caller does not belong to or its token does not reach, \
-                 whether it exists or not. 403: the admin token.",
-            ))
-            .parameter(space_id())
-            .response("200", space("The space"))
-            .build(),
-        )
-        .operation(
-            HttpMethod::Patch,
-            operation(
-                "update_space",
-                "spaces",
-                "Rename a space (owner)",
-                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "`{}` changes nothing and answers the space. 403: below owner, a scoped or the \
-                 admin token.",
-            ))
-            .parameter(space_id())
-            .parameter(idempotency_key())
-            .request_body(body("SpaceUpdate"))
-            .response("200", space("The space"))
-            .build(),
-        )
-        .operation(
-            HttpMethod::Delete,
-            operation(
-                "delete_space",
-                "spaces",
-                "Delete a space, its records, feed and streams (owner)",
-                &[COMMON, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "From then on the space is 404 for everyone and its id is never handed out \
-                 again. 403: below owner, a scoped or the admin token. 409 default_space: the \
-                 caller's default space.",
-            ))
-            .parameter(space_id())
-            .parameter(idempotency_key())
-            .response("200", space("The space as it was"))
-            .build(),
-        )
-        .build();
-    let members = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Get,
-            operation(
-                "list_members",
-                "spaces",
-                "The members of a space",
-                &[COMMON, USERS_ONLY],
-                false,
-            )
-            .description(Some(
-                "Ordered by `userId`, no paging. 403: the admin token.",
-            ))
-            .parameter(space_id())
-            .response(
-                "200",
-                json_response("The members", reference("MemberList"), &[]),
-            )
-            .build(),
-        )
-        .build();
-    let one_member = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Put,
-            operation(
-                "put_member",
-                "spaces",
-                "Invite a user, or change the role of a member or invitation (owner)",
-                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "For a user who is not a member: an invitation (201, `state` `invited`); the \
-                 user reaches the space once it accepts. For a member or a pending \
-                 invitation: its role changed (200). 403: below owner, a scoped or the admin \
-                 token. 404: the space, or an unknown user. 409 default_space (the space is a \
-                 default space), last_owner (demoting its last owner) or limit_reached (1,000 \
-                 members and invitations in the space, 1,000 pending invitations sent by the \
-                 caller, or 10 pending from the caller to the user).",
-            ))
-            .parameter(space_id())
-            .parameter(user_id())
-            .parameter(idempotency_key())
-            .request_body(body("MemberPut"))
-            .response("200", member("The member or invitation, its role changed"))
-            .response("201", member("The invitation"))
-            .build(),
-        )
-        .operation(
-            HttpMethod::Delete,
-            operation(
-                "remove_member",
-                "spaces",
-                "Remove a member or withdraw an invitation (owner), or leave or decline (the \
-                 user itself)",
-                &[COMMON, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "Takes effect at once: the member's next request on the space is 404 and its \
-                 streams on it end. 403: below owner (removing another), a scoped or the admin \
-                 token. 404: the space, or no such member or invitation. 409 default_space \
-                 (leaving a default space) or last_owner (removing its last owner).",
-            ))
-            .parameter(space_id())
-            .parameter(user_id())
-            .parameter(idempotency_key())
-            .response("200", member("The member as it was"))
-            .build(),
-        )
-        .build();
-    let accept = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Post,
-            operation(
-                "accept_invitation",
-                "spaces",
-                "Accept an invitation to a space (the invited user)",
-                &[COMMON, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "The caller is an active member from then on, with the invitation's role. \
-                 403: a scoped or the admin token. 404: no pending invitation to the space. \
-                 409 limit_reached: the caller belongs to 1,000 spaces.",
-            ))
-            .parameter(space_id())
-            .parameter(idempotency_key())
-            .response("200", space("The space, as the new member sees it"))
-            .build(),
-        )
-        .build();
-    let invitations = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Get,
-            operation(
-                "list_invitations",
-                "spaces",
-                "The caller's pending invitations",
-                &[COMMON, USERS_ONLY],
-                false,
-            )
-            .description(Some(
-                "Ordered by `invitedAt`, then `spaceId`; no paging. 403: a scoped or the admin \
-                 token.",
-            ))
-            .response(
-                "200",
-                json_response("The invitations", reference("InvitationList"), &[]),
-            )
-            .build(),
-        )
-        .build();
-    let tokens = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Get,
-            operation(
-                "list_tokens",
-                "tokens",
-                "The caller's scoped tokens, without secrets",
-                &[COMMON, USERS_ONLY],
-                false,
-            )
-            .description(Some(
-                "Live ones, ordered by `createdAt` then `tokenId`. 403: a scoped or the admin \
-                 token.",
-            ))
-            .response(
-                "200",
-                json_response("The tokens", reference("TokenList"), &[]),
-            )
-            .build(),
-        )
-        .operation(
-            HttpMethod::Post,
-            operation(
-                "create_token",
-                "tokens",
-                "Create a scoped token; its secret is shown only here",
-                &[COMMON, WITH_BODY, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "403: a scoped or the admin token. 404: a space of `spaceIds` the user does not \
-                 belong to. 409 limit_reached: 100 live scoped tokens.",
-            ))
-            .parameter(idempotency_key())
-            .request_body(body("TokenCreate"))
-            .response(
-                "201",
-                json_response(
-                    "The token, with its secret in `token` (not in a replay)",
-                    reference("TokenEnvelope"),
-                    &["Location"],
-                ),
-            )
-            .build(),
-        )
-        .build();
-    let one_token = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Get,
-            operation(
-                "get_token",
-                "tokens",
-                "One of the caller's scoped tokens, without its secret",
-                &[COMMON, USERS_ONLY],
-                false,
-            )
-            .description(Some(
-                "404: another user's, or a revoked one. 403: a scoped or the admin token.",
-            ))
-            .parameter(token_id())
-            .response("200", token("The token"))
-            .build(),
-        )
-        .operation(
-            HttpMethod::Delete,
-            operation(
-                "revoke_token",
-                "tokens",
-                "Revoke a scoped token",
-                &[COMMON, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "It is refused (401) from the next request on, and its streams end. 403: a \
-                 scoped or the admin token. 404: another user's, or a revoked one.",
-            ))
-            .parameter(token_id())
-            .parameter(idempotency_key())
-            .response("200", token("The token as it was"))
-            .build(),
-        )
-        .build();
-    let primary = PathItemBuilder::new()
-        .operation(
-            HttpMethod::Post,
-            operation(
-                "reset_primary_token",
-                "users",
-                "A new primary token for a user (admin token)",
-                &[COMMON, DIRECTORY_WRITES],
-                false,
-            )
-            .description(Some(
-                "The old primary token is refused from the next request on, and the streams it \
-                 opened end. 403: a user's token. 404: no such user.",
-            ))
-            .parameter(user_id())
-            .parameter(idempotency_key())
-            .response(
-                "200",
-                json_response(
-                    "The user; its new token is shown only here",
-                    reference("CreatedUserEnvelope"),
-                    &[],
-                ),
-            )
-            .build(),
-        )
-        .build();
-    paths
-        .path("/api/v1/spaces", spaces)
-        .path("/api/v1/spaces/{spaceId}", one_space)
-        .path("/api/v1/spaces/{spaceId}/members", members)
-        .path("/api/v1/spaces/{spaceId}/members/{userId}", one_member)
-        .path("/api/v1/spaces/{spaceId}/accept", accept)
-        .path("/api/v1/invitations", invitations)
-        .path("/api/v1/tokens", tokens)
-        .path("/api/v1/tokens/{tokenId}", one_token)
-        .path("/api/v1/admin/users/{userId}/token", primary)
-}
-
-/// The schemas of spaces, members and tokens (CONTRACT §13, §14): objects, their
-/// envelopes and lists, and the request bodies.
-fn directory_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
-    let role = || string().enum_values(Some(["owner", "editor", "viewer"]));
-    let access = || string().enum_values(Some(["read", "write"]));
-    let name = || {
-        string()
-            .min_length(Some(1))
-            .max_length(Some(1000))
-            .description(Some("1 to 1,000 characters."))
-    };
-    let stamp = || date_time().schema_type(Type::String);
-    let space = ObjectBuilder::new()
-        .property("spaceId", string())
-        .property("name", string())
-        .property(
-            "role",
-            role().description(Some("The caller's role in the space.")),
-        )
-        .property(
-            "isDefault",
-            ObjectBuilder::new()
-                .schema_type(Type::Boolean)
-                .description(Some("Whether it is the caller's default space.")),
-        )
-        .property("spaceVersion", version_schema())
-        .property(
-            "memberCount",
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .minimum(Some(1)),
-        )
-        .property("createdAt", stamp());
-    let space = [
-        "spaceId",
-        "name",
-        "role",
-        "isDefault",
-        "spaceVersion",
-        "memberCount",
-        "createdAt",
+        ),
     ]
-    .into_iter()
-    .fold(space, |s, name| s.required(name))
-    .description(Some("A space as the caller sees it (CONTRACT §13)."));
-    let member = ["userId", "name", "role", "addedAt", "state"]
-        .into_iter()
-        .fold(
-            ObjectBuilder::new()
-                .property("userId", string())
-                .property("name", string().description(Some("The user's name.")))
-                .property("role", role())
-                .property(
-                    "addedAt",
-                    stamp().description(Some(
-                        "When the user accepted; for an invitation, when it was invited.",
-                    )),
-                )
-                .property(
-                    "state",
-                    string()
-                        .enum_values(Some(["active", "invited"]))
-                        .description(Some("`invited` until the user accepts.")),
-                ),
-            |m, name| m.required(name),
-        )
-        .description(Some(
-            "A member of a space, or a user invited to it (CONTRACT §13, §21).",
-        ));
-    let invitation = ["spaceId", "name", "role", "invitedBy", "invitedAt"]
-        .into_iter()
-        .fold(
-            ObjectBuilder::new()
-                .property("spaceId", string())
-                .property("name", string().description(Some("The space's name.")))
-                .property("role", role())
-                .property(
-                    "invitedBy",
-                    string().description(Some("The inviter's userId.")),
-                )
-                .property("invitedAt", stamp()),
-            |i, name| i.required(name),
-        )
-        .description(Some("A pending invitation of the caller (CONTRACT §21)."));
-    let space_ids = || {
-        ArrayBuilder::new()
-            .schema_type(nullable(Type::Array))
-            .items(string())
-    };
-    let token = [
-        "tokenId",
-        "name",
-        "access",
-        "spaceIds",
-        "expiresAt",
-        "createdAt",
-        "lastUsedAt",
-    ]
-    .into_iter()
-    .fold(
-        ObjectBuilder::new()
-            .property("tokenId", string())
-            .property("name", string())
-            .property("access", access())
-            .property(
-                "spaceIds",
-                space_ids().description(Some(
-                    "The spaces it reaches; null for every space the user belongs to, now and \
-                     later.",
-                )),
-            )
-            .property(
-                "expiresAt",
-                date_time().description(Some(
-                    "When it stops working (401 from then on, and its change streams end); \
-                     null: never.",
-                )),
-            )
-            .property("createdAt", stamp())
-            .property(
-                "lastUsedAt",
-                date_time().description(Some(
-                    "The last time it was accepted, to within a minute; null: never.",
-                )),
-            )
-            // A secret is stored only as a hash: shown once, in the first answer to the
-            // creation, and never again (not in a replay, a list or a GET).
-            .property(
-                "token",
-                string().description(Some(
-                    "The secret: only in the answer to the creation, not in a replay.",
-                )),
-            ),
-        |t, name| t.required(name),
-    )
-    .description(Some("A scoped token (CONTRACT §14)."));
-    let closed =
-        || ObjectBuilder::new().additional_properties(Some(AdditionalProperties::FreeForm(false)));
-    let space_create = closed().property("name", name()).required("name");
-    let space_update = closed().property("name", name());
-    let member_put = closed().property("role", role()).required("role");
-    let token_create = closed()
-        .property("name", name())
-        .property("access", access())
-        .property(
-            "spaceIds",
-            space_ids()
-                .min_items(Some(1))
-                .max_items(Some(MAX_TOKEN_SPACES))
-                .description(Some(
-                    "1 to 100 spaces the user belongs to (duplicates dropped); null or absent \
-                     for every space, now and later.",
-                )),
-        )
-        .property(
-            "expiresAt",
-            date_time().description(Some("In the future; null or absent for never.")),
-        )
-        .required("name")
-        .required("access");
-    let list = |item: &str| envelope(ArrayBuilder::new().items(reference(item)), &[]);
-    components
-        .schema("Space", space)
-        .schema("SpaceEnvelope", envelope(reference("Space"), &[]))
-        .schema("SpaceList", list("Space"))
-        .schema("SpaceCreate", space_create)
-        .schema("SpaceUpdate", space_update)
-        .schema("Member", member)
-        .schema("MemberEnvelope", envelope(reference("Member"), &[]))
-        .schema("MemberList", list("Member"))
-        .schema("MemberPut", member_put)
-        .schema("Invitation", invitation)
-        .schema("InvitationList", list("Invitation"))
-        .schema("Token", token)
-        .schema("TokenEnvelope", envelope(reference("Token"), &[]))
-        .schema("TokenList", list("Token"))
-        .schema("TokenCreate", token_create)
 }
 
 /// The schemas one kind adds besides its record and bodies: `TaskEnvelope` (one record),
 /// `TaskPage` (a page of the collection) and `TaskChange` (a change feed entry).
-fn kind_schemas(components: ComponentsBuilder, kind: Kind) -> ComponentsBuilder {
+fn kind_schemas(kind: Kind) -> [(String, Schema); 3] {
     let record = || reference(&schema_name(kind, ""));
     let change = ObjectBuilder::new()
         .property("kind", string().enum_values(Some([kind.noun()])))
@@ -1425,17 +757,18 @@ fn kind_schemas(components: ComponentsBuilder, kind: Kind) -> ComponentsBuilder 
             ),
         ],
     );
-    components
-        .schema(
+    [
+        (
             schema_name(kind, "Envelope"),
             envelope(record(), &[("spaceVersion", version_schema())]),
-        )
-        .schema(schema_name(kind, "Page"), page)
-        .schema(schema_name(kind, "Change"), change)
+        ),
+        (schema_name(kind, "Page"), page),
+        (schema_name(kind, "Change"), change.into()),
+    ]
 }
 
 /// The schemas shared by every kind, and those of the routes that are not a collection's.
-fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
+fn shared_schemas() -> Vec<(String, RefOr<Schema>)> {
     // A batch result's record says nothing of its kind, so `Record` has no discriminator:
     // the own id field each kind requires (`todoId`, `listId`, ...) is what tells them
     // apart, and a record of one kind never matches another's schema (see the tests).
@@ -1493,172 +826,12 @@ fn shared_schemas(components: ComponentsBuilder) -> ComponentsBuilder {
         .description(Some(
             "One event of the change stream (CONTRACT §12), as its SSE fields.",
         ));
-    let batch_result = ObjectBuilder::new()
-        .property(
-            "status",
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .enum_values(Some([200, 201])),
-        )
-        .property("data", reference("Record"))
-        .required("status")
-        .required("data");
-    let batch_response = ObjectBuilder::new()
-        .property(
-            "results",
-            ArrayBuilder::new().items(reference("BatchResult")),
-        )
-        .property("spaceVersion", version_schema())
-        .required("results")
-        .required("spaceVersion");
-    let user = || {
-        ObjectBuilder::new()
-            .property("userId", string())
-            .property("name", string())
-            .property("defaultSpaceId", string())
-            .required("userId")
-            .required("name")
-            .required("defaultSpaceId")
-    };
-    let me = user()
-        .property(
-            "spaceIds",
-            ArrayBuilder::new().items(string()).description(Some(
-                "Every space the caller's token reaches, ordered as `GET /api/v1/spaces`.",
-            )),
-        )
-        .required("spaceIds");
-    // A replayed creation answers without the token, which is kept nowhere (CONTRACT §11).
-    let created_user = user()
-        .property(
-            "token",
-            string().description(Some("Shown only in the first answer, not in a replay.")),
-        )
-        .description(Some(
-            "A new user, or a user with a new primary token (admin routes).",
-        ));
-    let count = || {
-        ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(0))
-    };
-    let backup = ObjectBuilder::new()
-        .property("to", string())
-        .property("spaces", count())
-        .property("users", count())
-        .property("bytes", count())
-        .required("to")
-        .required("spaces")
-        .required("users")
-        .required("bytes");
-    let health = ObjectBuilder::new()
-        .property("status", string().enum_values(Some(["ok", "degraded"])))
-        .property("reason", string())
-        .property("role", string().enum_values(Some(["primary", "standby"])))
-        .property("node", string())
-        .property(
-            "appliedSeq",
-            ObjectBuilder::new().schema_type(Type::Integer),
-        )
-        .property("lagSeq", ObjectBuilder::new().schema_type(Type::Integer))
-        .description(Some(
-            "role, node, appliedSeq and lagSeq are there with --nats (replication, §16)",
-        ))
-        .required("status");
-    let primary = ObjectBuilder::new()
-        .property("status", string().enum_values(Some(["primary", "standby"])))
-        .property("node", string())
-        .required("status");
-    components
-        .schema("Record", record)
-        .schema("Change", change)
-        .schema("ChangePage", change_page)
-        .schema("ChangeEvent", change_event)
-        .schema("BatchResult", batch_result)
-        .schema("BatchResponse", batch_response)
-        .schema("Me", me)
-        .schema("MeEnvelope", envelope(reference("Me"), &[]))
-        .schema("CreatedUser", created_user)
-        .schema(
-            "CreatedUserEnvelope",
-            envelope(reference("CreatedUser"), &[]),
-        )
-        .schema("Backup", backup)
-        .schema("BackupEnvelope", envelope(reference("Backup"), &[]))
-        .schema("Health", health)
-        .schema("PrimaryHealth", primary)
-}
-
-fn problem_schema() -> Object {
-    ObjectBuilder::new()
-        .property("type", string())
-        .property("title", string())
-        .property("status", ObjectBuilder::new().schema_type(Type::Integer))
-        .property("code", string())
-        .property("detail", string())
-        .property(
-            "errors",
-            ArrayBuilder::new().items(
-                ObjectBuilder::new()
-                    .property("field", string())
-                    .property("message", string())
-                    .required("field")
-                    .required("message"),
-            ),
-        )
-        .property(
-            "operationIndex",
-            ObjectBuilder::new().schema_type(Type::Integer),
-        )
-        .property(
-            "cycle",
-            ArrayBuilder::new().items(string()).description(Some(
-                "dependency_cycle: the cycle's task ids in order, the written task first; \
-                 each names the next as a predecessor, the last names the first.",
-            )),
-        )
-        .required("type")
-        .required("title")
-        .required("status")
-        .required("code")
-        .description(Some(
-            "RFC 9457 problem details with taskd's `code` (CONTRACT §7).",
-        ))
-        .build()
-}
-
-fn document() -> OpenApi {
-    let mut components = directory_schemas(shared_schemas(ComponentsBuilder::new()))
-        .schema("Problem", problem_schema())
-        .security_scheme(
-            "bearer",
-            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
-        );
-    for status in STATUSES {
-        components = components.response(format!("Problem{status}"), problem_response(*status));
-    }
-    let mut paths = directory_paths(other_paths(PathsBuilder::new()));
-    for kind in Kind::ALL {
-        components = components
-            .schema(schema_name(kind, ""), record_schema(kind))
-            .schema(schema_name(kind, "Create"), body_schema(kind, true))
-            .schema(schema_name(kind, "Update"), body_schema(kind, false));
-        components = kind_schemas(components, kind);
-        paths = collection_paths(paths, kind);
-    }
-    OpenApiBuilder::new()
-        .info(
-            InfoBuilder::new()
-                .title("taskd")
-                .version(env!("CARGO_PKG_VERSION"))
-                .description(Some(
-                    "Task Management Service Interface v1: tasks, lists, schedules, categories and contexts in spaces with a version counter.",
-                ))
-                .build(),
-        )
-        .paths(paths.build())
-        .components(Some(components.build()))
-        .build()
+    vec![
+        ("Record".to_string(), RefOr::T(record.into())),
+        ("Change".to_string(), RefOr::T(change.into())),
+        ("ChangePage".to_string(), RefOr::T(change_page)),
+        ("ChangeEvent".to_string(), RefOr::T(change_event.into())),
+    ]
 }
 
 #[cfg(test)]
@@ -1835,6 +1008,123 @@ mod tests {
         for kind in Kind::ALL {
             let to = mapping[kind.noun()].as_str().unwrap();
             walk(&serde_json::json!({ "$ref": to }), &document);
+        }
+    }
+
+    /// A batch operation's body is typed (`anyOf` the kinds' create and update bodies, not
+    /// a bare object a generated client reads as `Record<string, never>`), and a result
+    /// names its record's kind.
+    #[test]
+    fn a_batch_is_typed_for_generated_clients() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        let body = &schemas["BatchOperation"]["properties"]["body"]["anyOf"];
+        let names: Vec<&str> = body
+            .as_array()
+            .expect("anyOf")
+            .iter()
+            .map(|b| b["$ref"].as_str().unwrap())
+            .collect();
+        for kind in Kind::ALL {
+            for suffix in ["Create", "Update"] {
+                let name = format!("#/components/schemas/{}", schema_name(kind, suffix));
+                assert!(names.contains(&name.as_str()), "{name}");
+            }
+        }
+        assert_eq!(names.len(), 2 * Kind::ALL.len());
+        let request = &document["paths"]["/api/v1/batch"]["post"]["requestBody"];
+        assert_eq!(
+            request["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/BatchRequest"
+        );
+        assert_eq!(request["required"], true);
+        let kind = &schemas["BatchResult"]["properties"]["kind"];
+        assert_eq!(kind["enum"], serde_json::json!(Kind::ALL.map(Kind::noun)));
+        assert!(schemas["BatchResult"]["required"]
+            .as_array()
+            .unwrap()
+            .contains(&"kind".into()));
+    }
+
+    /// The document states the limits the server checks, from the same constants.
+    #[test]
+    fn the_document_states_the_limits_of_the_limits_module() {
+        use crate::model::limits::*;
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        let parameter = |path: &str, name: &str| {
+            document["paths"][path]["get"]["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap_or_else(|| panic!("{path} {name}"))["schema"]
+                .clone()
+        };
+        let page = parameter("/api/v1/tasks", "limit");
+        assert_eq!(page["maximum"], PAGE_LIMIT_MAX);
+        assert_eq!(page["default"], PAGE_LIMIT_DEFAULT);
+        let feed = parameter("/api/v1/changes", "limit");
+        assert_eq!(feed["maximum"], FEED_LIMIT_MAX);
+        assert_eq!(feed["default"], FEED_LIMIT_DEFAULT);
+        assert_eq!(
+            parameter("/api/v1/changes", "since")["maximum"],
+            MAX_SAFE_INTEGER
+        );
+        assert_eq!(
+            schemas["BatchRequest"]["properties"]["operations"]["maxItems"],
+            MAX_OPERATIONS
+        );
+        assert_eq!(
+            schemas["TokenCreate"]["properties"]["spaceIds"]["maxItems"],
+            MAX_TOKEN_SPACES
+        );
+        for body in ["SpaceCreate", "SpaceUpdate", "TokenCreate", "UserCreate"] {
+            assert_eq!(
+                schemas[body]["properties"]["name"]["maxLength"], NAME_MAX_CHARS,
+                "{body}"
+            );
+        }
+        let task = &schemas["Task"]["properties"];
+        assert_eq!(task["name"]["maxLength"], NAME_MAX_CHARS);
+        assert_eq!(task["notesMarkdown"]["maxLength"], NOTES_MAX_CHARS);
+        assert_eq!(task["durationMs"]["maximum"], MAX_SAFE_INTEGER);
+        assert_eq!(task["tagIds"]["maxItems"], MAX_IDS);
+        assert_eq!(
+            task["todoId"]["pattern"],
+            format!("^[A-Za-z0-9_-]{{{ID_MIN_CHARS},{ID_MAX_CHARS}}}$")
+        );
+        let problems = &document["components"]["responses"];
+        assert!(problems["Problem413"]["description"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{} MiB", MAX_BODY_BYTES >> 20)));
+        assert!(problems["Problem409"]["description"]
+            .as_str()
+            .unwrap()
+            .contains(&format!(
+                "{} spaces per user",
+                thousands(MAX_SPACES_PER_USER)
+            )));
+    }
+
+    /// Every operation derived from a handler lists its statuses and is found in the
+    /// document; none is lost between the handlers and the generated routes.
+    #[test]
+    fn every_route_has_its_operations() {
+        let document = json();
+        let paths = document["paths"].as_object().unwrap();
+        // 5 collections × 3 paths, and the other routes.
+        assert_eq!(paths.len(), 15 + 19);
+        for (path, item) in paths {
+            for (method, operation) in item.as_object().unwrap() {
+                let responses = operation["responses"].as_object().unwrap();
+                assert!(
+                    responses.keys().any(|s| s.starts_with('2')),
+                    "{method} {path} has no success"
+                );
+                assert!(operation["operationId"].is_string(), "{method} {path}");
+            }
         }
     }
 }

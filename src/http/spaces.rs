@@ -7,6 +7,7 @@
 //! removed, a limit passed) the directory refuses. None of it moves a space's version.
 
 use super::dto;
+use super::openapi::problems::*;
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
@@ -61,8 +62,27 @@ fn both(answer: KeptAnswer) -> Answer {
     }
 }
 
-/// `GET /api/v1/spaces` → 200 with every space the caller's token reaches, by id. 401, 403
-/// (the admin token).
+/// Every space the caller's token reaches
+///
+/// Ordered by `spaceId` (byte order), no paging; a scoped token sees only the spaces it
+/// reaches. 403: the admin token.
+#[utoipa::path(
+    get,
+    path = "/api/v1/spaces",
+    operation_id = "list_spaces",
+    tag = "spaces",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The spaces", body = dto::SpaceList),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn list(
     UserCaller(caller): UserCaller,
     directory: Data<Directory>,
@@ -83,9 +103,34 @@ pub async fn list(
     Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
-/// `POST /api/v1/spaces` with `{"name"}` → 201 with the new space, the caller its one
-/// owner, and `Location`. 400, 401, 403 (a scoped or the admin token), 409
-/// `limit_reached`, 413, 415, 503.
+/// Create a space, the caller its one owner
+///
+/// The server picks the id; the space starts at version 0. 403: a scoped or the admin
+/// token. 409 limit_reached: the caller belongs to as many spaces as a user may.
+#[utoipa::path(
+    post,
+    path = "/api/v1/spaces",
+    operation_id = "create_space",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::KeyHeader),
+    request_body = dto::SpaceCreate,
+    responses(
+        (status = 201, description = "Created", body = dto::SpaceEnvelope, headers(("Location" = String, description = "The new space's or token's path."))),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 415, response = Problem415),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn create(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -128,7 +173,28 @@ pub async fn create(
     .await
 }
 
-/// `GET /api/v1/spaces/{spaceId}` → 200 with the space. 401, 403 (the admin token), 404.
+/// One space the caller belongs to
+///
+/// 404: a space the caller does not belong to or its token does not reach, whether it
+/// exists or not. 403: the admin token.
+#[utoipa::path(
+    get,
+    path = "/api/v1/spaces/{spaceId}",
+    operation_id = "get_space",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::SpaceIdPath),
+    responses(
+        (status = 200, description = "The space", body = dto::SpaceEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -141,8 +207,34 @@ pub async fn get(
     Ok(render::kept(&render::data(StatusCode::OK, &json, None)))
 }
 
-/// `PATCH /api/v1/spaces/{spaceId}` with `{"name"}` (or `{}`) → 200 with the space. 400,
-/// 401, 403 (below owner, a scoped or the admin token), 404, 413, 415, 503.
+/// Rename a space (owner)
+///
+/// `{}` changes nothing and answers the space. 403: below owner, a scoped or the admin
+/// token.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/spaces/{spaceId}",
+    operation_id = "update_space",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::SpaceIdPath, dto::KeyHeader),
+    request_body = dto::SpaceUpdate,
+    responses(
+        (status = 200, description = "The space", body = dto::SpaceEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 415, response = Problem415),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn update(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -174,9 +266,33 @@ pub async fn update(
     change(&req, directory, renamed, key, answer, |_: &Change| {}).await
 }
 
-/// `DELETE /api/v1/spaces/{spaceId}` → 200 with the space as it was. From then on it is
-/// gone for everyone: its streams end, its file is removed once the deletion is durable.
-/// 401, 403 (below owner, a scoped or the admin token), 404, 409 `default_space`, 503.
+/// Delete a space, its records, feed and streams (owner)
+///
+/// From then on the space is 404 for everyone and its id is never handed out again: its
+/// streams end, its file is removed once the deletion is durable. 403: below owner, a
+/// scoped or the admin token. 409 default_space: the caller's default space.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/spaces/{spaceId}",
+    operation_id = "delete_space",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::SpaceIdPath, dto::KeyHeader),
+    responses(
+        (status = 200, description = "The space as it was", body = dto::SpaceEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn delete(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -207,8 +323,28 @@ pub async fn delete(
     change(&req, directory, deleted, key, answer, then).await
 }
 
-/// `GET /api/v1/spaces/{spaceId}/members` → 200 with every member, by user id. 401, 403
-/// (the admin token), 404.
+/// The members of a space
+///
+/// Active members and pending invitations, ordered by `userId`, no paging. 403: the admin
+/// token.
+#[utoipa::path(
+    get,
+    path = "/api/v1/spaces/{spaceId}/members",
+    operation_id = "list_members",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::SpaceIdPath),
+    responses(
+        (status = 200, description = "The members", body = dto::MemberList),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn members(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -253,11 +389,39 @@ fn name_of(state: &DirectoryState, id: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `PUT /api/v1/spaces/{spaceId}/members/{userId}` with `{"role"}` → 201 with a new
-/// invitation (`"state": "invited"`: the user reaches the space once it accepts), or 200
-/// with the changed role of a member or of a pending invitation. 400, 401, 403 (below
-/// owner, a scoped or the admin token), 404 (the space, or an unknown user), 409
-/// `default_space`, `limit_reached`, `last_owner`, 413, 415, 503.
+/// Invite a user, or change the role of a member or invitation (owner)
+///
+/// For a user who is not a member: an invitation (201, `state` `invited`); the user
+/// reaches the space once it accepts. For a member or a pending invitation: its role
+/// changed (200). 403: below owner, a scoped or the admin token. 404: the space, or an
+/// unknown user. 409 default_space (the space is a default space), last_owner (demoting
+/// its last owner) or limit_reached (the members and invitations of the space, the pending
+/// invitations sent by the caller, or those from the caller to the user).
+#[utoipa::path(
+    put,
+    path = "/api/v1/spaces/{spaceId}/members/{userId}",
+    operation_id = "put_member",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::SpaceIdPath, dto::UserIdPath, dto::KeyHeader),
+    request_body = dto::MemberPut,
+    responses(
+        (status = 200, description = "The member or invitation, its role changed", body = dto::MemberEnvelope),
+        (status = 201, description = "The invitation", body = dto::MemberEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 415, response = Problem415),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn put_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -309,10 +473,34 @@ pub async fn put_member(
     change(&req, directory, set, key, answer, |_: &Change| {}).await
 }
 
-/// `DELETE /api/v1/spaces/{spaceId}/members/{userId}` by an owner (removing a member or
-/// withdrawing an invitation), or by the user itself (leaving, or declining an invitation)
-/// → 200 with the member as it was; its streams on the space end at once. 401, 403, 404
-/// (the space, or no such member), 409 `default_space`, `last_owner`, 503.
+/// Remove a member or withdraw an invitation (owner), or leave or decline (the user itself)
+///
+/// Takes effect at once: the member's next request on the space is 404 and its streams on
+/// it end. 403: below owner (removing another), a scoped or the admin token. 404: the
+/// space, or no such member or invitation. 409 default_space (leaving a default space) or
+/// last_owner (removing its last owner).
+#[utoipa::path(
+    delete,
+    path = "/api/v1/spaces/{spaceId}/members/{userId}",
+    operation_id = "remove_member",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::SpaceIdPath, dto::UserIdPath, dto::KeyHeader),
+    responses(
+        (status = 200, description = "The member as it was", body = dto::MemberEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn remove_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -342,10 +530,33 @@ pub async fn remove_member(
     change(&req, directory, removed, key, answer, then).await
 }
 
-/// `POST /api/v1/spaces/{spaceId}/accept` by an invited user → 200 with the space: the
-/// user is an active member from then on, with the invitation's role. 401, 403 (a scoped
-/// or the admin token), 404 (no pending invitation to the space), 409 `limit_reached`
-/// (the user belongs to as many spaces as it may), 503.
+/// Accept an invitation to a space (the invited user)
+///
+/// The caller is an active member from then on, with the invitation's role. 403: a scoped
+/// or the admin token. 404: no pending invitation to the space. 409 limit_reached: the
+/// caller belongs to as many spaces as a user may.
+#[utoipa::path(
+    post,
+    path = "/api/v1/spaces/{spaceId}/accept",
+    operation_id = "accept_invitation",
+    tag = "spaces",
+    security(("bearer" = [])),
+    params(dto::SpaceIdPath, dto::KeyHeader),
+    responses(
+        (status = 200, description = "The space, as the new member sees it", body = dto::SpaceEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn accept(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -378,8 +589,26 @@ pub async fn accept(
     change(&req, directory, accepted, key, answer, |_: &Change| {}).await
 }
 
-/// `GET /api/v1/invitations` → 200 with the caller's pending invitations, ordered by
-/// `invitedAt`, then `spaceId`. 401, 403 (a scoped or the admin token).
+/// The caller's pending invitations
+///
+/// Ordered by `invitedAt`, then `spaceId`; no paging. 403: a scoped or the admin token.
+#[utoipa::path(
+    get,
+    path = "/api/v1/invitations",
+    operation_id = "list_invitations",
+    tag = "spaces",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The invitations", body = dto::InvitationList),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn invitations(
     UserCaller(caller): UserCaller,
     directory: Data<Directory>,

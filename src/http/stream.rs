@@ -27,7 +27,8 @@ use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::error::ApiError;
 use super::extract::{space_of, Params};
-use super::{render, Gate};
+use super::openapi::problems::*;
+use super::{dto, render, Gate};
 use crate::actors::space::{Committed, ListChanges, Subscribe};
 use crate::actors::Spaces;
 use crate::metrics::METRICS;
@@ -253,9 +254,33 @@ async fn expiry(expires_at: Option<i64>) {
     }
 }
 
-/// `GET /api/v1/changes/stream?since=N` → 200 `text/event-stream`. 400
-/// `invalid_parameter` (`since` or `Last-Event-ID`), 401, 404, 429 when the user has 100
-/// streams open, 503 when the server has 1000.
+/// The change feed, then each write as it commits (server-sent events)
+///
+/// The changes after `since` (or `Last-Event-ID`), then each write of the space as it
+/// commits. 429: the user has [`MAX_STREAMS_PER_USER`] streams open; 503: the server has
+/// [`MAX_STREAMS`].
+#[utoipa::path(
+    get,
+    path = "/api/v1/changes/stream",
+    operation_id = "changes_stream",
+    tag = "sync",
+    security(("bearer" = [])),
+    params(dto::SpaceParam, dto::SinceParam, dto::LastEventId),
+    responses(
+        (
+            status = 200,
+            description = "An event stream; the schema is that of each event (OpenAPI 3.1 has no `itemSchema`)",
+            content_type = "text/event-stream",
+            body = ref("#/components/schemas/ChangeEvent"),
+        ),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn stream(
     req: HttpRequest,
     caller: Caller,

@@ -12,9 +12,10 @@ use actix_web::{HttpRequest, HttpResponse};
 use super::error::ApiError;
 use super::extract::{Admin, JsonObject, KeyClaim, UserCaller};
 use super::handlers::change;
-use super::render;
+use super::openapi::problems::*;
 use super::spaces::segment;
 use super::stream::Streams;
+use super::{dto, render};
 use crate::actors::directory::Answer;
 use crate::actors::Directory;
 use crate::model::access::{self, Action};
@@ -22,9 +23,35 @@ use crate::model::user::{hash_token, new_token};
 use crate::model::validate::parse_token;
 use crate::model::{Change, DirectoryState, Token};
 
-/// `POST /api/v1/tokens` with `{"name", "access", "spaceIds", "expiresAt"}` → 201 with the
-/// token and its secret in `token`, and `Location`. 400, 401, 403 (a scoped or the admin
-/// token), 404 (a space the user does not belong to), 409 `limit_reached`, 413, 415, 503.
+/// Create a scoped token; its secret is shown only here
+///
+/// The answer has the secret in `token`, and only this answer: a replay goes without it.
+/// 403: a scoped or the admin token. 404: a space of `spaceIds` the user does not belong
+/// to. 409 limit_reached: as many live scoped tokens as a user may have.
+#[utoipa::path(
+    post,
+    path = "/api/v1/tokens",
+    operation_id = "create_token",
+    tag = "tokens",
+    security(("bearer" = [])),
+    params(dto::KeyHeader),
+    request_body = dto::TokenCreate,
+    responses(
+        (status = 201, description = "The token, with its secret in `token` (not in a replay)", body = dto::TokenEnvelope, headers(("Location" = String, description = "The new space's or token's path."))),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 415, response = Problem415),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn create(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -74,8 +101,26 @@ pub async fn create(
     .await
 }
 
-/// `GET /api/v1/tokens` → 200 with the caller's scoped tokens by creation time, then id,
-/// without secrets. 401, 403 (a scoped or the admin token).
+/// The caller's scoped tokens, without secrets
+///
+/// Live ones, ordered by `createdAt` then `tokenId`. 403: a scoped or the admin token.
+#[utoipa::path(
+    get,
+    path = "/api/v1/tokens",
+    operation_id = "list_tokens",
+    tag = "tokens",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The tokens", body = dto::TokenList),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn list(
     UserCaller(caller): UserCaller,
     directory: Data<Directory>,
@@ -104,8 +149,27 @@ fn named_token(
         .ok_or_else(|| ApiError::NotFound(format!("token '{id}' not found")))
 }
 
-/// `GET /api/v1/tokens/{tokenId}` → 200 with the token, without its secret. 401, 403 (a
-/// scoped or the admin token), 404.
+/// One of the caller's scoped tokens, without its secret
+///
+/// 404: another user's, or a revoked one. 403: a scoped or the admin token.
+#[utoipa::path(
+    get,
+    path = "/api/v1/tokens/{tokenId}",
+    operation_id = "get_token",
+    tag = "tokens",
+    security(("bearer" = [])),
+    params(dto::TokenIdPath),
+    responses(
+        (status = 200, description = "The token", body = dto::TokenEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -120,9 +184,32 @@ pub async fn get(
     )))
 }
 
-/// `DELETE /api/v1/tokens/{tokenId}` → 200 with the token as it was; it is refused (401)
-/// from the next request on, and its open streams end. 401, 403 (a scoped or the admin
-/// token), 404, 503.
+/// Revoke a scoped token
+///
+/// It is refused (401) from the next request on, and its streams end. 403: a scoped or the
+/// admin token. 404: another user's, or a revoked one.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/tokens/{tokenId}",
+    operation_id = "revoke_token",
+    tag = "tokens",
+    security(("bearer" = [])),
+    params(dto::TokenIdPath, dto::KeyHeader),
+    responses(
+        (status = 200, description = "The token as it was", body = dto::TokenEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn revoke(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
@@ -145,9 +232,32 @@ pub async fn revoke(
     change(&req, directory, revoked, key, answer, then).await
 }
 
-/// `POST /api/v1/admin/users/{userId}/token` (admin token) → 200 with the user and a new
-/// primary token; the old one is refused from the next request on, and the streams it
-/// opened end. 401, 403 (a user's token), 404, 503.
+/// A new primary token for a user (admin token)
+///
+/// The old primary token is refused from the next request on, and the streams it opened
+/// end. 403: a user's token. 404: no such user.
+#[utoipa::path(
+    post,
+    path = "/api/v1/admin/users/{userId}/token",
+    operation_id = "reset_primary_token",
+    tag = "users",
+    security(("bearer" = [])),
+    params(dto::UserIdPath, dto::KeyHeader),
+    responses(
+        (status = 200, description = "The user; its new token is shown only here", body = dto::CreatedUserEnvelope),
+        (status = 400, response = Problem400),
+        (status = 401, response = Problem401),
+        (status = 403, response = Problem403),
+        (status = 404, response = Problem404),
+        (status = 408, response = Problem408),
+        (status = 409, response = Problem409),
+        (status = 413, response = Problem413),
+        (status = 422, response = Problem422),
+        (status = 429, response = Problem429),
+        (status = 500, response = Problem500),
+        (status = 503, response = Problem503),
+    ),
+)]
 pub async fn reset_primary(
     req: HttpRequest,
     _: Admin,

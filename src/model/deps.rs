@@ -104,11 +104,7 @@ pub struct Graph {
     edges: BTreeSet<(Id, Id)>,
 }
 
-/// The most edges the dependency checks of one request may follow in all (CONTRACT §21,
-/// §9a): a batch is one request and shares one budget. Enough for any single write to a
-/// graph of 10,000 tasks each naming 100 others; beyond it the request is refused with
-/// [`SpaceError::DependencyTooComplex`] instead of holding its space for long.
-pub const EDGE_BUDGET: u64 = 1_000_000;
+pub use super::limits::EDGE_BUDGET;
 
 /// What is left of one request's edge budget; see [`EDGE_BUDGET`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -43,6 +43,12 @@ pub const MAX_OPERATIONS: usize = 100;
 /// The longest `Idempotency-Key`, in printable ASCII characters (at least one).
 pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 
+/// The most edges the dependency checks of one request may follow in all (CONTRACT §21,
+/// §9a): a batch is one request and shares one budget. Enough for any single write to a
+/// graph of 10,000 tasks each naming 100 others; beyond it the request is refused with
+/// `SpaceError::DependencyTooComplex` instead of holding its space for long.
+pub const EDGE_BUDGET: u64 = 1_000_000;
+
 /// The most spaces a user belongs to (active memberships; invitations do not count).
 pub const MAX_SPACES_PER_USER: usize = 1_000;
 /// The most members a space has, pending invitations included.
@@ -59,11 +65,11 @@ pub const MAX_TOKEN_SPACES: usize = 100;
 pub const MAX_STREAMS_PER_USER: usize = 100;
 
 /// `n` with a comma between thousands, as the document's prose writes limits (`1,000`).
-pub fn thousands(n: usize) -> String {
+pub fn thousands(n: impl ToString) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -717,6 +717,12 @@ async fn a_batch_applies_every_operation_in_order_as_one_write_per_operation() {
         .map(|r| r["status"].as_u64().unwrap())
         .collect();
     assert_eq!(statuses, [201, 201, 201, 200, 200, 200]);
+    // Each result names its record's kind, so a client can tell a task from a list.
+    let kinds: Vec<&str> = results
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["list", "task", "task", "task", "task", "task"]);
     let versions: Vec<u64> = results
         .iter()
         .map(|r| r["data"]["versionUpdatedAt"].as_u64().unwrap())
