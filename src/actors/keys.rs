@@ -25,13 +25,7 @@ use crate::metrics::METRICS;
 use crate::store::codec::{KeptAnswer, KeyUse, KeysSnapshot};
 use crate::store::Pace;
 
-/// How long an answer is kept, in milliseconds.
-pub const KEEP_MS: i64 = 24 * 60 * 60 * 1000;
-/// The most keys one user holds (kept answers and requests still running).
-pub const MAX_KEYS: usize = 100_000;
-/// The most bytes of kept answers one user holds, as stored (see `stored_bytes`); one
-/// answer recorded while a user is just below may take it over by that answer's size.
-pub const MAX_BYTES: u64 = 64 << 20;
+pub use crate::model::limits::{KEEP_MS, MAX_KEYS, MAX_KEY_BYTES as MAX_BYTES};
 /// A kept answer younger than this (1 hour) is never dropped to make room.
 pub const MIN_KEEP_MS: i64 = 60 * 60 * 1000;
 /// How many users `/metrics` shows the kept answers of, largest first.

@@ -286,8 +286,9 @@ pub async fn backup(
     Ok(render::json(StatusCode::OK, &dto::Envelope { data }))
 }
 
-/// `GET /api/v1/{collection}` → 200 with one page and the space's `ETag`; 304 when
-/// `If-None-Match` matches it. 400 (`invalid_parameter`, `invalid_cursor`), 401, 404, 503.
+/// `GET /api/v1/{collection}`: one page and the space's `ETag`; 304 when `If-None-Match`
+/// matches it. One handler serves the five kinds, so the document generates its operation
+/// and statuses from the kind table (`openapi::KindTable`).
 pub async fn list(
     req: HttpRequest,
     Collection(kind): Collection,
@@ -304,8 +305,8 @@ pub async fn list(
     Ok(render::page(kind, space, &page))
 }
 
-/// `POST /api/v1/{collection}` → 201 with the new record, `Location` and `ETag`. 400,
-/// 401, 404, 409 `already_exists`, 413, 415, 422, 503.
+/// `POST /api/v1/{collection}`: the new record, `Location` and `ETag` (operation and
+/// statuses: `openapi::KindTable`).
 pub async fn create(
     req: HttpRequest,
     Collection(kind): Collection,
@@ -336,8 +337,8 @@ pub async fn create(
     write(&req, space, command, key, &spaces).await
 }
 
-/// `GET /api/v1/{collection}/{id}` → 200 with `ETag`, deleted records included; 304 when
-/// `If-None-Match` matches. 400, 401, 404, 503.
+/// `GET /api/v1/{collection}/{id}`: the record with `ETag`, deleted records included; 304
+/// when `If-None-Match` matches (operation and statuses: `openapi::KindTable`).
 pub async fn get(
     req: HttpRequest,
     Collection(kind): Collection,
@@ -354,8 +355,8 @@ pub async fn get(
     Ok(render::item(kind, space, &item))
 }
 
-/// `PATCH /api/v1/{collection}/{id}` → 200 with `ETag`. 400, 401, 404, 409
-/// `record_deleted`, 412 `precondition_failed` (`If-Match`), 413, 415, 422, 503.
+/// `PATCH /api/v1/{collection}/{id}`: the changed record with `ETag` (operation and
+/// statuses: `openapi::KindTable`).
 #[allow(clippy::too_many_arguments)]
 pub async fn update(
     req: HttpRequest,
@@ -385,8 +386,8 @@ pub async fn update(
     write(&req, space, command, key, &spaces).await
 }
 
-/// `DELETE /api/v1/{collection}/{id}` → 200 with the soft-deleted record and `ETag`. 400,
-/// 401, 404, 412 `precondition_failed` (`If-Match`), 503.
+/// `DELETE /api/v1/{collection}/{id}`: the soft-deleted record and `ETag` (operation and
+/// statuses: `openapi::KindTable`).
 pub async fn delete(
     req: HttpRequest,
     target: Target,
@@ -397,8 +398,8 @@ pub async fn delete(
     set_deleted(req, target, preconditions, key, spaces, true).await
 }
 
-/// `POST /api/v1/{collection}/{id}/restore` → 200 with the restored record and `ETag`.
-/// 400, 401, 404, 412 `precondition_failed` (`If-Match`), 503.
+/// `POST /api/v1/{collection}/{id}/restore`: the restored record and `ETag` (operation and
+/// statuses: `openapi::KindTable`).
 pub async fn restore(
     req: HttpRequest,
     target: Target,

@@ -35,8 +35,7 @@ use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::{Caller, Scope};
 
-/// The most streams open at once.
-pub const MAX_STREAMS: usize = 1000;
+pub use crate::model::limits::MAX_STREAMS;
 /// The most streams one user has open at once (§9a).
 pub use crate::model::limits::MAX_STREAMS_PER_USER;
 /// `Retry-After` of a user's stream beyond [`MAX_STREAMS_PER_USER`].

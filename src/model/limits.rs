@@ -63,6 +63,17 @@ pub const MAX_TOKENS: usize = 100;
 pub const MAX_TOKEN_SPACES: usize = 100;
 /// The most change streams a user has open at once.
 pub const MAX_STREAMS_PER_USER: usize = 100;
+/// The most change streams open at once on the server.
+pub const MAX_STREAMS: usize = 1_000;
+
+/// How long an answer kept for an idempotency key is replayed, in milliseconds (24 h).
+pub const KEEP_MS: i64 = 24 * 60 * 60 * 1000;
+/// The most idempotency keys one user holds (kept answers and requests still running).
+pub const MAX_KEYS: usize = 100_000;
+/// The most bytes of kept answers one user holds, as stored (see
+/// `actors::keys::stored_bytes`); one answer recorded while a user is just below may take
+/// it over by that answer's size.
+pub const MAX_KEY_BYTES: u64 = 64 << 20;
 
 /// `n` with a comma between thousands, as the document's prose writes limits (`1,000`).
 pub fn thousands(n: impl ToString) -> String {
