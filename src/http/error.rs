@@ -9,10 +9,9 @@ use std::time::Duration;
 
 use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
 use crate::actors::Failure;
-use crate::http::extract::MAX_BODY_BYTES;
-use crate::http::stream::{MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
+use crate::model::limits::{MAX_BODY_BYTES, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::model::{DirectoryError, SpaceError, ValidationError};
 use crate::service::BackupFailure;
 

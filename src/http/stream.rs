@@ -38,8 +38,6 @@ use crate::model::{Caller, Scope};
 pub use crate::model::limits::MAX_STREAMS;
 /// The most streams one user has open at once (§9a).
 pub use crate::model::limits::MAX_STREAMS_PER_USER;
-/// `Retry-After` of a user's stream beyond [`MAX_STREAMS_PER_USER`].
-pub const STREAM_RETRY_AFTER_SECS: &str = "5";
 /// Unsent bytes beyond which a stream is ended (§9a).
 pub const MAX_UNSENT: usize = 4 << 20;
 /// How often a stream with nothing to say sends a comment.
