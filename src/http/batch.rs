@@ -41,19 +41,7 @@ fn operations_rule() -> String {
     request_body = dto::BatchRequest,
     responses(
         (status = 200, description = "Every operation's result", body = dto::BatchResponse),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 412, response = Problem412),
-        (status = 413, response = Problem413),
-        (status = 415, response = Problem415),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        Writes,
     ),
 )]
 pub async fn batch(

@@ -132,12 +132,7 @@ pub async fn healthz_primary(gate: Data<Gate>) -> HttpResponse {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller", body = dto::MeEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        Reads,
     ),
 )]
 pub async fn me(caller: Caller) -> HttpResponse {
@@ -164,19 +159,7 @@ pub async fn me(caller: Caller) -> HttpResponse {
     request_body = dto::UserCreate,
     responses(
         (status = 201, description = "The user; its token is shown only here", body = dto::CreatedUserEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 412, response = Problem412),
-        (status = 413, response = Problem413),
-        (status = 415, response = Problem415),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        Writes,
     ),
 )]
 pub async fn create_user(
@@ -254,19 +237,7 @@ pub(super) async fn change(
     request_body = dto::BackupRequest,
     responses(
         (status = 200, description = "What the copy holds", body = dto::BackupEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 412, response = Problem412),
-        (status = 413, response = Problem413),
-        (status = 415, response = Problem415),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        Writes,
     ),
 )]
 pub async fn backup(
@@ -520,12 +491,7 @@ pub(super) async fn send_write(
     params(dto::SpaceParam, dto::SinceParam, dto::FeedLimitParam),
     responses(
         (status = 200, description = "A page of changes", body = ref("#/components/schemas/ChangePage")),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        Reads,
     ),
 )]
 pub async fn changes(

@@ -147,8 +147,10 @@ pub struct ApiDoc;
 /// The problem+json responses of CONTRACT §7, one component per status (`Problem400`,
 /// ...), which the operations reference: `(status = 400, response = Problem400)`.
 pub mod problems {
+    use std::collections::BTreeMap;
+
     use utoipa::openapi::response::Response;
-    use utoipa::openapi::RefOr;
+    use utoipa::openapi::{Ref, RefOr};
     use utoipa::ToResponse;
 
     macro_rules! problems {
@@ -162,6 +164,43 @@ pub mod problems {
                 }
             }
         )*};
+    }
+
+    /// A set of problem responses an operation answers besides its success: the
+    /// references to the components above, so the document holds each text once.
+    macro_rules! problem_sets {
+        ($($(#[$doc:meta])* $name:ident = [$($status:literal),*],)*) => {$(
+            $(#[$doc])*
+            pub struct $name;
+
+            impl utoipa::IntoResponses for $name {
+                fn responses() -> BTreeMap<String, RefOr<Response>> {
+                    [$($status),*]
+                        .into_iter()
+                        .map(|status: u16| {
+                            let name = format!("Problem{status}");
+                            (status.to_string(), RefOr::Ref(Ref::from_response_name(name)))
+                        })
+                        .collect()
+                }
+            }
+        )*};
+    }
+
+    problem_sets! {
+        /// A read that any token's user may make (`/me`, the feed, the stream).
+        Reads = [400, 401, 404, 429, 500, 503],
+        /// A read of a route only users have (spaces, members, invitations, tokens): the
+        /// admin token, or a scoped one where only the primary may act, is 403.
+        UserReads = [400, 401, 403, 404, 429, 500, 503],
+        /// A change to the directory without a body (a deletion, an acceptance, a new
+        /// primary token): the caller's role or token, the directory's refusals and the
+        /// idempotency key's (a body is read for its fingerprint: 408, 413).
+        DirectoryWrites = [400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 503],
+        /// A change to the directory with a JSON body: those, and 415.
+        DirectoryBodyWrites = [400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 500, 503],
+        /// Every problem: a batch of record writes, and the admin's writes.
+        Writes = [400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 500, 503],
     }
 
     problems! {

@@ -74,13 +74,7 @@ fn both(answer: KeptAnswer) -> Answer {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The spaces", body = dto::SpaceList),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        UserReads,
     ),
 )]
 pub async fn list(
@@ -117,18 +111,7 @@ pub async fn list(
     request_body = dto::SpaceCreate,
     responses(
         (status = 201, description = "Created", body = dto::SpaceEnvelope, headers(("Location" = String, description = "The new space's or token's path."))),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 415, response = Problem415),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryBodyWrites,
     ),
 )]
 pub async fn create(
@@ -186,13 +169,7 @@ pub async fn create(
     params(dto::SpaceIdPath),
     responses(
         (status = 200, description = "The space", body = dto::SpaceEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        UserReads,
     ),
 )]
 pub async fn get(
@@ -221,18 +198,7 @@ pub async fn get(
     request_body = dto::SpaceUpdate,
     responses(
         (status = 200, description = "The space", body = dto::SpaceEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 415, response = Problem415),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryBodyWrites,
     ),
 )]
 pub async fn update(
@@ -280,17 +246,7 @@ pub async fn update(
     params(dto::SpaceIdPath, dto::KeyHeader),
     responses(
         (status = 200, description = "The space as it was", body = dto::SpaceEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryWrites,
     ),
 )]
 pub async fn delete(
@@ -336,13 +292,7 @@ pub async fn delete(
     params(dto::SpaceIdPath),
     responses(
         (status = 200, description = "The members", body = dto::MemberList),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        UserReads,
     ),
 )]
 pub async fn members(
@@ -408,18 +358,7 @@ fn name_of(state: &DirectoryState, id: &str) -> String {
     responses(
         (status = 200, description = "The member or invitation, its role changed", body = dto::MemberEnvelope),
         (status = 201, description = "The invitation", body = dto::MemberEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 415, response = Problem415),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryBodyWrites,
     ),
 )]
 pub async fn put_member(
@@ -488,17 +427,7 @@ pub async fn put_member(
     params(dto::SpaceIdPath, dto::UserIdPath, dto::KeyHeader),
     responses(
         (status = 200, description = "The member as it was", body = dto::MemberEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryWrites,
     ),
 )]
 pub async fn remove_member(
@@ -544,17 +473,7 @@ pub async fn remove_member(
     params(dto::SpaceIdPath, dto::KeyHeader),
     responses(
         (status = 200, description = "The space, as the new member sees it", body = dto::SpaceEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryWrites,
     ),
 )]
 pub async fn accept(
@@ -600,13 +519,7 @@ pub async fn accept(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The invitations", body = dto::InvitationList),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        UserReads,
     ),
 )]
 pub async fn invitations(

@@ -270,12 +270,7 @@ async fn expiry(expires_at: Option<i64>) {
             content_type = "text/event-stream",
             body = ref("#/components/schemas/ChangeEvent"),
         ),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        Reads,
     ),
 )]
 pub async fn stream(

@@ -38,18 +38,7 @@ use crate::model::{Change, DirectoryState, Token};
     request_body = dto::TokenCreate,
     responses(
         (status = 201, description = "The token, with its secret in `token` (not in a replay)", body = dto::TokenEnvelope, headers(("Location" = String, description = "The new space's or token's path."))),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 415, response = Problem415),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryBodyWrites,
     ),
 )]
 pub async fn create(
@@ -112,13 +101,7 @@ pub async fn create(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The tokens", body = dto::TokenList),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        UserReads,
     ),
 )]
 pub async fn list(
@@ -161,13 +144,7 @@ fn named_token(
     params(dto::TokenIdPath),
     responses(
         (status = 200, description = "The token", body = dto::TokenEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        UserReads,
     ),
 )]
 pub async fn get(
@@ -197,17 +174,7 @@ pub async fn get(
     params(dto::TokenIdPath, dto::KeyHeader),
     responses(
         (status = 200, description = "The token as it was", body = dto::TokenEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryWrites,
     ),
 )]
 pub async fn revoke(
@@ -245,17 +212,7 @@ pub async fn revoke(
     params(dto::UserIdPath, dto::KeyHeader),
     responses(
         (status = 200, description = "The user; its new token is shown only here", body = dto::CreatedUserEnvelope),
-        (status = 400, response = Problem400),
-        (status = 401, response = Problem401),
-        (status = 403, response = Problem403),
-        (status = 404, response = Problem404),
-        (status = 408, response = Problem408),
-        (status = 409, response = Problem409),
-        (status = 413, response = Problem413),
-        (status = 422, response = Problem422),
-        (status = 429, response = Problem429),
-        (status = 500, response = Problem500),
-        (status = 503, response = Problem503),
+        DirectoryWrites,
     ),
 )]
 pub async fn reset_primary(
