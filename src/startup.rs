@@ -22,7 +22,7 @@ use crate::actors::{Directory, Keys, SnapshotActor, Spaces};
 use crate::config::Config;
 use crate::http::extract::BodyTimeout;
 use crate::http::stream::Streams;
-use crate::http::{Gate, Throttle, TrustedProxies};
+use crate::http::{AppState, Gate, Throttle, TrustedProxies};
 use crate::model::user::new_token;
 #[cfg(test)]
 use crate::model::User;
@@ -209,16 +209,18 @@ impl State {
 
     /// Registers the shared state and every route.
     pub fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.directory.clone())
-            .app_data(self.spaces.clone())
-            .app_data(self.gate.clone())
-            .app_data(self.throttle.clone())
-            .app_data(self.trusted_proxies.clone())
-            .app_data(self.body_timeout.clone())
-            .app_data(self.keys.clone())
-            .app_data(self.streams.clone())
-            .app_data(self.service.clone())
-            .configure(crate::http::configure);
+        cfg.app_data(web::Data::new(AppState {
+            directory: self.directory.clone(),
+            spaces: self.spaces.clone(),
+            keys: self.keys.clone(),
+            streams: self.streams.clone(),
+            service: self.service.clone(),
+            gate: self.gate.clone(),
+            throttle: self.throttle.clone(),
+            trusted_proxies: self.trusted_proxies.clone(),
+            body_timeout: *self.body_timeout.get_ref(),
+        }))
+        .configure(crate::http::configure);
     }
 
     /// With `--nats`: answers `/api/v1` only while `role` is the primary.

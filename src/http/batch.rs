@@ -14,8 +14,8 @@ use super::error::ApiError;
 use super::extract::{bounded_object, parse_fields, space_of, JsonBody, KeyClaim, Params};
 use super::handlers::{send_write, OFF_WORKER_BYTES};
 use super::openapi::problems::*;
+use super::AppState;
 use super::{dto, render};
-use crate::actors::Spaces;
 use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
@@ -50,8 +50,9 @@ pub async fn batch(
     params: Params,
     key: KeyClaim,
     JsonBody(body): JsonBody,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     // A big batch (up to a megabyte of JSON) is read on a blocking thread; see
     // `OFF_WORKER_BYTES`.
     let big = body.len() > OFF_WORKER_BYTES;

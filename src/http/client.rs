@@ -37,7 +37,6 @@ use std::net::{IpAddr, SocketAddr};
 
 use actix_web::dev::ServiceRequest;
 use actix_web::http::header::{HeaderValue, X_FORWARDED_FOR};
-use actix_web::web::Data;
 use actix_web::HttpMessage;
 use ipnet::IpNet;
 
@@ -66,7 +65,7 @@ struct ClientAddr(IpAddr);
 /// peer address (an in-process test request).
 pub fn client_addr(req: &ServiceRequest) -> Option<IpAddr> {
     let peer = req.peer_addr()?.ip().to_canonical();
-    let trusted = match req.app_data::<Data<TrustedProxies>>() {
+    let trusted = match super::state(req.request()).map(|app| &app.trusted_proxies) {
         Some(trusted) if trusted.contains(peer) => trusted,
         _ => return Some(peer),
     };

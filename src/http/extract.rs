@@ -74,7 +74,8 @@ impl FromRequest for RecordId {
 /// The bearer token of `req`, and the directory it may belong to.
 fn token(req: &HttpRequest) -> Result<(&str, &Data<Directory>), ApiError> {
     let directory = req
-        .app_data::<Data<Directory>>()
+        .app_data::<Data<super::AppState>>()
+        .map(|app| &app.directory)
         .ok_or_else(|| ApiError::Internal("directory missing from app data".into()))?;
     let value = req
         .headers()
@@ -377,8 +378,7 @@ pub async fn read_body(mut payload: Payload, timeout: BodyTimeout) -> Result<Byt
 
 /// The body timeout the app was built with.
 pub fn body_timeout(req: &HttpRequest) -> BodyTimeout {
-    req.app_data::<Data<BodyTimeout>>()
-        .map_or_else(BodyTimeout::default, |t| *t.get_ref())
+    super::state(req).map_or_else(BodyTimeout::default, |app| app.body_timeout)
 }
 
 /// A request body sent as JSON; an empty body counts as `{}`.

@@ -3,6 +3,7 @@
 //! collections; the kind comes from the path.
 
 use super::dto::{self, Backup, HealthStatus, Me, NodeRole, PrimaryHealth};
+use super::AppState;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
@@ -13,7 +14,7 @@ use super::extract::{
     Preconditions, RecordId, Target,
 };
 use super::openapi::problems::*;
-use super::{idempotency, render, Gate};
+use super::{idempotency, render};
 use crate::actors::directory::{Answer, Changed};
 use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
 use crate::actors::{Directory, Spaces};
@@ -22,7 +23,6 @@ use crate::model::kept::KeptAnswer;
 use crate::model::user::new_token;
 use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
 use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, SpaceError};
-use crate::service::Service;
 
 /// Liveness and storage health (no auth)
 ///
@@ -46,7 +46,9 @@ use crate::service::Service;
         ),
     ),
 )]
-pub async fn healthz(service: Data<Service>, gate: Data<Gate>) -> HttpResponse {
+pub async fn healthz(app: Data<AppState>) -> HttpResponse {
+    let service = app.service.clone();
+    let gate = app.gate.clone();
     let problem = service.storage_problem();
     let status = match &problem {
         None => StatusCode::OK,
@@ -100,7 +102,8 @@ pub async fn healthz(service: Data<Service>, gate: Data<Gate>) -> HttpResponse {
         ),
     ),
 )]
-pub async fn healthz_primary(gate: Data<Gate>) -> HttpResponse {
+pub async fn healthz_primary(app: Data<AppState>) -> HttpResponse {
+    let gate = app.gate.clone();
     match gate.role() {
         Some(role) if !role.is_primary() => render::json(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -167,9 +170,10 @@ pub async fn create_user(
     _: Admin,
     key: KeyClaim,
     body: JsonObject,
-    directory: Data<Directory>,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let spaces = app.spaces.clone();
     let name = parse_user_name(body.0)?;
     let token = new_token();
     let account = Account::new(&name, &token, chrono::Utc::now().timestamp_millis());
@@ -243,8 +247,9 @@ pub(super) async fn change(
 pub async fn backup(
     _: Admin,
     body: JsonObject,
-    service: Data<Service>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let service = app.service.clone();
     let to = parse_backup_target(body.0)?;
     let summary = service.backup(to.clone()).await?;
     log::info!("backed up to {}: {summary:?}", to.display());
@@ -265,8 +270,9 @@ pub async fn list(
     Collection(kind): Collection,
     caller: Caller,
     params: Params,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     let query = params.list_query(kind)?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let page = spaces.call(space, ListRecords { kind, query }).await??;
@@ -285,8 +291,9 @@ pub async fn create(
     params: Params,
     key: KeyClaim,
     body: JsonObject,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     let mut changes = parse_changes(kind, Mode::Create, body.0)?;
     let body_space = changes.space_id.take();
     let space = space_of(
@@ -316,8 +323,9 @@ pub async fn get(
     caller: Caller,
     RecordId(id): RecordId,
     params: Params,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let item = spaces.call(space, GetRecord { kind, id }).await??;
     if none_match(&req, item.record.version) {
@@ -338,8 +346,9 @@ pub async fn update(
     Preconditions(if_match): Preconditions,
     key: KeyClaim,
     body: JsonObject,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     let mut changes = parse_changes(kind, Mode::Update, body.0)?;
     let body_space = changes.space_id.take();
     let space = space_of(
@@ -364,8 +373,9 @@ pub async fn delete(
     target: Target,
     preconditions: Preconditions,
     key: KeyClaim,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     set_deleted(req, target, preconditions, key, spaces, true).await
 }
 
@@ -376,8 +386,9 @@ pub async fn restore(
     target: Target,
     preconditions: Preconditions,
     key: KeyClaim,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     set_deleted(req, target, preconditions, key, spaces, false).await
 }
 
@@ -497,8 +508,9 @@ pub(super) async fn send_write(
 pub async fn changes(
     caller: Caller,
     params: Params,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
     let since = params.since(None)?;
     let limit = params.feed_limit()?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;

@@ -24,7 +24,7 @@ use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
 use actix_web::http::{header, StatusCode};
 use actix_web::middleware::Next;
-use actix_web::web::{Bytes, Data};
+use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse};
 use futures_util::Stream;
 use sha2::{Digest, Sha256};
@@ -34,13 +34,12 @@ use super::extract::{body_timeout, read_body, space_of, Admin, Params, UserCalle
 use super::render;
 use super::spaces::segment;
 use crate::actors::keys::Claim;
-use crate::actors::{Directory, Failure, Keys};
+use crate::actors::Failure;
 use crate::metrics::METRICS;
 use crate::model::access::{self, Action};
 use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::limits::IDEMPOTENCY_KEY_MAX_CHARS;
 use crate::model::Caller;
-use crate::service::Service;
 
 /// The header.
 pub const HEADER: &str = "idempotency-key";
@@ -94,9 +93,8 @@ fn admit(guard: Guard, req: &HttpRequest, body: &[u8]) -> Result<(), ApiError> {
                 return Ok(access::decide(&caller, Some(space()), Action::Manage).map(drop)?);
             }
             access::decide(&caller, None, Action::Account)?;
-            let exists = req
-                .app_data::<Data<Directory>>()
-                .is_some_and(|d| d.read().space(space()).is_some());
+            let exists =
+                super::state(req).is_some_and(|app| app.directory.read().space(space()).is_some());
             match exists {
                 true => Ok(()),
                 false => Err(ApiError::NotFound(format!("space '{}' not found", space()))),
@@ -137,11 +135,8 @@ pub async fn idempotency(
             .await
             .map(ServiceResponse::map_into_boxed_body);
     };
-    let (Some(user), Some(keys), Some(service)) = (
-        owner(&req),
-        req.app_data::<Data<Keys>>().cloned(),
-        req.app_data::<Data<Service>>().cloned(),
-    ) else {
+    let shared = super::state(req.request()).map(|app| (app.keys.clone(), app.service.clone()));
+    let (Some(user), Some((keys, service))) = (owner(&req), shared) else {
         // Not authenticated: the handler answers 401 (before any check of the key), which
         // is not kept.
         return next
@@ -254,7 +249,7 @@ pub fn settle_later<T>(
     used: KeyUse,
     answer: impl FnOnce(T) -> Option<KeptAnswer> + 'static,
 ) -> impl FnOnce(Result<T, Failure>) + 'static {
-    let keys = req.app_data::<Data<Keys>>().cloned();
+    let keys = super::state(req).map(|app| app.keys.clone());
     move |late| {
         if let Some(keys) = keys {
             keys.finish(used, late.ok().and_then(answer));
@@ -264,7 +259,7 @@ pub fn settle_later<T>(
 
 /// Whose keys a request uses: its user's, or the admin's.
 fn owner(req: &ServiceRequest) -> Option<String> {
-    let directory = req.app_data::<Data<Directory>>()?;
+    let directory = &super::state(req.request())?.directory;
     let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();

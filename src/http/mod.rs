@@ -36,10 +36,12 @@ use actix_web::middleware::{from_fn, Next};
 use actix_web::web::{self, Data, ServiceConfig};
 use actix_web::{HttpResponse, Route};
 
+use crate::actors::{Directory, Keys, Spaces};
 use crate::metrics::{RequestLabels, RouteLabels, METRICS};
 use crate::model::access::Action;
 use crate::model::Kind;
 use crate::replication::NodeRole;
+use crate::service::Service;
 use idempotency::Guard;
 
 pub use client::TrustedProxies;
@@ -94,6 +96,36 @@ impl Gate {
     fn watch(&self) -> tokio::sync::watch::Receiver<bool> {
         self.watch.subscribe()
     }
+}
+
+/// Everything a request may reach, registered once as app data (`web::Data<AppState>`):
+/// the actors and the service boundary behind the API, and the front's own state. Each
+/// field is shared (an `Arc`) with the start-up and shutdown sequence.
+#[derive(Clone)]
+pub struct AppState {
+    /// Users, spaces, members and tokens.
+    pub directory: Data<Directory>,
+    /// The space actors.
+    pub spaces: Data<Spaces>,
+    /// The answers kept for idempotency keys.
+    pub keys: Data<Keys>,
+    /// The open change streams.
+    pub streams: Data<stream::Streams>,
+    /// Storage health, kept answers and backups.
+    pub service: Data<Service>,
+    /// Shutdown, and with `--nats` this node's role.
+    pub gate: Data<Gate>,
+    /// The failed-authentication lockout.
+    pub throttle: Data<Throttle>,
+    /// The proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Data<TrustedProxies>,
+    /// How long a request body may take.
+    pub body_timeout: extract::BodyTimeout,
+}
+
+/// The state of the app serving `req`.
+fn state(req: &actix_web::HttpRequest) -> Option<&AppState> {
+    req.app_data::<Data<AppState>>().map(|app| app.get_ref())
 }
 
 /// A write route behind the idempotency-key middleware (see [`idempotency`]); only the
@@ -301,7 +333,7 @@ pub async fn front(
     let started = Instant::now();
     let id = request_id(req.headers().get(REQUEST_ID));
     let client = client::client_addr(&req);
-    let throttle = req.app_data::<Data<Throttle>>().cloned();
+    let throttle = state(req.request()).map(|app| app.throttle.clone());
     let mut response = match refusal(&req, client, throttle.as_ref().map(|t| t.get_ref())) {
         Some(refused) => req.error_response(refused).map_into_right_body(),
         None => next.call(req).await?.map_into_left_body(),
@@ -376,7 +408,7 @@ fn refusal(
     client: Option<std::net::IpAddr>,
     throttle: Option<&Throttle>,
 ) -> Option<ApiError> {
-    let gate = req.app_data::<Data<Gate>>();
+    let gate = state(req.request()).map(|app| &app.gate);
     if gate.is_some_and(|g| g.is_closed()) {
         return Some(ApiError::Unavailable("the server is shutting down"));
     }

@@ -8,6 +8,7 @@
 
 use super::dto;
 use super::openapi::problems::*;
+use super::AppState;
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
@@ -17,9 +18,7 @@ use super::error::ApiError;
 use super::extract::{JsonObject, KeyClaim, UserCaller};
 use super::handlers::change;
 use super::render;
-use super::stream::Streams;
 use crate::actors::directory::Answer;
-use crate::actors::{Directory, Spaces};
 use crate::model::access::{self, Action};
 use crate::model::kept::KeptAnswer;
 use crate::model::validate::{parse_role, parse_space_name};
@@ -79,9 +78,10 @@ fn both(answer: KeptAnswer) -> Answer {
 )]
 pub async fn list(
     UserCaller(caller): UserCaller,
-    directory: Data<Directory>,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let spaces = app.spaces.clone();
     let mut listed: Vec<(Box<str>, dto::Space)> = {
         let state = directory.read();
         caller
@@ -119,9 +119,10 @@ pub async fn create(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    directory: Data<Directory>,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let spaces = app.spaces.clone();
     access::decide(&caller, None, Action::Account)?;
     let name = parse_space_name(body.0, Mode::Create)?.unwrap_or_default();
     let now = chrono::Utc::now().timestamp_millis();
@@ -175,9 +176,10 @@ pub async fn create(
 pub async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    directory: Data<Directory>,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let spaces = app.spaces.clone();
     let id = named_space(&req, &caller, Action::Read)?;
     let version = spaces.version(id).await?;
     let json = space_json(&directory.read(), id, &caller, version)?;
@@ -206,9 +208,10 @@ pub async fn update(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    directory: Data<Directory>,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let spaces = app.spaces.clone();
     let id = named_space(&req, &caller, Action::Manage)?;
     let name = parse_space_name(body.0, Mode::Update)?;
     let version = spaces.version(id).await?;
@@ -253,10 +256,11 @@ pub async fn delete(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    directory: Data<Directory>,
-    spaces: Data<Spaces>,
-    streams: Data<Streams>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let spaces = app.spaces.clone();
+    let streams = app.streams.clone();
     let id = named_space(&req, &caller, Action::Manage)?;
     let version = spaces.version(id).await?;
     let space: Box<str> = id.into();
@@ -298,8 +302,9 @@ pub async fn delete(
 pub async fn members(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    directory: Data<Directory>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
     let id = named_space(&req, &caller, Action::Read)?;
     let state = directory.read();
     let info = state
@@ -366,8 +371,9 @@ pub async fn put_member(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    directory: Data<Directory>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
     let id = named_space(&req, &caller, Action::Manage)?;
     let role = parse_role(body.0)?;
     let user: Box<str> = segment(&req, "userId").into();
@@ -434,9 +440,10 @@ pub async fn remove_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    directory: Data<Directory>,
-    streams: Data<Streams>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let streams = app.streams.clone();
     let user: Box<str> = segment(&req, "userId").into();
     let action = if *user == *caller.account.id {
         Action::Leave
@@ -480,9 +487,10 @@ pub async fn accept(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    directory: Data<Directory>,
-    spaces: Data<Spaces>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let spaces = app.spaces.clone();
     let id = segment(&req, "spaceId");
     access::decide(&caller, Some(id), Action::Accept)?;
     let version = spaces.version(id).await?;
@@ -524,8 +532,9 @@ pub async fn accept(
 )]
 pub async fn invitations(
     UserCaller(caller): UserCaller,
-    directory: Data<Directory>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
     access::decide(&caller, None, Action::Account)?;
     let state = directory.read();
     let mut pending: Vec<(i64, &str, dto::Invitation)> = state

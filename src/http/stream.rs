@@ -28,9 +28,9 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use super::error::ApiError;
 use super::extract::{space_of, Params};
 use super::openapi::problems::*;
-use super::{dto, render, Gate};
+use super::AppState;
+use super::{dto, render};
 use crate::actors::space::{Committed, ListChanges, Subscribe};
-use crate::actors::Spaces;
 use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::{Caller, Scope};
@@ -277,10 +277,11 @@ pub async fn stream(
     req: HttpRequest,
     caller: Caller,
     params: Params,
-    spaces: Data<Spaces>,
-    streams: Data<Streams>,
-    gate: Data<Gate>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
+    let streams = app.streams.clone();
+    let gate = app.gate.clone();
     let last_event = req
         .headers()
         .get("last-event-id")

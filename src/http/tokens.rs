@@ -14,7 +14,7 @@ use super::extract::{Admin, JsonObject, KeyClaim, UserCaller};
 use super::handlers::change;
 use super::openapi::problems::*;
 use super::spaces::segment;
-use super::stream::Streams;
+use super::AppState;
 use super::{dto, render};
 use crate::actors::directory::Answer;
 use crate::actors::Directory;
@@ -46,8 +46,9 @@ pub async fn create(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    directory: Data<Directory>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
     access::decide(&caller, None, Action::Account)?;
     let now = chrono::Utc::now().timestamp_millis();
     let new = parse_token(body.0, now)?;
@@ -106,8 +107,9 @@ pub async fn create(
 )]
 pub async fn list(
     UserCaller(caller): UserCaller,
-    directory: Data<Directory>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
     access::decide(&caller, None, Action::Account)?;
     let data: Vec<_> = directory
         .read()
@@ -150,8 +152,9 @@ fn named_token(
 pub async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    directory: Data<Directory>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
     access::decide(&caller, None, Action::Account)?;
     let token = named_token(&req, &caller.account.id, &directory)?;
     Ok(render::kept(&render::data(
@@ -181,9 +184,10 @@ pub async fn revoke(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    directory: Data<Directory>,
-    streams: Data<Streams>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let streams = app.streams.clone();
     access::decide(&caller, None, Action::Account)?;
     let token = named_token(&req, &caller.account.id, &directory)?;
     let id = token.id.clone();
@@ -219,9 +223,10 @@ pub async fn reset_primary(
     req: HttpRequest,
     _: Admin,
     key: KeyClaim,
-    directory: Data<Directory>,
-    streams: Data<Streams>,
+    app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
+    let directory = app.directory.clone();
+    let streams = app.streams.clone();
     let user: Box<str> = segment(&req, "userId").into();
     let secret = new_token();
     let reset = Change::PrimaryReset {
