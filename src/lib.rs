@@ -18,14 +18,16 @@
 //!   (the load generator of the `taskd-bench` crate, `crates/bench`); the progress line
 //!   they draw on a terminal is the `taskd-progress` crate's (`crates/progress`).
 
-pub mod actors;
+#![deny(unreachable_pub)]
+
+mod actors;
 pub mod config;
-pub mod http;
+mod http;
 pub mod logging;
-pub mod metrics;
+mod metrics;
 pub mod model;
-pub mod replication;
-pub mod service;
+mod replication;
+mod service;
 pub mod startup;
 pub mod store;
 pub mod tools;

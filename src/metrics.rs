@@ -16,7 +16,7 @@ use crate::model::{Kind, Outcome, SpaceView};
 
 /// Labels of one HTTP request: its method, route pattern (never the raw path) and status.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct RequestLabels {
+pub(crate) struct RequestLabels {
     /// `GET`, `POST`, ... (`OTHER` for an extension method).
     pub method: &'static str,
     /// The matched route pattern, e.g. `/api/v1/tasks/{id}`, or `unmatched`.
@@ -27,28 +27,28 @@ pub struct RequestLabels {
 
 /// The route pattern of a request.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct RouteLabels {
+pub(crate) struct RouteLabels {
     /// As in [`RequestLabels::route`].
     pub route: String,
 }
 
 /// A record kind.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct KindLabels {
+pub(crate) struct KindLabels {
     /// `task`, `list`, ...
     pub kind: &'static str,
 }
 
 /// A user, for the figures of the users that hold the most.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct UserLabels {
+pub(crate) struct UserLabels {
     /// The user's id (or `admin`).
     pub user: String,
 }
 
 /// Why a request was answered 429 or 403.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ReasonLabels {
+pub(crate) struct ReasonLabels {
     /// For 429: `auth_lockout`, `idempotency_keys` or `streams`; for 403: see
     /// `model::access::Reason`.
     pub reason: &'static str,
@@ -64,7 +64,7 @@ const FORBIDDEN_REASONS: [&str; 5] = [
 ];
 
 /// Every metric taskd exports.
-pub struct Metrics {
+pub(crate) struct Metrics {
     registry: Registry,
     /// `taskd_http_requests_total{method,route,status}`.
     pub requests: Family<RequestLabels, Counter>,
@@ -122,7 +122,7 @@ pub struct Metrics {
 }
 
 /// The process's metrics.
-pub static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+pub(crate) static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
 
 /// Histogram buckets for durations from 50 µs to about 26 s.
 fn seconds() -> Histogram {
@@ -305,12 +305,16 @@ impl Metrics {
     }
 
     /// Counts a request answered 403 for `reason`.
-    pub fn forbidden(&self, reason: &'static str) {
+    pub(crate) fn forbidden(&self, reason: &'static str) {
         self.forbidden.get_or_create(&ReasonLabels { reason }).inc();
     }
 
     /// Shows the directory's counts.
-    pub fn count_directory(&self, users: usize, (spaces, members, tokens): (usize, usize, usize)) {
+    pub(crate) fn count_directory(
+        &self,
+        users: usize,
+        (spaces, members, tokens): (usize, usize, usize),
+    ) {
         self.users.set(users as i64);
         self.spaces.set(spaces as i64);
         self.memberships.set(members as i64);
@@ -318,7 +322,7 @@ impl Metrics {
     }
 
     /// Counts the records of a space loaded (`sign` 1) or dropped (`sign` -1).
-    pub fn count_space(&self, view: &SpaceView, sign: i64) {
+    pub(crate) fn count_space(&self, view: &SpaceView, sign: i64) {
         for kind in Kind::ALL {
             let held = view.collections[kind.index()].len() as i64;
             self.records_of(kind).inc_by(sign * held);
@@ -326,7 +330,7 @@ impl Metrics {
     }
 
     /// Counts the records a write created (`sign` 1), or took back (`sign` -1).
-    pub fn count_outcome(&self, outcome: &Outcome, sign: i64) {
+    pub(crate) fn count_outcome(&self, outcome: &Outcome, sign: i64) {
         for step in outcome.steps.iter().filter(|s| s.created) {
             if let Some(named) = step.touched.first() {
                 self.records_of(named.kind).inc_by(sign);
@@ -340,14 +344,14 @@ impl Metrics {
     }
 
     /// Counts a request answered 429 for `reason`.
-    pub fn too_many(&self, reason: &'static str) {
+    pub(crate) fn too_many(&self, reason: &'static str) {
         self.too_many_requests
             .get_or_create(&ReasonLabels { reason })
             .inc();
     }
 
     /// Shows the kept answers and bytes of `users` (the ones holding the most) only.
-    pub fn kept_answers(&self, users: &[(&str, usize, u64)]) {
+    pub(crate) fn kept_answers(&self, users: &[(&str, usize, u64)]) {
         self.kept_answers.clear();
         self.kept_bytes.clear();
         for (user, answers, bytes) in users {
@@ -362,7 +366,7 @@ impl Metrics {
     }
 
     /// Every metric in the Prometheus text exposition format.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = encode(&mut text, &self.registry);

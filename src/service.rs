@@ -5,7 +5,6 @@
 //! [`crate::store`].
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
@@ -13,11 +12,11 @@ use crate::actors::Failure;
 use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::store::backup::{self, BackupError};
 use crate::store::codec::Entry;
-use crate::store::journal::{Health, Journal, StorageError};
+use crate::store::journal::{Journal, StorageError};
 
 /// What a backup holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Backup {
+pub(crate) struct Backup {
     /// Spaces in the copy.
     pub spaces: usize,
     /// Users in the copy.
@@ -36,31 +35,30 @@ pub enum BackupFailure {
 }
 
 /// The service boundary; cheap to share (`web::Data`).
-pub struct Service {
+pub(crate) struct Service {
     journal: Journal,
     data_dir: PathBuf,
 }
 
 impl Service {
     /// The service over `journal`, for the data directory `data_dir`.
-    pub fn new(journal: Journal, data_dir: PathBuf) -> Service {
+    pub(crate) fn new(journal: Journal, data_dir: PathBuf) -> Service {
         Service { journal, data_dir }
     }
 
     /// Why the storage cannot write now (a full disk, a failed sync), if it cannot.
-    pub fn storage_problem(&self) -> Option<String> {
+    pub(crate) fn storage_problem(&self) -> Option<String> {
         self.journal.health().problem()
-    }
-
-    /// The journal's health, shared (for waits bounded by the storage timeout).
-    pub fn health(&self) -> &Arc<Health> {
-        self.journal.health()
     }
 
     /// Journals `answer`, kept for the key use `used` of a request that wrote nothing (a
     /// 4xx), and waits until it is stored, at most the storage timeout: the answer is kept
     /// in memory either way, so a failure here is only logged by the caller.
-    pub async fn keep_answer(&self, used: &KeyUse, answer: &KeptAnswer) -> Result<(), Failure> {
+    pub(crate) async fn keep_answer(
+        &self,
+        used: &KeyUse,
+        answer: &KeptAnswer,
+    ) -> Result<(), Failure> {
         let (done, stored) = oneshot::channel();
         let entry = Entry::Answer(Box::new((used.clone(), answer.clone())));
         self.journal.append(
@@ -81,7 +79,7 @@ impl Service {
 
     /// Copies the data directory into `to` (a new or empty directory outside it), on a
     /// blocking thread while the server goes on serving, and checks the copy recovers.
-    pub async fn backup(&self, to: PathBuf) -> Result<Backup, BackupFailure> {
+    pub(crate) async fn backup(&self, to: PathBuf) -> Result<Backup, BackupFailure> {
         let from = self.data_dir.clone();
         let copied = actix_web::web::block(move || backup::backup(&from, &to))
             .await

@@ -27,7 +27,7 @@ use crate::store::Pace;
 /// The answer to a directory change: what the client gets, and what is kept for its
 /// idempotency key (the same, but never with a secret).
 #[derive(Debug, Clone)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// What the client gets now.
     pub shown: KeptAnswer,
     /// What a retry with the same key gets.
@@ -35,10 +35,10 @@ pub struct Answer {
 }
 
 /// What a change's request gets: its answer, or why the directory refused the change.
-pub type Changed = Result<Answer, DirectoryError>;
+pub(crate) type Changed = Result<Answer, DirectoryError>;
 
 /// Every user, space, membership and token, and the admin token's hash.
-pub struct Directory {
+pub(crate) struct Directory {
     admin_hash: TokenHash,
     state: RwLock<DirectoryState>,
     journal: Journal,
@@ -59,7 +59,7 @@ pub struct Directory {
 impl Directory {
     /// The directory read at start-up (`saved` changes of it from the users file) and the
     /// admin token; the users file is rewritten as `pace` says.
-    pub fn new(
+    pub(crate) fn new(
         admin_token: &str,
         state: DirectoryState,
         saved: u64,
@@ -86,12 +86,12 @@ impl Directory {
     }
 
     /// The directory as it is now, for reading.
-    pub fn read(&self) -> RwLockReadGuard<'_, DirectoryState> {
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, DirectoryState> {
         self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Who a token stands for now; `None` for an unknown, revoked or expired token.
-    pub fn authenticate(&self, token: &str) -> Option<Caller> {
+    pub(crate) fn authenticate(&self, token: &str) -> Option<Caller> {
         let now = || chrono::Utc::now().timestamp_millis();
         let (caller, used) = self.read().authenticate(&hash_token(token), now)?;
         if used {
@@ -101,7 +101,7 @@ impl Directory {
     }
 
     /// Whether this is the admin token.
-    pub fn is_admin(&self, token: &str) -> bool {
+    pub(crate) fn is_admin(&self, token: &str) -> bool {
         hash_token(token) == self.admin_hash
     }
 
@@ -111,7 +111,7 @@ impl Directory {
     /// idempotency key, waits until it is synced, applies it, and runs `then`. It runs on
     /// a task of its own: when the storage stalls, the request is answered `Stalled` and
     /// `late` gets the outcome once the journal decides it.
-    pub async fn change(
+    pub(crate) async fn change(
         self: Arc<Self>,
         change: Change,
         key: Option<KeyUse>,
@@ -182,7 +182,12 @@ impl Directory {
     /// Applies change number `seq` that a standby takes from the stream (CONTRACT §16), as
     /// recovery applies it; `bytes` is its journal frame's length. Whether it was new (a
     /// change the directory holds already is skipped).
-    pub async fn replay(&self, seq: u64, change: &Change, bytes: u64) -> Result<bool, String> {
+    pub(crate) async fn replay(
+        &self,
+        seq: u64,
+        change: &Change,
+        bytes: u64,
+    ) -> Result<bool, String> {
         let _serial = self.serial.lock().await;
         {
             let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
@@ -212,7 +217,7 @@ impl Directory {
     /// journal grew enough for it (see [`crate::store::Compaction`]), or at all if `last`.
     /// The snapshot is taken between changes, so the file holds exactly the changes it
     /// counts.
-    pub async fn save(&self, snapshots: &Addr<SnapshotActor>, last: bool) {
+    pub(crate) async fn save(&self, snapshots: &Addr<SnapshotActor>, last: bool) {
         let _saving = self.saving.lock().await;
         let saved = self.saved.load(Ordering::SeqCst);
         let used = self.used.load(Ordering::Relaxed);

@@ -25,9 +25,9 @@ use crate::metrics::METRICS;
 use crate::store::codec::{KeptAnswer, KeyUse, KeysSnapshot};
 use crate::store::Pace;
 
-pub use crate::model::limits::{KEEP_MS, MAX_KEYS, MAX_KEY_BYTES as MAX_BYTES};
+pub(crate) use crate::model::limits::{KEEP_MS, MAX_KEYS, MAX_KEY_BYTES as MAX_BYTES};
 /// A kept answer younger than this (1 hour) is never dropped to make room.
-pub const MIN_KEEP_MS: i64 = 60 * 60 * 1000;
+pub(crate) const MIN_KEEP_MS: i64 = 60 * 60 * 1000;
 /// How many users `/metrics` shows the kept answers of, largest first.
 const TOP_USERS: usize = 10;
 
@@ -41,7 +41,7 @@ enum Slot {
 
 /// What a request with a key does.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Claim {
+pub(crate) enum Claim {
     /// It is the first: run it, and record its answer with [`Keys::finish`].
     Run(KeyUse),
     /// The same request ran before: answer this again, without running it.
@@ -151,7 +151,7 @@ fn stored_bytes(used: &KeyUse, answer: &KeptAnswer) -> u64 {
 }
 
 /// Every user's idempotency keys; shared by every HTTP worker.
-pub struct Keys {
+pub(crate) struct Keys {
     table: Mutex<Table>,
     /// What `keys.bin` owes the journal: the bytes of the answers kept since it was written.
     pace: Pace,
@@ -160,7 +160,7 @@ pub struct Keys {
 impl Keys {
     /// The keys read at start-up (expired ones are dropped, and each user's oldest beyond
     /// its bounds); `keys.bin` is rewritten as `pace` says.
-    pub fn new(kept: Vec<Arc<(KeyUse, KeptAnswer)>>, now: i64, pace: Pace) -> Keys {
+    pub(crate) fn new(kept: Vec<Arc<(KeyUse, KeptAnswer)>>, now: i64, pace: Pace) -> Keys {
         let mut table = Table {
             changed: !kept.is_empty(),
             ..Table::default()
@@ -184,7 +184,7 @@ impl Keys {
     }
 
     /// Claims `key` of `user` for a request whose fingerprint is `request`, at `now`.
-    pub fn claim(&self, user: &str, key: &str, request: [u8; 32], now: i64) -> Claim {
+    pub(crate) fn claim(&self, user: &str, key: &str, request: [u8; 32], now: i64) -> Claim {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         let slot = (Box::from(user), Box::from(key));
         match table.slots.get(&slot) {
@@ -221,7 +221,7 @@ impl Keys {
 
     /// Records the answer of a claimed key, or frees the key when there is none to keep
     /// (a 5xx or a 401: the retry runs again).
-    pub fn finish(&self, used: KeyUse, answer: Option<KeptAnswer>) {
+    pub(crate) fn finish(&self, used: KeyUse, answer: Option<KeptAnswer>) {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         table.running.remove(&used.seq);
         if let Some(held) = table.users.get_mut(&used.user) {
@@ -250,7 +250,7 @@ impl Keys {
 
     /// Keeps an answer a standby takes from the stream (CONTRACT §16), as recovery keeps
     /// it: key uses go on being numbered after it.
-    pub fn replay(&self, kept: Arc<(KeyUse, KeptAnswer)>) {
+    pub(crate) fn replay(&self, kept: Arc<(KeyUse, KeptAnswer)>) {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         table.next_seq = table.next_seq.max(kept.0.seq + 1);
         self.pace.add(stored_bytes(&kept.0, &kept.1));
@@ -291,7 +291,7 @@ impl Keys {
 
     /// Writes `keys.bin` through the snapshot actor if the table changed and the journal
     /// grew enough for it (see [`crate::store::Compaction`]), or at all if `last`.
-    pub async fn save(&self, snapshots: &Addr<SnapshotActor>, last: bool) {
+    pub(crate) async fn save(&self, snapshots: &Addr<SnapshotActor>, last: bool) {
         let now = chrono::Utc::now().timestamp_millis();
         let Some((snapshot, paying)) = self.snapshot(now, last) else {
             return;

@@ -3,19 +3,18 @@
 //! members and tokens, and the [`SnapshotActor`] that writes snapshot files and reloads
 //! spaces.
 
-pub mod directory;
-pub mod keys;
-pub mod registry;
-pub mod snapshot;
-pub mod space;
+pub(crate) mod directory;
+pub(crate) mod keys;
+pub(crate) mod registry;
+pub(crate) mod snapshot;
+pub(crate) mod space;
 
 use std::time::Duration;
 
-pub use directory::Directory;
-pub use keys::Keys;
-pub use registry::Spaces;
-pub use snapshot::SnapshotActor;
-pub use space::SpaceActor;
+pub(crate) use directory::Directory;
+pub(crate) use keys::Keys;
+pub(crate) use registry::Spaces;
+pub(crate) use snapshot::SnapshotActor;
 
 use std::sync::Arc;
 
@@ -62,7 +61,7 @@ impl Failure {
 /// [`Health::stalled`]) the wait ends with `Stalled` and `late` gets the answer once it
 /// comes: the outcome of a write is decided by the journal, not by the request that gave
 /// up waiting. A wait that is slow for another reason (a big page, a reload) goes on.
-pub async fn within_storage<T: 'static>(
+pub(crate) async fn within_storage<T: 'static>(
     health: &Health,
     mut answer: oneshot::Receiver<Result<T, Failure>>,
     late: impl FnOnce(Result<T, Failure>) + 'static,
@@ -85,7 +84,7 @@ pub async fn within_storage<T: 'static>(
 /// Applies the entries of a stream message a standby follows (CONTRACT §16) to the live
 /// spaces, directory and idempotency keys, in order, with the model's replay functions
 /// that recovery uses; each comes with its journal frame's length.
-pub async fn replay(
+pub(crate) async fn replay(
     spaces: &Spaces,
     directory: &Directory,
     keys: &Keys,

@@ -31,7 +31,7 @@ use crate::store::journal::Journal;
 use crate::store::{Compaction, Pace, Store};
 
 /// The most messages a space's mailbox holds before requests are refused with 503.
-pub const MAILBOX_CAPACITY: usize = 4096;
+pub(crate) const MAILBOX_CAPACITY: usize = 4096;
 
 /// A space that has an actor, or one loaded from disk that has not been used yet, or one
 /// deleted while the server runs (a request that was let in before the deletion finds it

@@ -29,7 +29,7 @@ pub enum SnapshotFailure {
 }
 
 /// The answer of the snapshot actor to a request, as one result.
-pub fn answered<T>(
+pub(crate) fn answered<T>(
     answer: Result<Result<T, StoreError>, MailboxError>,
 ) -> Result<T, SnapshotFailure> {
     answer

@@ -37,7 +37,7 @@ use crate::store::journal::{Encoded, Journal, StorageError};
 use crate::store::{Pace, StoreError};
 
 /// How many versions one reservation covers; a new one is asked for halfway through.
-pub const RESERVATION: u64 = 10_000;
+pub(crate) const RESERVATION: u64 = 10_000;
 /// Stored writes that touched more records than this are freed on a blocking thread.
 const FREE_OFF_THREAD: usize = 1_000;
 /// How soon a reservation that could not be stored is tried again.
@@ -56,11 +56,11 @@ struct Pending {
 
 /// Where a change stream gets the changes of its space: every durable change, each
 /// version's records together.
-pub type Changes = mpsc::Sender<Arc<Committed>>;
+pub(crate) type Changes = mpsc::Sender<Arc<Committed>>;
 
 /// Durable changes as every change stream of the space gets them: the records, and their
 /// events, rendered once by the first stream that sends them and shared by all.
-pub struct Committed {
+pub(crate) struct Committed {
     /// The records, in feed order.
     pub touched: Vec<Touched>,
     /// Their server-sent events.
@@ -600,7 +600,7 @@ impl<O: Operation> Handler<Bounded<O>> for SpaceActor {
 }
 
 /// Read one record, deleted or not.
-pub struct GetRecord {
+pub(crate) struct GetRecord {
     /// Its kind.
     pub kind: Kind,
     /// Its id.
@@ -616,7 +616,7 @@ impl Operation for GetRecord {
 }
 
 /// One page of a collection.
-pub struct ListRecords {
+pub(crate) struct ListRecords {
     /// The collection's kind.
     pub kind: Kind,
     /// Limit, filters and cursor.
@@ -636,14 +636,14 @@ impl Operation for ListRecords {
 
 /// How the answer kept for an idempotency key is rendered from a write's outcome in a
 /// space; the HTTP layer renders the response it sends with the same function.
-pub type Render = fn(&Outcome, &str) -> KeptAnswer;
+pub(crate) type Render = fn(&Outcome, &str) -> KeptAnswer;
 
 /// What a write answers: its outcome, or which command failed and why.
-pub type WriteResult = Result<Arc<Outcome>, (usize, SpaceError)>;
+pub(crate) type WriteResult = Result<Arc<Outcome>, (usize, SpaceError)>;
 
 /// An operation that is a write: the write, and how its answer becomes the operation's
 /// output (see [`Operation::into_write`]).
-pub type AsWrite<T> = (Write, fn(WriteResult) -> T);
+pub(crate) type AsWrite<T> = (Write, fn(WriteResult) -> T);
 
 /// Apply commands in order as one write (a batch; usually one command).
 pub struct Write {
@@ -667,7 +667,7 @@ impl Operation for Write {
 }
 
 /// One page of the change feed.
-pub struct ListChanges {
+pub(crate) struct ListChanges {
     /// Changes after this version.
     pub since: u64,
     /// At least this many (more to finish a version), if there are.
@@ -686,7 +686,7 @@ impl Operation for ListChanges {
 }
 
 /// Start a change stream: the durable changes after `since` now, then each durable write.
-pub struct Subscribe {
+pub(crate) struct Subscribe {
     /// Changes after this version.
     pub since: u64,
     /// Where they go.
@@ -714,7 +714,7 @@ impl Operation for Subscribe {
 }
 
 /// What a stream entry of the space holds (CONTRACT §16).
-pub enum Followed {
+pub(crate) enum Followed {
     /// A write's outcome.
     Write(Arc<Outcome>),
     /// A reservation of versions up to this one.
@@ -723,7 +723,7 @@ pub enum Followed {
 
 /// A write or reservation of the space that a standby takes from the stream, applied as
 /// recovery applies it.
-pub struct Replicated {
+pub(crate) struct Replicated {
     /// What the entry holds.
     pub entry: Followed,
     /// Its journal frame's length, which the space's next snapshot pays off.
@@ -836,7 +836,7 @@ impl Handler<Forget> for SpaceActor {
 }
 
 /// The space's version.
-pub struct Version;
+pub(crate) struct Version;
 
 impl Operation for Version {
     type Output = u64;

@@ -20,7 +20,7 @@ use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
 
-pub use crate::model::limits::MAX_OPERATIONS;
+pub(crate) use crate::model::limits::MAX_OPERATIONS;
 
 fn operations_rule() -> String {
     format!("must be an array of 1 to {MAX_OPERATIONS} operations")
@@ -44,7 +44,7 @@ fn operations_rule() -> String {
         Writes,
     ),
 )]
-pub async fn batch(
+pub(crate) async fn batch(
     req: HttpRequest,
     caller: Caller,
     params: Params,

@@ -43,16 +43,16 @@ use ipnet::IpNet;
 /// The address blocks whose `X-Forwarded-For` is believed (`--trusted-proxy`); empty by
 /// default, when the client address is always the peer.
 #[derive(Debug, Clone, Default)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub(crate) struct TrustedProxies(Vec<IpNet>);
 
 impl TrustedProxies {
     /// Trusts the proxies in `blocks`.
-    pub fn new(blocks: Vec<IpNet>) -> TrustedProxies {
+    pub(crate) fn new(blocks: Vec<IpNet>) -> TrustedProxies {
         TrustedProxies(blocks)
     }
 
     /// Whether `ip` is in one of the trusted blocks.
-    pub fn contains(&self, ip: IpAddr) -> bool {
+    pub(crate) fn contains(&self, ip: IpAddr) -> bool {
         self.0.iter().any(|block| block.contains(&ip))
     }
 }
@@ -63,7 +63,7 @@ struct ClientAddr(IpAddr);
 
 /// The client address of `req` (see the module doc); `None` only for a request with no
 /// peer address (an in-process test request).
-pub fn client_addr(req: &ServiceRequest) -> Option<IpAddr> {
+pub(crate) fn client_addr(req: &ServiceRequest) -> Option<IpAddr> {
     let peer = req.peer_addr()?.ip().to_canonical();
     let trusted = match super::state(req.request()).map(|app| &app.trusted_proxies) {
         Some(trusted) if trusted.contains(peer) => trusted,
@@ -80,7 +80,7 @@ pub fn client_addr(req: &ServiceRequest) -> Option<IpAddr> {
 
 /// The client behind `peer`, given the `X-Forwarded-For` header values in the order they
 /// came (see the module doc for the rules).
-pub fn client_address<'a>(
+pub(crate) fn client_address<'a>(
     peer: IpAddr,
     trusted: &TrustedProxies,
     forwarded_for: impl DoubleEndedIterator<Item = &'a [u8]>,

@@ -17,7 +17,7 @@ use serde::{Serialize, Serializer};
 use utoipa::openapi::schema::{
     AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
 };
-use utoipa::openapi::{Ref, RefOr, Schema};
+use utoipa::openapi::{Ref, Schema};
 use utoipa::{IntoParams, ToSchema};
 
 use super::render::RecordJson;
@@ -32,7 +32,7 @@ use crate::model::Kind;
 /// A time in milliseconds since the epoch, written as RFC 3339 UTC with milliseconds
 /// (`YYYY-MM-DDTHH:MM:SS.mmmZ`), or null when out of range.
 #[derive(Debug, Clone, Copy)]
-pub struct Stamp(pub i64);
+pub(crate) struct Stamp(pub i64);
 
 impl Serialize for Stamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -46,7 +46,7 @@ impl Serialize for Stamp {
 /// `{"data": ...}`: the envelope of every answer that is not a record's, a page or a
 /// problem. The document names each use (`SpaceEnvelope`, `TokenList`, ...) below.
 #[derive(Serialize)]
-pub struct Envelope<T> {
+pub(crate) struct Envelope<T> {
     /// The answer.
     pub data: T,
 }
@@ -58,7 +58,7 @@ macro_rules! envelope {
         #[doc = $doc]
         #[derive(ToSchema)]
         #[allow(dead_code)]
-        pub struct $name {
+        pub(crate) struct $name {
             data: $inner,
         }
     )*};
@@ -80,7 +80,7 @@ envelope! {
 /// A member's role in a space.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum RoleName {
+pub(crate) enum RoleName {
     /// Everything, the space and its members included.
     Owner,
     /// Reads and writes records.
@@ -102,7 +102,7 @@ impl From<Role> for RoleName {
 /// What a scoped token may do in its spaces.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum AccessName {
+pub(crate) enum AccessName {
     /// Reads only.
     Read,
     /// Reads, and writes as far as the user's role allows.
@@ -121,7 +121,7 @@ impl From<Access> for AccessName {
 /// Whether a member has accepted.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum MemberState {
+pub(crate) enum MemberState {
     /// A member.
     Active,
     /// Invited; `invited` until the user accepts.
@@ -131,7 +131,7 @@ pub enum MemberState {
 /// A space as the caller sees it (CONTRACT §13).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Space {
+pub(crate) struct Space {
     #[schema(value_type = String, format = DateTime)]
     pub created_at: Stamp,
     /// Whether it is the caller's default space.
@@ -150,7 +150,7 @@ pub struct Space {
 /// A member of a space, or a user invited to it (CONTRACT §13, §21).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Member {
+pub(crate) struct Member {
     /// When the user accepted; for an invitation, when it was invited.
     #[schema(value_type = String, format = DateTime)]
     pub added_at: Stamp,
@@ -165,7 +165,7 @@ pub struct Member {
 /// A pending invitation of the caller (CONTRACT §21).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Invitation {
+pub(crate) struct Invitation {
     #[schema(value_type = String, format = DateTime)]
     pub invited_at: Stamp,
     /// The inviter's userId.
@@ -179,7 +179,7 @@ pub struct Invitation {
 /// A scoped token (CONTRACT §14).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Token {
+pub(crate) struct Token {
     pub access: AccessName,
     #[schema(value_type = String, format = DateTime)]
     pub created_at: Stamp,
@@ -204,7 +204,7 @@ pub struct Token {
 /// The caller (`GET /api/v1/me`).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Me<'a> {
+pub(crate) struct Me<'a> {
     pub default_space_id: &'a str,
     pub name: &'a str,
     /// Every space the caller's token reaches, ordered as `GET /api/v1/spaces`.
@@ -215,7 +215,7 @@ pub struct Me<'a> {
 /// A new user, or a user with a new primary token (admin routes).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct CreatedUser {
+pub(crate) struct CreatedUser {
     pub default_space_id: Box<str>,
     pub name: Box<str>,
     /// Shown only in the first answer, not in a replay: a replayed answer is kept
@@ -228,7 +228,7 @@ pub struct CreatedUser {
 
 /// What a backup copy holds.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Backup {
+pub(crate) struct Backup {
     #[schema(minimum = 0)]
     pub bytes: u64,
     #[schema(minimum = 0)]
@@ -242,7 +242,7 @@ pub struct Backup {
 /// `ok` or `degraded`.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum HealthStatus {
+pub(crate) enum HealthStatus {
     /// The journal writes.
     Ok,
     /// The journal cannot write (`reason` says why).
@@ -252,7 +252,7 @@ pub enum HealthStatus {
 /// `primary` or `standby` (replication, §16).
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum NodeRole {
+pub(crate) enum NodeRole {
     /// Takes writes.
     Primary,
     /// Follows the primary.
@@ -263,7 +263,7 @@ pub enum NodeRole {
 /// --nats (replication, §16).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Health<'a> {
+pub(crate) struct Health<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub applied_seq: Option<u64>,
@@ -284,7 +284,7 @@ pub struct Health<'a> {
 
 /// Whether this node is the primary: what the proxy checks (§16).
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PrimaryHealth<'a> {
+pub(crate) struct PrimaryHealth<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub node: Option<&'a str>,
@@ -293,7 +293,7 @@ pub struct PrimaryHealth<'a> {
 
 /// One bad field of a `validation_failed` problem.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ProblemField {
+pub(crate) struct ProblemField {
     pub field: String,
     pub message: String,
 }
@@ -301,7 +301,7 @@ pub struct ProblemField {
 /// RFC 9457 problem details with taskd's `code` (CONTRACT §7).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Problem {
+pub(crate) struct Problem {
     pub code: &'static str,
     /// dependency_cycle: the cycle's task ids in order, the written task first; each names
     /// the next as a predecessor, the last names the first.
@@ -327,7 +327,7 @@ pub struct Problem {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub struct SpaceCreate {
+pub(crate) struct SpaceCreate {
     #[schema(schema_with = name_schema)]
     name: String,
 }
@@ -336,7 +336,7 @@ pub struct SpaceCreate {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub struct SpaceUpdate {
+pub(crate) struct SpaceUpdate {
     #[schema(schema_with = name_schema)]
     name: Option<String>,
 }
@@ -345,7 +345,7 @@ pub struct SpaceUpdate {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub struct MemberPut {
+pub(crate) struct MemberPut {
     role: RoleName,
 }
 
@@ -353,7 +353,7 @@ pub struct MemberPut {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)]
-pub struct TokenCreate {
+pub(crate) struct TokenCreate {
     #[schema(schema_with = name_schema)]
     name: String,
     access: AccessName,
@@ -370,7 +370,7 @@ pub struct TokenCreate {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub struct UserCreate {
+pub(crate) struct UserCreate {
     #[schema(schema_with = name_schema)]
     name: String,
 }
@@ -379,7 +379,7 @@ pub struct UserCreate {
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-pub struct BackupRequest {
+pub(crate) struct BackupRequest {
     /// An absolute path: a new or empty directory.
     to: String,
 }
@@ -388,7 +388,7 @@ pub struct BackupRequest {
 #[derive(ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 #[allow(dead_code)]
-pub enum BatchMethod {
+pub(crate) enum BatchMethod {
     /// A create, or a restore (`.../{id}/restore`).
     Post,
     /// An update.
@@ -400,7 +400,7 @@ pub enum BatchMethod {
 /// One operation of a batch: a write path of §4 and its body.
 #[derive(ToSchema)]
 #[allow(dead_code)]
-pub struct BatchOperation {
+pub(crate) struct BatchOperation {
     method: BatchMethod,
     /// The path, e.g. `/api/v1/tasks` or `/api/v1/tasks/{todoId}`.
     path: String,
@@ -412,7 +412,7 @@ pub struct BatchOperation {
 /// Writes to one space, all or nothing (`operations`: see its `maxItems`).
 #[derive(ToSchema)]
 #[allow(dead_code)]
-pub struct BatchRequest {
+pub(crate) struct BatchRequest {
     #[schema(schema_with = operations_schema)]
     operations: Vec<BatchOperation>,
 }
@@ -420,7 +420,7 @@ pub struct BatchRequest {
 /// One result of a batch: the status the single request would have had, the record's
 /// kind and the record.
 #[derive(Serialize, ToSchema)]
-pub struct BatchResult<'a> {
+pub(crate) struct BatchResult<'a> {
     #[schema(schema_with = batch_status_schema)]
     pub status: u16,
     /// The kind of the record (the collection's noun): `task`, `list`, ...
@@ -433,7 +433,7 @@ pub struct BatchResult<'a> {
 /// The answer to a batch.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct BatchResponse<'a> {
+pub(crate) struct BatchResponse<'a> {
     pub results: Vec<BatchResult<'a>>,
     #[schema(minimum = 0)]
     pub space_version: u64,
@@ -443,7 +443,7 @@ pub struct BatchResponse<'a> {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)]
-pub struct SpaceParam {
+pub(crate) struct SpaceParam {
     /// The space; else the body's `spaceId`, else the caller's default space.
     #[param(rename = "spaceId")]
     space_id: Option<String>,
@@ -453,7 +453,7 @@ pub struct SpaceParam {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Header)]
 #[allow(dead_code)]
-pub struct KeyHeader {
+pub(crate) struct KeyHeader {
     /// Printable ASCII characters: a retry with the same key and body gets the first answer
     /// again (24 h).
     #[param(rename = "Idempotency-Key", schema_with = idempotency_key_schema)]
@@ -464,7 +464,7 @@ pub struct KeyHeader {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)]
-pub struct SinceParam {
+pub(crate) struct SinceParam {
     /// Changes after this space version (default 0).
     #[param(schema_with = since_schema)]
     since: Option<u64>,
@@ -474,7 +474,7 @@ pub struct SinceParam {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)]
-pub struct FeedLimitParam {
+pub(crate) struct FeedLimitParam {
     /// Records per page.
     #[param(schema_with = feed_limit_schema)]
     limit: Option<usize>,
@@ -484,7 +484,7 @@ pub struct FeedLimitParam {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Header)]
 #[allow(dead_code)]
-pub struct LastEventId {
+pub(crate) struct LastEventId {
     /// Replaces `since`.
     #[param(rename = "Last-Event-ID")]
     last_event_id: Option<String>,
@@ -497,7 +497,7 @@ macro_rules! path_param {
         #[derive(IntoParams)]
         #[into_params(parameter_in = Path)]
         #[allow(dead_code)]
-        pub struct $name {
+        pub(crate) struct $name {
             #[doc = $doc]
             #[param(rename = $rename)]
             $field: String,
@@ -509,7 +509,7 @@ path_param!(UserIdPath, user_id, "userId", "The user.");
 path_param!(TokenIdPath, token_id, "tokenId", "The scoped token.");
 
 /// The pattern of a record id (CONTRACT §3).
-pub fn id_pattern() -> String {
+pub(crate) fn id_pattern() -> String {
     format!("^[A-Za-z0-9_-]{{{ID_MIN_CHARS},{ID_MAX_CHARS}}}$")
 }
 
@@ -519,7 +519,7 @@ fn string_of(ty: impl Into<SchemaType>) -> ObjectBuilder {
 }
 
 /// A name of a user, a space or a token.
-pub fn name_schema() -> ObjectBuilder {
+pub(crate) fn name_schema() -> ObjectBuilder {
     string_of(Type::String)
         .description(Some(format!(
             "1 to {} characters.",
@@ -543,7 +543,7 @@ fn token_spaces_schema() -> ArrayBuilder {
 
 /// 1 to [`IDEMPOTENCY_KEY_MAX_CHARS`] printable ASCII characters. HTTP trims a header
 /// value, so the key neither starts nor ends with a space.
-pub fn idempotency_key_schema() -> ObjectBuilder {
+pub(crate) fn idempotency_key_schema() -> ObjectBuilder {
     let inner = IDEMPOTENCY_KEY_MAX_CHARS - 2;
     string_of(Type::String)
         .pattern(Some(format!("^[!-~]([ -~]{{0,{inner}}}[!-~])?$")))
@@ -609,12 +609,7 @@ fn record_ref() -> Ref {
 }
 
 /// A date-time string, or null.
-pub fn nullable_date_time() -> ObjectBuilder {
+pub(crate) fn nullable_date_time() -> ObjectBuilder {
     string_of(SchemaType::from_iter([Type::String, Type::Null]))
         .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
-}
-
-/// `schema` as a `RefOr`.
-pub fn boxed(schema: impl Into<Schema>) -> RefOr<Schema> {
-    RefOr::T(schema.into())
 }

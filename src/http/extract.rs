@@ -30,12 +30,12 @@ use crate::model::validate::{id_rule, is_id};
 use crate::model::{Caller, IfMatch, Kind, ListQuery};
 
 /// The largest request body accepted.
-pub use crate::model::limits::MAX_BODY_BYTES;
+pub(crate) use crate::model::limits::MAX_BODY_BYTES;
 
 /// The kind whose collection the request's path names: the routes of each collection
 /// carry their kind as app data (see `http::configure`).
 #[derive(Debug, Clone, Copy)]
-pub struct Collection(pub Kind);
+pub(crate) struct Collection(pub Kind);
 
 impl FromRequest for Collection {
     type Error = ApiError;
@@ -52,7 +52,7 @@ impl FromRequest for Collection {
 
 /// The `{id}` path segment, which must be id-shaped.
 #[derive(Debug, Clone)]
-pub struct RecordId(pub String);
+pub(crate) struct RecordId(pub String);
 
 impl FromRequest for RecordId {
     type Error = ApiError;
@@ -105,7 +105,7 @@ impl FromRequest for Caller {
 /// The caller of a route that only users have (spaces, members, tokens): as [`Caller`],
 /// but `403` for the admin token, which is no user (§13).
 #[derive(Debug, Clone)]
-pub struct UserCaller(pub Caller);
+pub(crate) struct UserCaller(pub Caller);
 
 impl FromRequest for UserCaller {
     type Error = ApiError;
@@ -127,7 +127,7 @@ impl FromRequest for UserCaller {
 /// name different spaces; 404 for a space the caller (or its token) does not reach, so
 /// other users' spaces cannot even be confirmed to exist; 403 when its role or token does
 /// not allow the action.
-pub fn space_of<'a>(
+pub(crate) fn space_of<'a>(
     caller: &'a Caller,
     query: Option<&'a str>,
     body: Option<&'a str>,
@@ -145,7 +145,7 @@ pub fn space_of<'a>(
 
 /// A request made with the admin token; 403 for a user's token, 401 for anything else.
 #[derive(Debug, Clone, Copy)]
-pub struct Admin;
+pub(crate) struct Admin;
 
 impl Admin {
     /// Whether `req` carries the admin token: the one place that decides it. A refusal
@@ -188,7 +188,7 @@ impl FromRequest for Admin {
 /// user's (primary or scoped) included: for `/metrics` on the API's address (CONTRACT
 /// §21), where a `403` would only tell a caller that its token is a user's.
 #[derive(Debug, Clone, Copy)]
-pub struct AdminToken;
+pub(crate) struct AdminToken;
 
 impl FromRequest for AdminToken {
     type Error = ApiError;
@@ -210,7 +210,7 @@ impl FromRequest for AdminToken {
 
 /// The record a request names: its kind, the caller, its id and the query, checked in
 /// that order.
-pub struct Target {
+pub(crate) struct Target {
     /// The kind.
     pub kind: Kind,
     /// The caller.
@@ -244,7 +244,7 @@ impl FromRequest for Target {
 
 /// The query string's parameters; unknown ones are kept and ignored by handlers.
 #[derive(Debug, Clone, Default)]
-pub struct Params(Vec<(String, String)>);
+pub(crate) struct Params(Vec<(String, String)>);
 
 impl FromRequest for Params {
     type Error = ApiError;
@@ -261,7 +261,7 @@ impl FromRequest for Params {
 
 impl Params {
     /// The first value of parameter `name`.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(n, _)| n == name)
@@ -269,14 +269,14 @@ impl Params {
     }
 
     /// The `spaceId` parameter.
-    pub fn space_id(&self) -> Option<&str> {
+    pub(crate) fn space_id(&self) -> Option<&str> {
         self.get("spaceId")
     }
 
     /// The `since` of a change feed or stream: an integer from 0 (the default); `header`
     /// (a stream's `Last-Event-ID`) replaces the parameter when present. Whether the space
     /// has reached it is checked by the space.
-    pub fn since(&self, header: Option<&str>) -> Result<u64, ApiError> {
+    pub(crate) fn since(&self, header: Option<&str>) -> Result<u64, ApiError> {
         match header.or(self.get("since")) {
             None => Ok(0),
             Some(raw) => raw.parse::<u64>().map_err(|_| {
@@ -289,7 +289,7 @@ impl Params {
 
     /// The `limit` of a change feed: 1 to [`FEED_LIMIT_MAX`], by default
     /// [`FEED_LIMIT_DEFAULT`].
-    pub fn feed_limit(&self) -> Result<usize, ApiError> {
+    pub(crate) fn feed_limit(&self) -> Result<usize, ApiError> {
         self.limit(FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX)
     }
 
@@ -311,7 +311,7 @@ impl Params {
 
     /// The listing query of a collection of `kind`: `limit` (see [`PAGE_LIMIT_MAX`]),
     /// `includeDeleted` (`true`/`false`), `cursor`, and the kind's filter fields.
-    pub fn list_query(&self, kind: Kind) -> Result<ListQuery, ApiError> {
+    pub(crate) fn list_query(&self, kind: Kind) -> Result<ListQuery, ApiError> {
         let limit = self.limit(PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX)?;
         let include_deleted = match self.get("includeDeleted") {
             None | Some("false") => false,
@@ -347,7 +347,7 @@ impl Params {
 /// How long a request body may take to arrive once its headers are in (app data; 10 s
 /// when absent).
 #[derive(Debug, Clone, Copy)]
-pub struct BodyTimeout(pub Duration);
+pub(crate) struct BodyTimeout(pub Duration);
 
 impl Default for BodyTimeout {
     fn default() -> BodyTimeout {
@@ -357,7 +357,10 @@ impl Default for BodyTimeout {
 
 /// Reads a whole request body of at most [`MAX_BODY_BYTES`] within `timeout`: 413 over the
 /// size, 408 when it does not arrive in time.
-pub async fn read_body(mut payload: Payload, timeout: BodyTimeout) -> Result<Bytes, ApiError> {
+pub(crate) async fn read_body(
+    mut payload: Payload,
+    timeout: BodyTimeout,
+) -> Result<Bytes, ApiError> {
     let read = async {
         let mut body = BytesMut::new();
         while let Some(chunk) = payload.next().await {
@@ -377,7 +380,7 @@ pub async fn read_body(mut payload: Payload, timeout: BodyTimeout) -> Result<Byt
 }
 
 /// The body timeout the app was built with.
-pub fn body_timeout(req: &HttpRequest) -> BodyTimeout {
+pub(crate) fn body_timeout(req: &HttpRequest) -> BodyTimeout {
     super::state(req).map_or_else(BodyTimeout::default, |app| app.body_timeout)
 }
 
@@ -387,7 +390,7 @@ pub fn body_timeout(req: &HttpRequest) -> BodyTimeout {
 /// [`BodyTimeout`], 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON
 /// content type (`application/json` or `*/*+json`, any parameters).
 #[derive(Debug, Default)]
-pub struct JsonBody(pub Bytes);
+pub(crate) struct JsonBody(pub Bytes);
 
 impl FromRequest for JsonBody {
     type Error = ApiError;
@@ -424,7 +427,7 @@ impl FromRequest for JsonBody {
 /// duplicate keys: the last one wins. 400 `invalid_json` for a body that is not a JSON
 /// object.
 #[derive(Debug, Default)]
-pub struct JsonFields(pub BTreeMap<String, Box<RawValue>>);
+pub(crate) struct JsonFields(pub BTreeMap<String, Box<RawValue>>);
 
 impl FromRequest for JsonFields {
     type Error = ApiError;
@@ -437,7 +440,7 @@ impl FromRequest for JsonFields {
 }
 
 /// A JSON object's fields, unparsed.
-pub fn parse_fields(body: &[u8]) -> Result<BTreeMap<String, Box<RawValue>>, ApiError> {
+pub(crate) fn parse_fields(body: &[u8]) -> Result<BTreeMap<String, Box<RawValue>>, ApiError> {
     match serde_json::from_slice(body) {
         Ok(fields) => Ok(fields),
         Err(e) if e.is_data() => Err(ApiError::InvalidJson(
@@ -451,7 +454,7 @@ pub fn parse_fields(body: &[u8]) -> Result<BTreeMap<String, Box<RawValue>>, ApiE
 /// ([`bounded_value`]): no value costs more than its bytes to read, however long its
 /// arrays, so an over-long body is refused at about the cost of receiving it.
 #[derive(Debug, Clone, Default)]
-pub struct JsonObject(pub Map<String, Json>);
+pub(crate) struct JsonObject(pub Map<String, Json>);
 
 impl FromRequest for JsonObject {
     type Error = ApiError;
@@ -464,7 +467,7 @@ impl FromRequest for JsonObject {
 }
 
 /// Parses every value of an object with [`bounded_value`].
-pub fn bounded_object(
+pub(crate) fn bounded_object(
     fields: BTreeMap<String, Box<RawValue>>,
 ) -> Result<Map<String, Json>, ApiError> {
     fields
@@ -476,7 +479,7 @@ pub fn bounded_object(
 /// The `If-Match` of a request: `*`, or the versions of its strong tags (a weak or
 /// malformed tag matches nothing).
 #[derive(Debug, Clone, Default)]
-pub struct Preconditions(pub Option<IfMatch>);
+pub(crate) struct Preconditions(pub Option<IfMatch>);
 
 impl FromRequest for Preconditions {
     type Error = ApiError;
@@ -507,7 +510,7 @@ fn tag_version(tag: &str, weak: bool) -> Option<u64> {
 
 /// Whether the `If-None-Match` of `req` matches the tag of `version` (`*` matches any;
 /// weak comparison, as RFC 9110 asks for this header).
-pub fn none_match(req: &HttpRequest, version: u64) -> bool {
+pub(crate) fn none_match(req: &HttpRequest, version: u64) -> bool {
     tags(req, header::IF_NONE_MATCH)
         .any(|tag| tag == "*" || tag_version(tag, true) == Some(version))
 }
@@ -523,7 +526,7 @@ fn tags(req: &HttpRequest, name: header::HeaderName) -> impl Iterator<Item = &st
 
 /// The idempotency key the request claimed (see `http::idempotency`), if any.
 #[derive(Debug, Clone, Default)]
-pub struct KeyClaim(pub Option<KeyUse>);
+pub(crate) struct KeyClaim(pub Option<KeyUse>);
 
 impl FromRequest for KeyClaim {
     type Error = ApiError;
@@ -536,7 +539,7 @@ impl FromRequest for KeyClaim {
 
 /// Tells the idempotency middleware that the handler stored the key's answer with its
 /// write, and what that answer is.
-pub fn kept_with_write(req: &HttpRequest, answer: KeptAnswer) {
+pub(crate) fn kept_with_write(req: &HttpRequest, answer: KeptAnswer) {
     req.extensions_mut().insert(answer);
 }
 

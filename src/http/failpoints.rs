@@ -18,7 +18,11 @@ use super::extract::Admin;
 /// `fail` crate's syntax (`return`, `pause`, `panic`, `1*return(x)`, `50%sleep(100)`,
 /// actions joined by `->`) → 204; the failpoint acts from the next time it is passed.
 /// 400 `invalid_parameter` for actions the crate does not read, 401, 403.
-pub async fn set(_: Admin, name: web::Path<String>, body: Bytes) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn set(
+    _: Admin,
+    name: web::Path<String>,
+    body: Bytes,
+) -> Result<HttpResponse, ApiError> {
     let actions = std::str::from_utf8(&body)
         .map_err(|_| ApiError::InvalidParameter("the actions must be UTF-8 text".into()))?;
     fail::cfg(name.into_inner(), actions.trim()).map_err(ApiError::InvalidParameter)?;
@@ -27,7 +31,7 @@ pub async fn set(_: Admin, name: web::Path<String>, body: Bytes) -> Result<HttpR
 
 /// `DELETE /api/v1/admin/failpoints/{name}` → 204: the failpoint does nothing from now on,
 /// and a thread it holds (`pause`) goes on. 401, 403.
-pub async fn remove(_: Admin, name: web::Path<String>) -> HttpResponse {
+pub(crate) async fn remove(_: Admin, name: web::Path<String>) -> HttpResponse {
     fail::remove(name.into_inner());
     HttpResponse::NoContent().finish()
 }

@@ -46,7 +46,7 @@ use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, S
         ),
     ),
 )]
-pub async fn healthz(app: Data<AppState>) -> HttpResponse {
+pub(crate) async fn healthz(app: Data<AppState>) -> HttpResponse {
     let service = app.service.clone();
     let gate = app.gate.clone();
     let problem = service.storage_problem();
@@ -102,7 +102,7 @@ pub async fn healthz(app: Data<AppState>) -> HttpResponse {
         ),
     ),
 )]
-pub async fn healthz_primary(app: Data<AppState>) -> HttpResponse {
+pub(crate) async fn healthz_primary(app: Data<AppState>) -> HttpResponse {
     let gate = app.gate.clone();
     match gate.role() {
         Some(role) if !role.is_primary() => render::json(
@@ -138,7 +138,7 @@ pub async fn healthz_primary(app: Data<AppState>) -> HttpResponse {
         Reads,
     ),
 )]
-pub async fn me(caller: Caller) -> HttpResponse {
+pub(crate) async fn me(caller: Caller) -> HttpResponse {
     let user = &caller.account;
     let me = Me {
         default_space_id: &user.default_space,
@@ -165,7 +165,7 @@ pub async fn me(caller: Caller) -> HttpResponse {
         Writes,
     ),
 )]
-pub async fn create_user(
+pub(crate) async fn create_user(
     req: HttpRequest,
     _: Admin,
     key: KeyClaim,
@@ -244,7 +244,7 @@ pub(super) async fn change(
         Writes,
     ),
 )]
-pub async fn backup(
+pub(crate) async fn backup(
     _: Admin,
     body: JsonObject,
     app: Data<AppState>,
@@ -265,7 +265,7 @@ pub async fn backup(
 /// `GET /api/v1/{collection}`: one page and the space's `ETag`; 304 when `If-None-Match`
 /// matches it. One handler serves the five kinds, so the document generates its operation
 /// and statuses from the kind table (`openapi::KindTable`).
-pub async fn list(
+pub(crate) async fn list(
     req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
@@ -284,7 +284,7 @@ pub async fn list(
 
 /// `POST /api/v1/{collection}`: the new record, `Location` and `ETag` (operation and
 /// statuses: `openapi::KindTable`).
-pub async fn create(
+pub(crate) async fn create(
     req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
@@ -317,7 +317,7 @@ pub async fn create(
 
 /// `GET /api/v1/{collection}/{id}`: the record with `ETag`, deleted records included; 304
 /// when `If-None-Match` matches (operation and statuses: `openapi::KindTable`).
-pub async fn get(
+pub(crate) async fn get(
     req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
@@ -337,7 +337,7 @@ pub async fn get(
 /// `PATCH /api/v1/{collection}/{id}`: the changed record with `ETag` (operation and
 /// statuses: `openapi::KindTable`).
 #[allow(clippy::too_many_arguments)]
-pub async fn update(
+pub(crate) async fn update(
     req: HttpRequest,
     Collection(kind): Collection,
     caller: Caller,
@@ -368,7 +368,7 @@ pub async fn update(
 
 /// `DELETE /api/v1/{collection}/{id}`: the soft-deleted record and `ETag` (operation and
 /// statuses: `openapi::KindTable`).
-pub async fn delete(
+pub(crate) async fn delete(
     req: HttpRequest,
     target: Target,
     preconditions: Preconditions,
@@ -381,7 +381,7 @@ pub async fn delete(
 
 /// `POST /api/v1/{collection}/{id}/restore`: the restored record and `ETag` (operation and
 /// statuses: `openapi::KindTable`).
-pub async fn restore(
+pub(crate) async fn restore(
     req: HttpRequest,
     target: Target,
     preconditions: Preconditions,
@@ -505,7 +505,7 @@ pub(super) async fn send_write(
         Reads,
     ),
 )]
-pub async fn changes(
+pub(crate) async fn changes(
     caller: Caller,
     params: Params,
     app: Data<AppState>,
@@ -519,11 +519,11 @@ pub async fn changes(
 }
 
 /// Any path no route matches → 404.
-pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     Err(ApiError::NotFound(format!("no such path: {}", req.path())))
 }
 
 /// A known path with a method it does not allow → 405 with `Allow`.
-pub fn method_not_allowed(allow: &'static str) -> ApiError {
+pub(crate) fn method_not_allowed(allow: &'static str) -> ApiError {
     ApiError::MethodNotAllowed(allow)
 }

@@ -42,7 +42,7 @@ use crate::model::limits::IDEMPOTENCY_KEY_MAX_CHARS;
 use crate::model::Caller;
 
 /// The header.
-pub const HEADER: &str = "idempotency-key";
+pub(crate) const HEADER: &str = "idempotency-key";
 /// The user keys of the admin token belong to.
 const ADMIN: &str = "admin";
 
@@ -56,7 +56,7 @@ fn is_valid_key(key: &[u8]) -> bool {
 /// What a keyed route's handler checks before it acts, in terms [`access::decide`]
 /// answers: what a replay of the route's kept answers must pass too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
+pub(crate) enum Guard {
     /// The admin token.
     Admin,
     /// A user's primary token acting on its account (creating spaces, managing tokens).
@@ -124,7 +124,7 @@ fn admit(guard: Guard, req: &HttpRequest, body: &[u8]) -> Result<(), ApiError> {
 }
 
 /// The middleware around a route that `guard` describes; see the module docs.
-pub async fn idempotency(
+pub(crate) async fn idempotency(
     guard: Guard,
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -244,7 +244,7 @@ pub async fn idempotency(
 /// for a stalled storage (the middleware leaves the key claimed after a `StorageStalled`
 /// answer): once the journal decides, it records the answer `answer` makes of the write's
 /// result (as it was stored with the write), or frees the key if the write failed.
-pub fn settle_later<T>(
+pub(crate) fn settle_later<T>(
     req: &HttpRequest,
     used: KeyUse,
     answer: impl FnOnce(T) -> Option<KeptAnswer> + 'static,

@@ -7,21 +7,21 @@
 //! message to the space's actor through the [`Spaces`](crate::actors::Spaces) registry and
 //! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
 
-pub mod batch;
-pub mod client;
-pub mod dto;
-pub mod error;
-pub mod extract;
+pub(crate) mod batch;
+pub(crate) mod client;
+pub(crate) mod dto;
+pub(crate) mod error;
+pub(crate) mod extract;
 #[cfg(feature = "failpoints")]
-pub mod failpoints;
-pub mod handlers;
-pub mod idempotency;
-pub mod openapi;
-pub mod render;
-pub mod spaces;
-pub mod stream;
-pub mod throttle;
-pub mod tokens;
+pub(crate) mod failpoints;
+pub(crate) mod handlers;
+pub(crate) mod idempotency;
+pub(crate) mod openapi;
+pub(crate) mod render;
+pub(crate) mod spaces;
+pub(crate) mod stream;
+pub(crate) mod throttle;
+pub(crate) mod tokens;
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -44,14 +44,14 @@ use crate::replication::NodeRole;
 use crate::service::Service;
 use idempotency::Guard;
 
-pub use client::TrustedProxies;
-pub use error::ApiError;
-pub use throttle::Throttle;
+pub(crate) use client::TrustedProxies;
+pub(crate) use error::ApiError;
+pub(crate) use throttle::Throttle;
 
 /// Closed once shutdown begins; from then on every request gets 503 (see [`front`]), and
 /// open change streams end.
 #[derive(Debug)]
-pub struct Gate {
+pub(crate) struct Gate {
     closed: AtomicBool,
     watch: tokio::sync::watch::Sender<bool>,
     /// With `--nats`: this node's role; `/api/v1` is refused unless it is the primary.
@@ -70,7 +70,7 @@ impl Default for Gate {
 
 impl Gate {
     /// A gate that lets `/api/v1` through only while `role` is the primary.
-    pub fn replicated(role: Arc<NodeRole>) -> Gate {
+    pub(crate) fn replicated(role: Arc<NodeRole>) -> Gate {
         Gate {
             role: Some(role),
             ..Gate::default()
@@ -78,12 +78,12 @@ impl Gate {
     }
 
     /// This node's role, with `--nats`.
-    pub fn role(&self) -> Option<&Arc<NodeRole>> {
+    pub(crate) fn role(&self) -> Option<&Arc<NodeRole>> {
         self.role.as_ref()
     }
 
     /// Refuses every request from now on, and ends the change streams.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
         self.watch.send_replace(true);
     }
@@ -102,7 +102,7 @@ impl Gate {
 /// the actors and the service boundary behind the API, and the front's own state. Each
 /// field is shared (an `Arc`) with the start-up and shutdown sequence.
 #[derive(Clone)]
-pub struct AppState {
+pub(crate) struct AppState {
     /// Users, spaces, members and tokens.
     pub directory: Data<Directory>,
     /// The space actors.
@@ -147,7 +147,7 @@ fn disallowed(allow: &'static str) -> Route {
 /// kind as app data, so a request is routed by string comparison up to its record id
 /// (a pattern such as `/api/v1/{collection}` would run a regular expression for every
 /// request, a quarter of a GET's instructions).
-pub fn configure(cfg: &mut ServiceConfig) {
+pub(crate) fn configure(cfg: &mut ServiceConfig) {
     // First: the records' routes are the hot path, and every route before them costs each
     // request a match attempt (a regular expression for one with a `{param}`).
     for kind in Kind::ALL {
@@ -314,7 +314,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
 }
 
 /// The request-id header: the client's, if it sent a sane one, else a new one.
-pub const REQUEST_ID: &str = "x-request-id";
+pub(crate) const REQUEST_ID: &str = "x-request-id";
 
 /// The one middleware around every request (one layer, not three: each costs every
 /// request a boxed future and a body conversion). Before the route: an id for the request
@@ -326,7 +326,7 @@ pub const REQUEST_ID: &str = "x-request-id";
 /// `401` counts as a failure of its client address; the request is counted and timed by
 /// route pattern in the metrics, and logged in one line at info: client address (`-` when
 /// there is none), method, path, status, microseconds and id.
-pub async fn front(
+pub(crate) async fn front(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
@@ -474,7 +474,7 @@ fn request_id(sent: Option<&HeaderValue>) -> String {
         (status = 503, response = openapi::problems::Problem503),
     ),
 )]
-pub async fn metrics() -> HttpResponse {
+pub(crate) async fn metrics() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
         .body(METRICS.render())
@@ -483,12 +483,12 @@ pub async fn metrics() -> HttpResponse {
 /// `GET /metrics` on the API's address: as [`metrics`], with the admin token only, since
 /// the metrics name users (CONTRACT §21). 401 without it, for a user's token too; 429 for
 /// a client locked out by failed authentications (see [`refusal`]).
-pub async fn admin_metrics(_: extract::AdminToken) -> HttpResponse {
+pub(crate) async fn admin_metrics(_: extract::AdminToken) -> HttpResponse {
     metrics().await
 }
 
 /// Registers `GET /metrics` on the API's address, behind the admin token.
-pub fn configure_metrics(cfg: &mut ServiceConfig) {
+pub(crate) fn configure_metrics(cfg: &mut ServiceConfig) {
     cfg.service(
         web::resource(METRICS_PATH)
             .route(web::get().to(admin_metrics))
@@ -498,7 +498,7 @@ pub fn configure_metrics(cfg: &mut ServiceConfig) {
 
 /// Registers `GET /metrics` open to all, for the server of `--metrics-bind` (which has no
 /// directory to check a token against).
-pub fn configure_open_metrics(cfg: &mut ServiceConfig) {
+pub(crate) fn configure_open_metrics(cfg: &mut ServiceConfig) {
     cfg.service(
         web::resource(METRICS_PATH)
             .route(web::get().to(metrics))

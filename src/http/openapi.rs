@@ -49,7 +49,7 @@ use crate::model::limits::{
 use crate::model::Kind;
 
 /// The document, built once.
-pub static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
+pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
 
 /// The document: the annotated handlers, the wire types, and the generated parts.
 #[derive(utoipa::OpenApi)]
@@ -142,11 +142,11 @@ pub static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
     ),
     modifiers(&Service, &KindTable),
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// The problem+json responses of CONTRACT §7, one component per status (`Problem400`,
 /// ...), which the operations reference: `(status = 400, response = Problem400)`.
-pub mod problems {
+pub(crate) mod problems {
     use std::collections::BTreeMap;
 
     use utoipa::openapi::response::Response;
@@ -156,7 +156,7 @@ pub mod problems {
     macro_rules! problems {
         ($($name:ident = $status:literal,)*) => {$(
             #[doc = concat!("The problem+json response with status ", stringify!($status), ".")]
-            pub struct $name;
+            pub(crate) struct $name;
 
             impl<'s> ToResponse<'s> for $name {
                 fn response() -> (&'s str, RefOr<Response>) {
@@ -171,7 +171,7 @@ pub mod problems {
     macro_rules! problem_sets {
         ($($(#[$doc:meta])* $name:ident = [$($status:literal),*],)*) => {$(
             $(#[$doc])*
-            pub struct $name;
+            pub(crate) struct $name;
 
             impl utoipa::IntoResponses for $name {
                 fn responses() -> BTreeMap<String, RefOr<Response>> {
@@ -222,7 +222,7 @@ pub mod problems {
 
 /// The bearer scheme, and the route of the document itself (served by Swagger UI's
 /// service, so there is no handler to annotate).
-pub struct Service;
+pub(crate) struct Service;
 
 impl Modify for Service {
     fn modify(&self, openapi: &mut OpenApi) {
@@ -252,7 +252,7 @@ impl Modify for Service {
 /// What the kinds' field tables give: for each kind its record, create and update
 /// schemas, `TaskEnvelope`, `TaskPage` and `TaskChange`, and its five routes; and the
 /// schemas over all kinds (`Record`, `Change`, `ChangePage`, `ChangeEvent`).
-pub struct KindTable;
+pub(crate) struct KindTable;
 
 impl Modify for KindTable {
     fn modify(&self, openapi: &mut OpenApi) {
@@ -354,7 +354,7 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
 
 /// Schema names of a kind: `Task`, `TaskCreate`, `TaskUpdate`, `TaskEnvelope`, `TaskPage`,
 /// `TaskChange`.
-pub fn schema_name(kind: Kind, suffix: &str) -> String {
+pub(crate) fn schema_name(kind: Kind, suffix: &str) -> String {
     let noun = kind.noun();
     format!("{}{}{suffix}", noun[..1].to_uppercase(), &noun[1..])
 }

@@ -16,7 +16,7 @@ use crate::model::{
 };
 
 /// A record of `kind` in space `space`, as JSON.
-pub struct RecordJson<'a> {
+pub(crate) struct RecordJson<'a> {
     /// The record's kind.
     pub kind: Kind,
     /// The space it belongs to.
@@ -79,7 +79,7 @@ struct Many<'a> {
 }
 
 /// A JSON response with `status`.
-pub fn json<T: Serialize>(status: StatusCode, body: &T) -> HttpResponse {
+pub(crate) fn json<T: Serialize>(status: StatusCode, body: &T) -> HttpResponse {
     match to_json(body) {
         Ok(bytes) => HttpResponse::build(status)
             .content_type("application/json")
@@ -99,7 +99,7 @@ fn to_json<T: Serialize>(body: &T) -> serde_json::Result<Vec<u8>> {
 }
 
 /// The strong tag of a version: `"<n>"`.
-pub fn etag(version: u64) -> String {
+pub(crate) fn etag(version: u64) -> String {
     format!("\"{version}\"")
 }
 
@@ -128,7 +128,7 @@ fn answer<T: Serialize>(status: StatusCode, body: &T) -> KeptAnswer {
 
 /// The answer to a single write: `201` with `Location` for a create, else `200`, the
 /// record and `ETag`. Also how the answer kept for its idempotency key is made.
-pub fn write_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
+pub(crate) fn write_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
     let step = &outcome.steps[0];
     let Touched { kind, record } = &step.touched[0];
     let status = if step.created {
@@ -156,7 +156,7 @@ pub fn write_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
 
 /// The answer to a batch: `{"results": [{"status", "kind", "data"}, ...], "spaceVersion":
 /// v}`.
-pub fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
+pub(crate) fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
     let results = outcome
         .steps
         .iter()
@@ -181,7 +181,7 @@ pub fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
 
 /// The answer to a user's creation (`201`) or to a new primary token (`200`): the user,
 /// with its new token shown and not kept (CONTRACT §11: tokens are stored nowhere).
-pub fn user_answer(status: StatusCode, account: &Account, token: &str) -> Answer {
+pub(crate) fn user_answer(status: StatusCode, account: &Account, token: &str) -> Answer {
     let mut user = dto::CreatedUser {
         default_space_id: account.default_space.clone(),
         name: account.name.clone(),
@@ -197,7 +197,7 @@ pub fn user_answer(status: StatusCode, account: &Account, token: &str) -> Answer
 }
 
 /// The space object (CONTRACT §13) as `caller` sees it, at `version`.
-pub fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> dto::Space {
+pub(crate) fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> dto::Space {
     let role = info.members.get(&caller.account.id).map(|m| m.role.into());
     dto::Space {
         created_at: Stamp(info.created_at),
@@ -211,7 +211,7 @@ pub fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> dto::Space {
 }
 
 /// A member object (CONTRACT §13, §21) of an active member; `name` is the user's.
-pub fn member(user: &str, name: &str, member: &Member) -> dto::Member {
+pub(crate) fn member(user: &str, name: &str, member: &Member) -> dto::Member {
     member_object(
         user,
         name,
@@ -223,7 +223,7 @@ pub fn member(user: &str, name: &str, member: &Member) -> dto::Member {
 
 /// A member object (CONTRACT §21) of a user with a pending invitation: `addedAt` is the
 /// time of the invitation until it is accepted.
-pub fn invitee(user: &str, name: &str, invitation: &Invitation) -> dto::Member {
+pub(crate) fn invitee(user: &str, name: &str, invitation: &Invitation) -> dto::Member {
     member_object(
         user,
         name,
@@ -250,7 +250,7 @@ fn member_object(
 }
 
 /// An invitation as its invited user sees it (CONTRACT §21).
-pub fn invitation(space: &SpaceInfo, invitation: &Invitation) -> dto::Invitation {
+pub(crate) fn invitation(space: &SpaceInfo, invitation: &Invitation) -> dto::Invitation {
     dto::Invitation {
         invited_at: Stamp(invitation.at),
         invited_by: invitation.by.clone(),
@@ -261,7 +261,7 @@ pub fn invitation(space: &SpaceInfo, invitation: &Invitation) -> dto::Invitation
 }
 
 /// A token object (CONTRACT §14), with its secret only when given.
-pub fn token(token: &Token, secret: Option<&str>) -> dto::Token {
+pub(crate) fn token(token: &Token, secret: Option<&str>) -> dto::Token {
     dto::Token {
         access: token.access.into(),
         created_at: Stamp(token.created_at),
@@ -275,7 +275,11 @@ pub fn token(token: &Token, secret: Option<&str>) -> dto::Token {
 }
 
 /// `{"data": data}` with `status`, and `Location` when given, as an answer to keep.
-pub fn data<T: Serialize>(status: StatusCode, data: &T, location: Option<String>) -> KeptAnswer {
+pub(crate) fn data<T: Serialize>(
+    status: StatusCode,
+    data: &T,
+    location: Option<String>,
+) -> KeptAnswer {
     KeptAnswer {
         location: location.map(Box::from),
         ..answer(status, &dto::Envelope { data })
@@ -283,7 +287,7 @@ pub fn data<T: Serialize>(status: StatusCode, data: &T, location: Option<String>
 }
 
 /// The response for a kept answer.
-pub fn kept(answer: &KeptAnswer) -> HttpResponse {
+pub(crate) fn kept(answer: &KeptAnswer) -> HttpResponse {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
     let mut response = HttpResponse::build(status);
     response.content_type(&*answer.content_type);
@@ -297,7 +301,7 @@ pub fn kept(answer: &KeptAnswer) -> HttpResponse {
 }
 
 /// `200 {"data": record, "spaceVersion": n}` with the record's `ETag`.
-pub fn item(kind: Kind, space: &str, item: &Item) -> HttpResponse {
+pub(crate) fn item(kind: Kind, space: &str, item: &Item) -> HttpResponse {
     let mut response = json(
         StatusCode::OK,
         &One {
@@ -314,7 +318,7 @@ pub fn item(kind: Kind, space: &str, item: &Item) -> HttpResponse {
 }
 
 /// `304 Not Modified` with the tag that matched.
-pub fn not_modified(version: u64) -> HttpResponse {
+pub(crate) fn not_modified(version: u64) -> HttpResponse {
     let mut response = HttpResponse::NotModified().finish();
     set_etag(&mut response, version);
     response
@@ -327,7 +331,7 @@ fn set_etag(response: &mut HttpResponse, version: u64) {
 }
 
 /// `{"data": [...], "spaceVersion": n, "nextCursor": ...}` with the space's `ETag`.
-pub fn page(kind: Kind, space: &str, page: &Page) -> HttpResponse {
+pub(crate) fn page(kind: Kind, space: &str, page: &Page) -> HttpResponse {
     let mut response = json(
         StatusCode::OK,
         &Many {
@@ -369,12 +373,12 @@ impl<'a> ChangeJson<'a> {
 }
 
 /// The rendered records after which a feed page ends, at the end of a version (§9a).
-pub const FEED_PAGE_BYTES: usize = 4 << 20;
+pub(crate) const FEED_PAGE_BYTES: usize = 4 << 20;
 
 /// `{"data": [changes], "spaceVersion", "nextSince", "hasMore"}`. The page ends early, at
 /// the end of a version, once its rendered records pass [`FEED_PAGE_BYTES`]; then
 /// `nextSince` is the last rendered version and `hasMore` is true.
-pub fn feed(space: &str, page: &FeedPage) -> HttpResponse {
+pub(crate) fn feed(space: &str, page: &FeedPage) -> HttpResponse {
     let mut out = Vec::from(&b"{\"data\":["[..]);
     let mut last = None;
     let mut rendered = 0;
@@ -413,7 +417,7 @@ fn change_json(out: &mut Vec<u8>, space: &str, change: &Touched) {
 }
 
 /// The server-sent event of one change: `id`, `event: change`, `data`.
-pub fn event(space: &str, change: &Touched) -> Vec<u8> {
+pub(crate) fn event(space: &str, change: &Touched) -> Vec<u8> {
     let mut out = format!("id: {}\nevent: change\ndata: ", change.record.version).into_bytes();
     change_json(&mut out, space, change);
     out.extend_from_slice(b"\n\n");
@@ -421,6 +425,6 @@ pub fn event(space: &str, change: &Touched) -> Vec<u8> {
 }
 
 /// The server-sent events of `changes`, one per record, together.
-pub fn events(space: &str, changes: &[Touched]) -> Vec<u8> {
+pub(crate) fn events(space: &str, changes: &[Touched]) -> Vec<u8> {
     changes.iter().flat_map(|c| event(space, c)).collect()
 }

@@ -25,7 +25,7 @@ use crate::model::validate::{parse_role, parse_space_name};
 use crate::model::{Caller, Change, DirectoryState, Invitation, Member, Mode, Role, SpaceInfo};
 
 /// A path segment of the request, by name (`spaceId`, `userId`).
-pub fn segment<'a>(req: &'a HttpRequest, name: &str) -> &'a str {
+pub(crate) fn segment<'a>(req: &'a HttpRequest, name: &str) -> &'a str {
     req.match_info().get(name).unwrap_or_default()
 }
 
@@ -76,7 +76,7 @@ fn both(answer: KeptAnswer) -> Answer {
         UserReads,
     ),
 )]
-pub async fn list(
+pub(crate) async fn list(
     UserCaller(caller): UserCaller,
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -114,7 +114,7 @@ pub async fn list(
         DirectoryBodyWrites,
     ),
 )]
-pub async fn create(
+pub(crate) async fn create(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -173,7 +173,7 @@ pub async fn create(
         UserReads,
     ),
 )]
-pub async fn get(
+pub(crate) async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     app: Data<AppState>,
@@ -203,7 +203,7 @@ pub async fn get(
         DirectoryBodyWrites,
     ),
 )]
-pub async fn update(
+pub(crate) async fn update(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -252,7 +252,7 @@ pub async fn update(
         DirectoryWrites,
     ),
 )]
-pub async fn delete(
+pub(crate) async fn delete(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -299,7 +299,7 @@ pub async fn delete(
         UserReads,
     ),
 )]
-pub async fn members(
+pub(crate) async fn members(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     app: Data<AppState>,
@@ -366,7 +366,7 @@ fn name_of(state: &DirectoryState, id: &str) -> String {
         DirectoryBodyWrites,
     ),
 )]
-pub async fn put_member(
+pub(crate) async fn put_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -436,7 +436,7 @@ pub async fn put_member(
         DirectoryWrites,
     ),
 )]
-pub async fn remove_member(
+pub(crate) async fn remove_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -483,7 +483,7 @@ pub async fn remove_member(
         DirectoryWrites,
     ),
 )]
-pub async fn accept(
+pub(crate) async fn accept(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -530,7 +530,7 @@ pub async fn accept(
         UserReads,
     ),
 )]
-pub async fn invitations(
+pub(crate) async fn invitations(
     UserCaller(caller): UserCaller,
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {

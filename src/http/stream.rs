@@ -35,13 +35,13 @@ use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::{Caller, Scope};
 
-pub use crate::model::limits::MAX_STREAMS;
+pub(crate) use crate::model::limits::MAX_STREAMS;
 /// The most streams one user has open at once (§9a).
-pub use crate::model::limits::MAX_STREAMS_PER_USER;
+pub(crate) use crate::model::limits::MAX_STREAMS_PER_USER;
 /// Unsent bytes beyond which a stream is ended (§9a).
-pub const MAX_UNSENT: usize = 4 << 20;
+pub(crate) const MAX_UNSENT: usize = 4 << 20;
 /// How often a stream with nothing to say sends a comment.
-pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Feed page size while a stream catches up.
 const BACKLOG_PAGE: usize = 1000;
 /// Changes waiting from the space; the task takes them at once.
@@ -51,7 +51,7 @@ const OVERFLOW: &[u8] = b"event: overflow\ndata: {}\n\n";
 
 /// How many streams are open, in all and per user; shared by every worker.
 #[derive(Debug, Default)]
-pub struct Streams(Arc<Mutex<Open>>);
+pub(crate) struct Streams(Arc<Mutex<Open>>);
 
 #[derive(Debug, Default)]
 struct Open {
@@ -98,7 +98,7 @@ impl Drop for Slot {
 impl Streams {
     /// Ends at once every open stream whose reader `lost` access: given its user, space and
     /// scoped token, if any.
-    pub fn end(&self, lost: impl Fn(&str, &str, Option<&str>) -> bool) {
+    pub(crate) fn end(&self, lost: impl Fn(&str, &str, Option<&str>) -> bool) {
         let open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         for reader in open.streams.values() {
             if lost(&reader.user, &reader.space, reader.token.as_deref()) {
@@ -273,7 +273,7 @@ async fn expiry(expires_at: Option<i64>) {
         Reads,
     ),
 )]
-pub async fn stream(
+pub(crate) async fn stream(
     req: HttpRequest,
     caller: Caller,
     params: Params,

@@ -16,11 +16,11 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The failures an address may have within [`WINDOW`] before it is blocked.
-pub const MAX_FAILURES: u32 = 100;
+pub(crate) const MAX_FAILURES: u32 = 100;
 /// The window failures are counted in, and how long a block outlasts the last failure.
-pub const WINDOW: Duration = Duration::from_secs(10);
+pub(crate) const WINDOW: Duration = Duration::from_secs(10);
 /// The number of addresses tracked at once.
-pub const SLOTS: usize = 1 << 14;
+pub(crate) const SLOTS: usize = 1 << 14;
 const BUCKETS: usize = WINDOW.as_secs() as usize;
 
 /// One address's failures, per second of the window.
@@ -51,7 +51,7 @@ impl Slot {
 }
 
 /// The throttle, shared by every HTTP worker.
-pub struct Throttle {
+pub(crate) struct Throttle {
     slots: Box<[Mutex<Slot>]>,
     hasher: RandomState,
     started: Instant,
@@ -69,12 +69,12 @@ impl Default for Throttle {
 
 impl Throttle {
     /// How long `ip` must wait, if it is blocked now.
-    pub fn blocked(&self, ip: IpAddr) -> Option<Duration> {
+    pub(crate) fn blocked(&self, ip: IpAddr) -> Option<Duration> {
         self.blocked_at(ip, self.now_ms())
     }
 
     /// Counts a failed authentication from `ip`.
-    pub fn failed(&self, ip: IpAddr) {
+    pub(crate) fn failed(&self, ip: IpAddr) {
         self.failed_at(ip, self.now_ms())
     }
 

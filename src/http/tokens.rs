@@ -41,7 +41,7 @@ use crate::model::{Change, DirectoryState, Token};
         DirectoryBodyWrites,
     ),
 )]
-pub async fn create(
+pub(crate) async fn create(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -105,7 +105,7 @@ pub async fn create(
         UserReads,
     ),
 )]
-pub async fn list(
+pub(crate) async fn list(
     UserCaller(caller): UserCaller,
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -149,7 +149,7 @@ fn named_token(
         UserReads,
     ),
 )]
-pub async fn get(
+pub(crate) async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     app: Data<AppState>,
@@ -180,7 +180,7 @@ pub async fn get(
         DirectoryWrites,
     ),
 )]
-pub async fn revoke(
+pub(crate) async fn revoke(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
@@ -219,7 +219,7 @@ pub async fn revoke(
         DirectoryWrites,
     ),
 )]
-pub async fn reset_primary(
+pub(crate) async fn reset_primary(
     req: HttpRequest,
     _: Admin,
     key: KeyClaim,

@@ -12,53 +12,53 @@ use crate::store::mirror::{Mirror, Pending};
 
 /// The handle a build with the `nats` feature has; here it has no value.
 #[derive(Clone)]
-pub enum Replicator {}
+pub(crate) enum Replicator {}
 
 impl Replicator {
     /// Refuses: this build cannot replicate.
-    pub fn start(_: &Options, _: &Path) -> Result<Replicator, ReplicationError> {
+    pub(crate) fn start(_: &Options, _: &Path) -> Result<Replicator, ReplicationError> {
         Err(ReplicationError(
             "--nats needs a taskd built with the `nats` feature (on by default)".into(),
         ))
     }
 
     /// See the `nats` build.
-    pub fn role(&self) -> &Arc<NodeRole> {
+    pub(crate) fn role(&self) -> &Arc<NodeRole> {
         match *self {}
     }
 
     /// See the `nats` build.
-    pub fn catch_up(&self, _: &Path) -> Result<(), ReplicationError> {
+    pub(crate) fn catch_up(&self, _: &Path) -> Result<(), ReplicationError> {
         match *self {}
     }
 
     /// See the `nats` build.
-    pub fn follow_into(&self, _: Journal, _: Apply) {
+    pub(crate) fn follow_into(&self, _: Journal, _: Apply) {
         match *self {}
     }
 
     /// See the `nats` build.
-    pub async fn restart_wanted(&self) {
+    pub(crate) async fn restart_wanted(&self) {
         match *self {}
     }
 
     /// See the `nats` build.
-    pub fn contend(&self) {
+    pub(crate) fn contend(&self) {
         match *self {}
     }
 
     /// See the `nats` build.
-    pub fn origin(&self) -> bool {
+    pub(crate) fn origin(&self) -> bool {
         match *self {}
     }
 
     /// See the `nats` build.
-    pub fn wait_primary(&self, _: Duration) -> Result<(), ReplicationError> {
+    pub(crate) fn wait_primary(&self, _: Duration) -> Result<(), ReplicationError> {
         match *self {}
     }
 
     /// See the `nats` build.
-    pub async fn release(&self) {
+    pub(crate) async fn release(&self) {
         match *self {}
     }
 }

@@ -10,7 +10,7 @@
 
 /// How the stream answered one append.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Appended {
+pub(crate) enum Appended {
     /// Stored at `seq`; `duplicate` when the stream already held a message with its id.
     Stored {
         /// The stream sequence of the message.
@@ -26,7 +26,7 @@ pub enum Appended {
 
 /// What the node does with the batch it appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The batch is in the stream at this sequence: its writes may be answered.
     Stored(u64),
     /// Another node appended since: answer no write, fail the batch, become a standby.
@@ -39,12 +39,12 @@ pub enum Verdict {
 }
 
 /// The message id of the append after `tail` in `epoch`.
-pub fn message_id(epoch: u64, tail: u64) -> String {
+pub(crate) fn message_id(epoch: u64, tail: u64) -> String {
     format!("{epoch}.{}", tail + 1)
 }
 
 /// Judges the answer to an append made at `tail`.
-pub fn judge(tail: u64, appended: &Appended) -> Verdict {
+pub(crate) fn judge(tail: u64, appended: &Appended) -> Verdict {
     match appended {
         Appended::Stored { seq, .. } if *seq == tail + 1 => Verdict::Stored(*seq),
         // A duplicate elsewhere: the id was stored at another place, so the stream moved on
@@ -57,7 +57,7 @@ pub fn judge(tail: u64, appended: &Appended) -> Verdict {
 
 /// Resolves a lost answer from what the stream holds: `last`, its last sequence, and `id`,
 /// the message id at `tail + 1` if there is one; `ours` is the id this node sent.
-pub fn resolve(tail: u64, last: u64, id: Option<&str>, ours: &str) -> Verdict {
+pub(crate) fn resolve(tail: u64, last: u64, id: Option<&str>, ours: &str) -> Verdict {
     match id {
         Some(id) if id == ours => Verdict::Stored(tail + 1),
         Some(_) => Verdict::Fenced,

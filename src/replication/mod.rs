@@ -30,7 +30,7 @@
 #[cfg(not(feature = "nats"))]
 mod absent;
 #[cfg(feature = "nats")]
-pub mod fence;
+pub(crate) mod fence;
 #[cfg(feature = "nats")]
 mod nats;
 #[cfg(feature = "nats")]
@@ -42,11 +42,10 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use crate::store::codec::Entry;
-pub use crate::store::POSITION_FILE;
 #[cfg(not(feature = "nats"))]
-pub use absent::Replicator;
+pub(crate) use absent::Replicator;
 #[cfg(feature = "nats")]
-pub use stream::Replicator;
+pub(crate) use stream::Replicator;
 
 /// What the flags ask for.
 #[derive(Debug, Clone)]
@@ -66,7 +65,7 @@ pub struct Options {
 /// This node's place in the cluster, shared by the journal writer (which fences it), the
 /// lease keeper and the HTTP layer (which answers `/api/v1` only on the primary).
 #[derive(Debug)]
-pub struct NodeRole {
+pub(crate) struct NodeRole {
     node: String,
     primary: AtomicBool,
     /// The stream sequence of the last batch this node holds.
@@ -81,17 +80,17 @@ pub struct NodeRole {
 
 impl NodeRole {
     /// Whether this node answers `/api/v1`.
-    pub fn is_primary(&self) -> bool {
+    pub(crate) fn is_primary(&self) -> bool {
         self.primary.load(Ordering::SeqCst)
     }
 
     /// This node's name.
-    pub fn node(&self) -> &str {
+    pub(crate) fn node(&self) -> &str {
         &self.node
     }
 
     /// The stream sequence this node holds, and how far the stream is ahead of it.
-    pub fn sequences(&self) -> (u64, u64) {
+    pub(crate) fn sequences(&self) -> (u64, u64) {
         let applied = self.applied.load(Ordering::SeqCst);
         let last = self.last.load(Ordering::SeqCst).max(applied);
         (applied, last - applied)
@@ -116,4 +115,5 @@ impl From<crate::store::StoreError> for ReplicationError {
 
 /// Applies the entries of one followed stream message (each with its frame's length) to this
 /// node's memory, as recovery applies them; answers once they are applied, or why not.
-pub type Apply = Box<dyn Fn(Vec<(Entry, u64)>) -> oneshot::Receiver<Result<(), String>> + Send>;
+pub(crate) type Apply =
+    Box<dyn Fn(Vec<(Entry, u64)>) -> oneshot::Receiver<Result<(), String>> + Send>;

@@ -20,26 +20,26 @@ use futures_util::{Stream, StreamExt};
 use super::fence::{self, Appended, Verdict};
 
 /// The lease bucket.
-pub const LEASES: &str = "taskd_leases";
+pub(super) const LEASES: &str = "taskd_leases";
 /// The bucket of the nodes' positions: key `<cluster>.<node>`, value the last stream
 /// sequence the node's data dir holds (a restart reads the stream after it).
 const POSITIONS: &str = "taskd_positions";
 /// A node that has not said where it is for this long is no longer waited for.
 const POSITION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 /// A lease not renewed for this long is gone.
-pub const LEASE_TTL: Duration = Duration::from_secs(5);
+pub(super) const LEASE_TTL: Duration = Duration::from_secs(5);
 /// How long an append may wait for its acknowledgement.
 const ACK_TIMEOUT: Duration = Duration::from_secs(2);
 /// The largest stream message (the NATS server's default payload limit).
-pub const MAX_MESSAGE: usize = 1 << 20;
+pub(super) const MAX_MESSAGE: usize = 1 << 20;
 /// How many stream messages [`Nats::read_range`] asks for at once.
 const READ_AHEAD: usize = 64;
 
 /// Why NATS could not be used.
-pub type NatsError = Box<dyn std::error::Error + Send + Sync>;
+pub(super) type NatsError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The stream and buckets of one cluster, on one connection.
-pub struct Nats {
+pub(super) struct Nats {
     js: jetstream::Context,
     stream: jetstream::stream::Stream,
     leases: kv::Store,
@@ -51,7 +51,7 @@ impl Nats {
     /// Connects to any of `urls` (the client fails over between them), then creates the
     /// stream of `cluster` and the lease bucket if absent (with `replicas` replicas) or
     /// checks them if present.
-    pub async fn connect(
+    pub(super) async fn connect(
         urls: &[String],
         node: &str,
         cluster: &str,
@@ -83,19 +83,19 @@ impl Nats {
     }
 
     /// The stream's last sequence (0 when empty), asked of the server.
-    pub async fn last(&self) -> Result<u64, NatsError> {
+    pub(super) async fn last(&self) -> Result<u64, NatsError> {
         Ok(self.stream.get_info().await?.state.last_sequence)
     }
 
     /// The sequence of the stream's first message still kept (its limits trim the oldest).
-    pub async fn first(&self) -> Result<u64, NatsError> {
+    pub(super) async fn first(&self) -> Result<u64, NatsError> {
         Ok(self.stream.get_info().await?.state.first_sequence)
     }
 
     /// Appends `payload` if and only if the stream ends at `tail`, as message
     /// `<epoch>.<tail + 1>`, and judges the answer; a lost answer is resolved from the
     /// stream before this returns.
-    pub async fn append(&mut self, epoch: u64, tail: u64, payload: Bytes) -> Verdict {
+    pub(super) async fn append(&mut self, epoch: u64, tail: u64, payload: Bytes) -> Verdict {
         let id = fence::message_id(epoch, tail);
         let publish = PublishMessage::build()
             .payload(payload)
@@ -154,7 +154,11 @@ impl Nats {
 
     /// Takes the lease of `cluster` for `node` if nobody holds it; its revision, which is
     /// also this node's epoch.
-    pub async fn take_lease(&self, cluster: &str, node: &str) -> Result<Option<u64>, NatsError> {
+    pub(super) async fn take_lease(
+        &self,
+        cluster: &str,
+        node: &str,
+    ) -> Result<Option<u64>, NatsError> {
         match self.leases.create(cluster, node.to_string().into()).await {
             Ok(revision) => Ok(Some(revision)),
             Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(None),
@@ -166,7 +170,7 @@ impl Nats {
     /// (Two standbys that `create` it at the same moment can both be told they won, as the
     /// key then holds a delete marker; the epoch entry's fenced append still lets only one
     /// of them lead.)
-    pub async fn release_lease(&self, cluster: &str, revision: u64) {
+    pub(super) async fn release_lease(&self, cluster: &str, revision: u64) {
         if let Err(e) = self
             .leases
             .delete_expect_revision(cluster, Some(revision))
@@ -177,12 +181,12 @@ impl Nats {
     }
 
     /// Whether nobody holds the lease of `cluster`.
-    pub async fn lease_free(&self, cluster: &str) -> Result<bool, NatsError> {
+    pub(super) async fn lease_free(&self, cluster: &str) -> Result<bool, NatsError> {
         Ok(self.leases.get(cluster).await?.is_none())
     }
 
     /// Renews the lease held at `revision`; its new revision, or `None` once it is lost.
-    pub async fn renew_lease(
+    pub(super) async fn renew_lease(
         &self,
         cluster: &str,
         node: &str,
@@ -200,7 +204,7 @@ impl Nats {
     }
 
     /// Says that this node's data dir holds the stream up to `seq`.
-    pub async fn publish_position(
+    pub(super) async fn publish_position(
         &self,
         cluster: &str,
         node: &str,
@@ -213,7 +217,7 @@ impl Nats {
     }
 
     /// The lowest position a node of `cluster` said it holds, if any did.
-    pub async fn lowest_position(&self, cluster: &str) -> Result<Option<u64>, NatsError> {
+    pub(super) async fn lowest_position(&self, cluster: &str) -> Result<Option<u64>, NatsError> {
         use futures_util::TryStreamExt;
         let prefix = format!("{cluster}.");
         let keys: Vec<String> = self.positions.keys().await?.try_collect().await?;
@@ -230,7 +234,7 @@ impl Nats {
 
     /// Trims the stream by `max_age` and `max_bytes`, but keeps every message after
     /// `needed` (the lowest position of a node); how many messages went.
-    pub async fn trim(
+    pub(super) async fn trim(
         &mut self,
         max_age: Duration,
         max_bytes: u64,
@@ -274,14 +278,14 @@ impl Nats {
     }
 
     /// The payload of stream message `seq`.
-    pub async fn read(&self, seq: u64) -> Result<Bytes, NatsError> {
+    pub(super) async fn read(&self, seq: u64) -> Result<Bytes, NatsError> {
         Ok(self.stream.get_raw_message(seq).await?.payload)
     }
 
     /// The payloads of stream messages `seqs`, in order, with [`READ_AHEAD`] requests under
     /// way at a time: one request at a time waits a round trip a message, and a standby
     /// reading so fell behind a loaded primary (about 600 messages a second against 1,100).
-    pub fn read_range(
+    pub(super) fn read_range(
         &self,
         seqs: RangeInclusive<u64>,
     ) -> impl Stream<Item = Result<(u64, Bytes), NatsError>> + '_ {

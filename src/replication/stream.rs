@@ -15,11 +15,12 @@ use tokio::sync::{mpsc as channel, oneshot, Notify};
 
 use super::fence::Verdict;
 use super::nats::{Nats, NatsError, LEASE_TTL, MAX_MESSAGE};
-use super::{Apply, NodeRole, Options, ReplicationError, POSITION_FILE};
+use super::{Apply, NodeRole, Options, ReplicationError};
 use crate::metrics::METRICS;
 use crate::store::codec;
 use crate::store::journal::{Journal, Marked, StorageError};
 use crate::store::mirror::{Mirror, Mirrored, Pending};
+use crate::store::POSITION_FILE;
 
 impl From<NatsError> for ReplicationError {
     fn from(e: NatsError) -> ReplicationError {
@@ -90,7 +91,7 @@ impl NodeRole {
 /// The handle to the replication thread: its own tokio runtime, the NATS connection, the
 /// lease keeper. Cheap to clone.
 #[derive(Clone)]
-pub struct Replicator {
+pub(crate) struct Replicator {
     requests: channel::UnboundedSender<Request>,
     role: Arc<NodeRole>,
     position: Arc<PositionFile>,
@@ -101,7 +102,10 @@ pub struct Replicator {
 impl Replicator {
     /// Connects to NATS (creating or checking the stream and the lease bucket) on a thread
     /// of its own; `data_dir` holds the position file.
-    pub fn start(options: &Options, data_dir: &Path) -> Result<Replicator, ReplicationError> {
+    pub(crate) fn start(
+        options: &Options,
+        data_dir: &Path,
+    ) -> Result<Replicator, ReplicationError> {
         let role = Arc::new(NodeRole::new(&options.node));
         let restart = Arc::new(Notify::new());
         let (requests, receiver) = channel::unbounded_channel();
@@ -150,18 +154,18 @@ impl Replicator {
     }
 
     /// This node's role.
-    pub fn role(&self) -> &Arc<NodeRole> {
+    pub(crate) fn role(&self) -> &Arc<NodeRole> {
         &self.role
     }
 
     /// The position file's `(seq, segment, offset)`, if there is one.
-    pub fn position(&self) -> Option<(u64, u64, u64)> {
+    pub(crate) fn position(&self) -> Option<(u64, u64, u64)> {
         self.position.read()
     }
 
     /// The stream's messages after `from`, in order, as `(seq, payload)`: the first, and
     /// then as many as fit in `max_bytes`.
-    pub fn read_after(
+    pub(crate) fn read_after(
         &self,
         from: u64,
         max_bytes: usize,
@@ -184,7 +188,7 @@ impl Replicator {
     /// they were never answered), then appends every later stream message, in parts of
     /// about [`CATCH_UP_BYTES`], each a new segment. Without a position file a data dir is
     /// either the stream's origin (the stream is empty) or takes the whole stream.
-    pub fn catch_up(&self, journal_dir: &Path) -> Result<(), ReplicationError> {
+    pub(crate) fn catch_up(&self, journal_dir: &Path) -> Result<(), ReplicationError> {
         let last = self.role.last.load(Ordering::SeqCst);
         let (seq, segment, offset) = match self.position() {
             Some(position) => position,
@@ -242,28 +246,28 @@ impl Replicator {
 
     /// Follows the stream into `journal`, and into memory with `apply`, while this node is
     /// a standby.
-    pub fn follow_into(&self, journal: Journal, apply: Apply) {
+    pub(crate) fn follow_into(&self, journal: Journal, apply: Apply) {
         let _ = self.requests.send(Request::Follow(journal, apply));
     }
 
     /// Resolves when this node was fenced and reaches the stream again: it should restart,
     /// to come back a standby from its data dir (its memory may not hold what that holds).
-    pub async fn restart_wanted(&self) {
+    pub(crate) async fn restart_wanted(&self) {
         self.restart.notified().await;
     }
 
     /// Starts contending for the lease (taken once the node holds the whole stream).
-    pub fn contend(&self) {
+    pub(crate) fn contend(&self) {
         let _ = self.requests.send(Request::Contend);
     }
 
     /// Whether the stream was empty when this node connected: it is the stream's origin.
-    pub fn origin(&self) -> bool {
+    pub(crate) fn origin(&self) -> bool {
         self.role.last.load(Ordering::SeqCst) == 0
     }
 
     /// Waits (blocking) until this node is the primary, at most `limit`.
-    pub fn wait_primary(&self, limit: Duration) -> Result<(), ReplicationError> {
+    pub(crate) fn wait_primary(&self, limit: Duration) -> Result<(), ReplicationError> {
         let started = Instant::now();
         while !self.role.is_primary() {
             if started.elapsed() > limit {
@@ -278,7 +282,7 @@ impl Replicator {
 
     /// Writes the position file if it is behind, and gives the lease up, for a planned stop
     /// (after the journal's last batch is in the stream); waits at most a second.
-    pub async fn release(&self) {
+    pub(crate) async fn release(&self) {
         self.position.flush();
         let (done, released) = oneshot::channel();
         if self.requests.send(Request::Release(done)).is_ok() {

@@ -73,11 +73,11 @@ const QUEUE_POLL: Duration = Duration::from_millis(1);
 
 /// The HTTP server's worker threads, each registered by the app factory that runs on it.
 #[derive(Clone, Default)]
-pub struct Workers(Arc<Mutex<Vec<ArbiterHandle>>>);
+pub(super) struct Workers(Arc<Mutex<Vec<ArbiterHandle>>>);
 
 impl Workers {
     /// Registers the thread this runs on (the app factory runs once on every worker).
-    pub fn register_current(&self) {
+    pub(super) fn register_current(&self) {
         if let Some(arbiter) = Arbiter::try_current() {
             self.0
                 .lock()
@@ -114,11 +114,11 @@ impl Workers {
 /// Duplicates of the server's listening sockets, to see whether connections wait in their
 /// queues. They keep the sockets open: drop them before the server stops, or connections
 /// made after it stopped would wait in a queue nobody takes from instead of being refused.
-pub struct ListenQueues(Vec<TcpListener>);
+pub(super) struct ListenQueues(Vec<TcpListener>);
 
 impl ListenQueues {
     /// Watches `listeners` (through duplicates).
-    pub fn watch(listeners: &[TcpListener]) -> std::io::Result<ListenQueues> {
+    pub(super) fn watch(listeners: &[TcpListener]) -> std::io::Result<ListenQueues> {
         listeners
             .iter()
             .map(TcpListener::try_clone)
@@ -145,7 +145,7 @@ impl ListenQueues {
 /// Waits until the server has taken in what reached it before now (see the module docs):
 /// [`SETTLE`], the listen queues drained by the acceptor, then [`WORKER_ROUNDS`] rounds on
 /// every worker. Never longer than [`CATCH_UP_LIMIT`]. Returns how long it took.
-pub async fn catch_up(queues: ListenQueues, workers: &Workers) -> Duration {
+pub(super) async fn catch_up(queues: ListenQueues, workers: &Workers) -> Duration {
     let started = Instant::now();
     let deadline = started + CATCH_UP_LIMIT;
     actix_web::rt::time::sleep(SETTLE).await;
