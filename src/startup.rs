@@ -71,13 +71,7 @@ pub enum StartError {
     Journal(#[source] StorageError),
     /// Replication (`--nats`) could not start.
     #[error("replication: {0}")]
-    Replication(ReplicationError),
-}
-
-impl From<ReplicationError> for StartError {
-    fn from(e: ReplicationError) -> StartError {
-        StartError::Replication(e)
-    }
+    Replication(#[from] ReplicationError),
 }
 
 /// How the server ended.
@@ -588,12 +582,7 @@ fn replicate(
     durability: Durability,
 ) -> Result<Replicator, StartError> {
     if !durability.journals_writes() {
-        return Err(ReplicationError(
-            "--nats needs --durability fsync or write (snapshot durability keeps writes out \
-             of the journal the stream carries)"
-                .into(),
-        )
-        .into());
+        return Err(ReplicationError::Durability.into());
     }
     let replicator = Replicator::start(options, store.dir())?;
     replicator.catch_up(&store.journal_dir())?;

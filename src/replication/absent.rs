@@ -17,9 +17,7 @@ pub(crate) enum Replicator {}
 impl Replicator {
     /// Refuses: this build cannot replicate.
     pub(crate) fn start(_: &Options, _: &Path) -> Result<Replicator, ReplicationError> {
-        Err(ReplicationError(
-            "--nats needs a taskd built with the `nats` feature (on by default)".into(),
-        ))
+        Err(ReplicationError::NotBuilt)
     }
 
     /// See the `nats` build.

@@ -97,20 +97,64 @@ impl NodeRole {
     }
 }
 
-/// Why replication could not start.
-#[derive(Debug)]
-pub struct ReplicationError(pub String);
-
-impl std::fmt::Display for ReplicationError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<crate::store::StoreError> for ReplicationError {
-    fn from(e: crate::store::StoreError) -> ReplicationError {
-        ReplicationError(e.to_string())
-    }
+/// Why replication could not start, or a catch-up could not bring the data dir to the
+/// stream.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplicationError {
+    /// `--nats` with `snapshot` durability, whose writes never reach the journal.
+    #[error(
+        "--nats needs --durability fsync or write (snapshot durability keeps writes out of \
+         the journal the stream carries)"
+    )]
+    Durability,
+    /// A build without the `nats` feature.
+    #[error("--nats needs a taskd built with the `nats` feature (on by default)")]
+    NotBuilt,
+    /// The NATS servers could not be reached, or refused the stream or the bucket.
+    #[cfg(feature = "nats")]
+    #[error("NATS: {0}")]
+    Connect(#[source] nats::NatsError),
+    /// A request to NATS failed.
+    #[cfg(feature = "nats")]
+    #[error("{0}")]
+    Nats(#[from] nats::NatsError),
+    /// The replication thread could not start.
+    #[error("{0}")]
+    Thread(#[from] std::io::Error),
+    /// The replication thread stopped before it answered.
+    #[error("the replication thread stopped")]
+    Stopped,
+    /// The data dir holds more of the stream than the stream has.
+    #[error(
+        "the data dir holds stream sequence {held} but the stream ends at {last}: not this \
+         cluster's stream, or the stream was reset"
+    )]
+    Ahead {
+        /// The sequence the position file names.
+        held: u64,
+        /// The stream's last sequence.
+        last: u64,
+    },
+    /// The stream no longer holds what this data dir lacks.
+    #[error(
+        "the stream keeps messages {first} to {last}, and this data dir holds only up to \
+         message {held}: the ones between were trimmed by the stream's limits. Start this \
+         node from a backup of a node of the cluster (taskd backup), see the README"
+    )]
+    Trimmed {
+        /// The stream's first sequence.
+        first: u64,
+        /// Its last.
+        last: u64,
+        /// What the data dir holds.
+        held: u64,
+    },
+    /// The first node of an empty stream did not get the lease in time.
+    #[error("the lease of an empty stream could not be taken")]
+    NoLease,
+    /// The journal could not be cut back or appended to.
+    #[error("{0}")]
+    Store(#[from] crate::store::StoreError),
 }
 
 /// Applies the entries of one followed stream message (each with its frame's length) to this

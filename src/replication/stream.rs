@@ -22,12 +22,6 @@ use crate::store::journal::{Journal, Marked, StorageError};
 use crate::store::mirror::{Mirror, Mirrored, Pending};
 use crate::store::POSITION_FILE;
 
-impl From<NatsError> for ReplicationError {
-    fn from(e: NatsError) -> ReplicationError {
-        ReplicationError(e.to_string())
-    }
-}
-
 /// A request to the replication thread.
 enum Request {
     /// Append one batch; the verdict goes back on a blocking channel (the journal writer is
@@ -124,7 +118,7 @@ impl Replicator {
                 {
                     Ok(runtime) => runtime,
                     Err(e) => {
-                        let _ = started.send(Err(ReplicationError(e.to_string())));
+                        let _ = started.send(Err(ReplicationError::Thread(e)));
                         return;
                     }
                 };
@@ -141,10 +135,8 @@ impl Replicator {
                 };
                 runtime.block_on(run(thread, receiver, started));
             })
-            .map_err(|e| ReplicationError(e.to_string()))?;
-        connected
-            .recv()
-            .map_err(|_| ReplicationError("the replication thread stopped".into()))??;
+            .map_err(ReplicationError::Thread)?;
+        connected.recv().map_err(|_| ReplicationError::Stopped)??;
         Ok(Replicator {
             requests,
             role,
@@ -177,10 +169,8 @@ impl Replicator {
                 max_bytes,
                 reply,
             })
-            .map_err(|_| ReplicationError("the replication thread stopped".into()))?;
-        answer
-            .recv()
-            .map_err(|_| ReplicationError("the replication thread stopped".into()))?
+            .map_err(|_| ReplicationError::Stopped)?;
+        answer.recv().map_err(|_| ReplicationError::Stopped)?
     }
 
     /// Brings the journal in `journal_dir` to the stream, before recovery: cuts it back to
@@ -196,10 +186,7 @@ impl Replicator {
             None => (0, 0, 0),
         };
         if seq > last {
-            return Err(ReplicationError(format!(
-                "the data dir holds stream sequence {seq} but the stream ends at {last}: \
-                 not this cluster's stream, or the stream was reset"
-            )));
+            return Err(ReplicationError::Ahead { held: seq, last });
         }
         let dropped = crate::store::journal::cut_back(journal_dir, segment, offset)?;
         warn_dropped(&dropped);
@@ -271,9 +258,7 @@ impl Replicator {
         let started = Instant::now();
         while !self.role.is_primary() {
             if started.elapsed() > limit {
-                return Err(ReplicationError(
-                    "the lease of an empty stream could not be taken".into(),
-                ));
+                return Err(ReplicationError::NoLease);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -563,7 +548,7 @@ async fn run(
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
             Err(e) => {
-                let _ = started.send(Err(ReplicationError(format!("NATS: {e}"))));
+                let _ = started.send(Err(ReplicationError::Connect(e)));
                 return;
             }
         }
@@ -892,11 +877,11 @@ async fn read_after(
     let last = nats.last().await?;
     let first = nats.first().await?;
     if from < last && first > from + 1 {
-        return Err(ReplicationError(format!(
-            "the stream keeps messages {first} to {last}, and this data dir holds only up to \
-             message {from}: the ones between were trimmed by the stream's limits. Start this \
-             node from a backup of a node of the cluster (taskd backup), see the README"
-        )));
+        return Err(ReplicationError::Trimmed {
+            first,
+            last,
+            held: from,
+        });
     }
     let (mut messages, mut bytes) = (Vec::new(), 0);
     let mut read = std::pin::pin!(nats.read_range(from + 1..=last));
