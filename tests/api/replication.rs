@@ -344,6 +344,20 @@ async fn a_paused_primary_is_replaced_and_once_woken_answers_no_write() {
     user.post("/api/v1/tasks", json!({"todoId": "before"}))
         .await
         .expect(201);
+    // An invitation is replicated like any directory change (§21): made on a, pending and
+    // accepted on b.
+    let bob = a.create_user("bob").await;
+    let team = user.post("/api/v1/spaces", json!({"name": "team"})).await;
+    let team = team.expect(201).data()["spaceId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    user.put(
+        &format!("/api/v1/spaces/{team}/members/{}", bob.user_id),
+        json!({"role": "editor"}),
+    )
+    .await
+    .expect(201);
     let signal = |name: &str| {
         let sent = Command::new("kill")
             .args([name, &a.pid().to_string()])
@@ -357,6 +371,17 @@ async fn a_paused_primary_is_replaced_and_once_woken_answers_no_write() {
     assert!(gap < Duration::from_secs(10), "{gap:?}");
     let on_b = b.default_user();
     on_b.get("/api/v1/tasks/before").await.expect(200);
+    let bob_on_b = b.user(&bob.token);
+    let pending = bob_on_b.get("/api/v1/invitations").await;
+    assert_eq!(pending.expect(200).data()[0]["spaceId"], *team);
+    bob_on_b
+        .post(&format!("/api/v1/spaces/{team}/accept"), json!({}))
+        .await
+        .expect(200);
+    bob_on_b
+        .get(&format!("/api/v1/tasks?spaceId={team}"))
+        .await
+        .expect(200);
     on_b.post("/api/v1/tasks", json!({"todoId": "on-b"}))
         .await
         .expect(201);
