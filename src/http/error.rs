@@ -257,11 +257,6 @@ impl ResponseError for ApiError {
             other => (other, None),
         };
         let status = this.status_code();
-        match this {
-            ApiError::Internal(cause) => log::error!("internal error: {cause}"),
-            ApiError::Forbidden(reason) => METRICS.forbidden(reason.as_str()),
-            _ => {}
-        }
         let body = Problem {
             code: this.code(),
             cycle: match this {
@@ -315,6 +310,20 @@ impl ResponseError for ApiError {
             _ => {}
         }
         response.body(serde_json::to_string(&body).unwrap_or_default())
+    }
+}
+
+impl ApiError {
+    /// Leaves what an answered error tells the operator: an internal error is logged, a
+    /// `403` counted by reason. The front middleware calls it once for each response built
+    /// from an error, so building a response (or a kept copy of one) has no side effects.
+    pub(crate) fn note(&self) {
+        match self {
+            ApiError::InOperation { error, .. } => error.note(),
+            ApiError::Internal(cause) => log::error!("internal error: {cause}"),
+            ApiError::Forbidden(reason) => METRICS.forbidden(reason.as_str()),
+            _ => {}
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use actix_web::error::PayloadError;
 use actix_web::http::{header, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::Bytes;
-use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::Stream;
 use sha2::{Digest, Sha256};
 
@@ -207,13 +207,14 @@ pub(crate) async fn idempotency(
     }
     let stored = response.request().extensions_mut().remove::<KeptAnswer>();
     let (request, response) = response.into_parts();
-    let headers = response.headers().clone();
-    let body = to_bytes(response.into_body()).await.unwrap_or_default();
+    // The head keeps the error the response was built from, for the front middleware.
+    let (head, body) = response.into_parts();
+    let body = to_bytes(body).await.unwrap_or_default();
     let answer = match stored {
         Some(answer) => answer,
         None => {
             let header = |name| {
-                headers
+                head.headers()
                     .get(name)
                     .and_then(|v| v.to_str().ok())
                     .map(Box::from)
@@ -233,11 +234,10 @@ pub(crate) async fn idempotency(
         }
     };
     keys.finish(used, Some(answer));
-    let mut rebuilt = HttpResponse::build(status);
-    for (name, value) in &headers {
-        rebuilt.insert_header((name.clone(), value.clone()));
-    }
-    Ok(ServiceResponse::new(request, rebuilt.body(body)))
+    Ok(ServiceResponse::new(
+        request,
+        head.set_body(body).map_into_boxed_body(),
+    ))
 }
 
 /// What settles the claimed key `used` of a write whose request gave up waiting

@@ -322,10 +322,11 @@ pub(crate) const REQUEST_ID: &str = "x-request-id";
 /// `Retry-After` once the [`Gate`] is closed, whatever the route (`/healthz` included);
 /// `429 too_many_requests` for a client address (see [`client`]) locked out by the
 /// [`Throttle`], on every `/api/v1` request (and `/metrics`, which takes the admin token)
-/// before its token is looked at. After it: a
-/// `401` counts as a failure of its client address; the request is counted and timed by
-/// route pattern in the metrics, and logged in one line at info: client address (`-` when
-/// there is none), method, path, status, microseconds and id.
+/// before its token is looked at. After it: a response built from an [`ApiError`] is
+/// noted ([`ApiError::note`]); a `401` counts as a failure of its client address; the
+/// request is counted and timed by route pattern in the metrics, and logged in one line at
+/// info: client address (`-` when there is none), method, path, status, microseconds and
+/// id.
 pub(crate) async fn front(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -339,6 +340,11 @@ pub(crate) async fn front(
         None => next.call(req).await?.map_into_left_body(),
     };
     let elapsed = started.elapsed();
+    if let Some(error) = response.response().error() {
+        if let Some(error) = error.as_error::<ApiError>() {
+            error.note();
+        }
+    }
     let status = response.status();
     if status == StatusCode::UNAUTHORIZED {
         METRICS.auth_failures.inc();

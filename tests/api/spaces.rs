@@ -1896,13 +1896,24 @@ async fn metrics_count_spaces_memberships_tokens_and_403s_by_reason() {
         .post(&format!("/api/v1/tasks?spaceId={space}"), json!({}))
         .await;
     assert_problem(&refused, 403, "forbidden");
+    // A refusal under an idempotency key is kept as the key's answer, and counted once.
+    let keyed = app
+        .user(&alice.token)
+        .send_with(
+            Method::POST,
+            &format!("/api/v1/tasks?spaceId={space}"),
+            Some(&json!({})),
+            &[("Idempotency-Key", "refused-once")],
+        )
+        .await;
+    assert_problem(&keyed, 403, "forbidden");
     let after = scrape().await;
     let grew = |name: &str| metric(&after, name).unwrap() - metric(&before, name).unwrap();
     assert_eq!(grew("taskd_users"), 1.0);
     assert_eq!(grew("taskd_spaces"), 2.0, "alice's default space and Team");
     assert_eq!(grew("taskd_memberships"), 3.0);
     assert_eq!(grew("taskd_scoped_tokens"), 1.0);
-    assert_eq!(grew("taskd_forbidden_total{reason=\"role\"}"), 1.0);
+    assert_eq!(grew("taskd_forbidden_total{reason=\"role\"}"), 2.0);
     assert_eq!(
         metric(&after, "taskd_forbidden_total{reason=\"read_only_token\"}"),
         Some(0.0)
