@@ -8,6 +8,10 @@
 //! Space actors are spread over a fixed set of arbiters (threads), chosen by a hash of the
 //! space id; `Actor::start` would put them all on the calling thread.
 //!
+//! Reads do not go to the actors: [`Spaces::read`] runs on the caller's thread over the
+//! state a space's actor published (or over the loaded space of one that has no actor yet),
+//! and goes through the actor only when writes of the space wait for their sync.
+//!
 //! Each space has exactly one `Addr`, shared and never cloned for requests: actix's bounded
 //! mailbox parks a sender that overfills it, and `try_send` on that same sender then fails
 //! with `Full` until the actor catches up. That failure becomes a 503 instead of a queue
@@ -15,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use actix::dev::channel;
 use actix::prelude::*;
@@ -23,7 +27,7 @@ use futures_util::future::join_all;
 use tokio::sync::oneshot;
 
 use super::snapshot::{answered, RemoveSpace, SnapshotActor};
-use super::space::{Bounded, Flush, Forget, Operation, SpaceActor, Version};
+use super::space::{Bounded, Flush, Forget, Operation, Read, Shown, SpaceActor, Version};
 use super::{within_storage, Failure};
 use crate::metrics::METRICS;
 use crate::model::Space;
@@ -37,8 +41,8 @@ pub(crate) const MAILBOX_CAPACITY: usize = 4096;
 /// deleted while the server runs (a request that was let in before the deletion finds it
 /// gone instead of starting it afresh).
 enum Slot {
-    Idle(Box<Space>),
-    Running(Addr<SpaceActor>),
+    Idle(Arc<Space>),
+    Running(Addr<SpaceActor>, Arc<Shown>),
     Gone,
 }
 
@@ -67,7 +71,7 @@ impl Spaces {
         let slots: HashMap<Box<str>, Slot> = spaces
             .into_iter()
             .inspect(|space| METRICS.count_space(&space.view(), 1))
-            .map(|space| (space.id().into(), Slot::Idle(Box::new(space))))
+            .map(|space| (space.id().into(), Slot::Idle(Arc::new(space))))
             .collect();
         METRICS.spaces_loaded.set(slots.len() as i64);
         Spaces {
@@ -84,7 +88,7 @@ impl Spaces {
     /// Adds a new, empty space.
     pub fn add(&self, id: &str) {
         let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
-        slots.insert(id.into(), Slot::Idle(Box::new(Space::new(id))));
+        slots.insert(id.into(), Slot::Idle(Arc::new(Space::new(id))));
         METRICS.spaces_loaded.set(slots.len() as i64);
     }
 
@@ -99,7 +103,7 @@ impl Spaces {
             slot
         };
         match slot {
-            Some(Slot::Running(addr)) => {
+            Some(Slot::Running(addr, _)) => {
                 let _ = addr.send(Forget).await;
             }
             Some(Slot::Idle(space)) => METRICS.count_space(&space.view(), -1),
@@ -112,15 +116,38 @@ impl Spaces {
 
     /// The version of space `space_id`, without starting its actor if it has none yet.
     pub async fn version(&self, space_id: &str) -> Result<u64, Failure> {
-        {
-            let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
-            match slots.get(space_id) {
-                Some(Slot::Idle(space)) => return Ok(space.version()),
-                Some(Slot::Gone) => return Err(Failure::Gone),
-                _ => {}
-            }
+        match self.shown(space_id)? {
+            Some(space) => Ok(space.version()),
+            None => self.call(space_id, Version).await,
         }
-        self.call(space_id, Version).await
+    }
+
+    /// Runs `read` over space `space_id` (which must exist) as every client may see it:
+    /// at once on this thread, over the state its actor published, unless writes of the
+    /// space wait for their sync; then on the actor, answered once they are durable
+    /// (CONTRACT §8). Errors as [`Spaces::call`].
+    pub async fn read<T: Send + 'static>(
+        &self,
+        space_id: &str,
+        read: impl FnOnce(&Space) -> T + Send + 'static,
+    ) -> Result<T, Failure> {
+        match self.shown(space_id)? {
+            Some(space) => Ok(read(&space)),
+            None => self.call(space_id, Read(Box::new(read))).await,
+        }
+    }
+
+    /// The state of space `space_id` a read may use without its actor: the loaded space of
+    /// one with no actor yet, or the current state its actor published; `None` when a read
+    /// must go to the actor.
+    fn shown(&self, space_id: &str) -> Result<Option<Arc<Space>>, Failure> {
+        let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
+        match slots.get(space_id) {
+            Some(Slot::Idle(space)) => Ok(Some(Arc::clone(space))),
+            Some(Slot::Running(_, shown)) => Ok(shown.current()),
+            Some(Slot::Gone) => Err(Failure::Gone),
+            None => Ok(None),
+        }
     }
 
     /// Sends `op` to the actor of space `space_id` (which must exist) and waits for the
@@ -159,23 +186,23 @@ impl Spaces {
         {
             let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
             match slots.get(space_id) {
-                Some(Slot::Running(addr)) => return Some(f(addr)),
+                Some(Slot::Running(addr, _)) => return Some(f(addr)),
                 Some(Slot::Gone) => return None,
                 _ => {}
             }
         }
         let mut slots = self.slots.write().unwrap_or_else(PoisonError::into_inner);
-        let addr = match slots.remove(space_id) {
-            Some(Slot::Running(addr)) => addr, // another request started it meanwhile
-            Some(Slot::Idle(space)) => self.start(*space),
+        let (addr, shown) = match slots.remove(space_id) {
+            Some(Slot::Running(addr, shown)) => (addr, shown), // started meanwhile
+            Some(Slot::Idle(space)) => self.start(space),
             Some(Slot::Gone) => {
                 slots.insert(space_id.into(), Slot::Gone);
                 return None;
             }
-            None => self.start(Space::new(space_id)),
+            None => self.start(Arc::new(Space::new(space_id))),
         };
         let result = f(&addr);
-        slots.insert(space_id.into(), Slot::Running(addr));
+        slots.insert(space_id.into(), Slot::Running(addr, shown));
         Some(result)
     }
 
@@ -183,14 +210,16 @@ impl Spaces {
     /// mailbox is made with its capacity before the actor exists, so even the first burst
     /// of requests meets the real bound (`set_mailbox_capacity` in the actor's start-up
     /// would apply only once the arbiter gets round to starting it).
-    fn start(&self, space: Space) -> Addr<SpaceActor> {
+    fn start(&self, space: Arc<Space>) -> (Addr<SpaceActor>, Arc<Shown>) {
         let mut hasher = DefaultHasher::new();
         space.id().hash(&mut hasher);
         let arbiter = &self.arbiters[hasher.finish() as usize % self.arbiters.len()];
         let (sender, receiver) = channel::channel(self.mailbox_capacity);
         let file_len = Store::file_len(&self.store.space_path(space.id()));
+        let shown = Arc::new(Shown::new(Arc::clone(&space)));
         let actor = SpaceActor::new(
-            space,
+            Arc::unwrap_or_clone(space),
+            Arc::clone(&shown),
             self.journal.clone(),
             self.snapshots.clone(),
             Pace::new(self.compaction, file_len),
@@ -198,7 +227,7 @@ impl Spaces {
         arbiter.spawn_fn(move || {
             Context::with_receiver(receiver).run(actor);
         });
-        Addr::new(sender)
+        (Addr::new(sender), shown)
     }
 
     /// Writes the final snapshot of every running space that changed; call after the HTTP
@@ -210,7 +239,7 @@ impl Spaces {
             .unwrap_or_else(PoisonError::into_inner)
             .values()
             .filter_map(|slot| match slot {
-                Slot::Running(addr) => Some(addr.clone()),
+                Slot::Running(addr, _) => Some(addr.clone()),
                 Slot::Idle(_) | Slot::Gone => None,
             })
             .collect();
@@ -229,9 +258,80 @@ impl Spaces {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actors::space::GetRecord;
-    use crate::model::{Kind, SpaceError, User};
+    use crate::actors::space::{Write, WriteResult};
+    use crate::model::validate::{parse_changes, Mode};
+    use crate::model::{Command, Item, Kind, Op, SpaceError, User};
     use crate::startup::test_state;
+    use crate::store::journal::{fake, Durability};
+    use futures_util::FutureExt;
+    use serde_json::json;
+
+    /// Reads task `id` of space `space` through the registry.
+    async fn get(
+        spaces: &Spaces,
+        space: &str,
+        id: &str,
+    ) -> Result<Result<Item, SpaceError>, Failure> {
+        let id = id.to_string();
+        spaces.read(space, move |s| s.get(Kind::Task, &id)).await
+    }
+
+    /// A write creating task `id`.
+    fn create(id: &str) -> Write {
+        let body = json!({ "todoId": id }).as_object().unwrap().clone();
+        Write {
+            commands: vec![Command {
+                kind: Kind::Task,
+                id: id.into(),
+                op: Op::Create(parse_changes(Kind::Task, Mode::Create, body).unwrap()),
+                if_match: None,
+            }],
+            key: None,
+        }
+    }
+
+    #[actix_web::test]
+    async fn reads_use_the_published_state_at_once_and_wait_behind_unsynced_writes() {
+        let data = tempfile::tempdir().unwrap();
+        let state = test_state(data.path(), Vec::new());
+        let (journal, mut writer) = fake::Writer::start(Durability::Fsync);
+        let spaces = Arc::new(Spaces::new(
+            vec![Space::new("s")],
+            vec![Arbiter::current()],
+            journal,
+            state.spaces().snapshots.clone(),
+            state.spaces().store.clone(),
+            state.spaces().compaction,
+        ));
+        // Answered on the first poll: no message to an actor (none runs yet).
+        let idle = get(&spaces, "s", "t1").now_or_never();
+        assert!(matches!(idle, Some(Ok(Err(SpaceError::NotFound { .. })))));
+
+        let writing = Arc::clone(&spaces);
+        let written = actix_web::rt::spawn(async move { writing.call("s", create("t1")).await });
+        writer.queued(1).await;
+        let reading = Arc::clone(&spaces);
+        let mut behind = actix_web::rt::spawn(async move { get(&reading, "s", "t1").await });
+        assert_eq!(writer.settled().await, 1);
+        assert!(
+            (&mut behind).now_or_never().is_none(),
+            "a read waits for the sync"
+        );
+
+        writer.answer(Ok(()));
+        let version = |w: Result<WriteResult, Failure>| w.unwrap().unwrap().version;
+        assert_eq!(version(written.await.unwrap()), 1);
+        let item = behind.await.unwrap().unwrap().unwrap();
+        assert_eq!((&*item.record.id, item.version), ("t1", 1));
+        // Published once durable: answered on the first poll again, version included.
+        let item = get(&spaces, "s", "t1")
+            .now_or_never()
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(item.version, 1);
+        assert_eq!(spaces.version("s").now_or_never().unwrap().unwrap(), 1);
+    }
 
     #[actix_web::test]
     async fn a_full_mailbox_is_refused_instead_of_queued() {
@@ -251,24 +351,13 @@ mod tests {
             )
         };
         // All calls are sent before the actor (on this same thread) can run.
-        let calls = (0..20).map(|i| {
-            spaces.call(
-                &space,
-                GetRecord {
-                    kind: Kind::Task,
-                    id: format!("t{i}"),
-                },
-            )
-        });
+        let calls = (0..20).map(|i| spaces.call(&space, create(&format!("t{i}"))));
         let outcomes = join_all(calls).await;
         let busy = outcomes
             .iter()
             .filter(|o| matches!(o, Err(Failure::Busy)))
             .count();
-        let answered = outcomes
-            .iter()
-            .filter(|o| matches!(o, Ok(Err(SpaceError::NotFound { .. }))))
-            .count();
+        let answered = outcomes.iter().filter(|o| matches!(o, Ok(Ok(_)))).count();
         assert!(busy >= 10, "{busy} refused");
         assert!(answered >= 4, "{answered} answered");
         assert_eq!(busy + answered, 20);

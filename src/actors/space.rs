@@ -11,6 +11,12 @@
 //! actor first reserves a range of versions in the journal (synced); after an unclean stop
 //! the space resumes above the reservation, and no version is handed out twice.
 //!
+//! Reads do not come to the actor. Whenever every write it applied is durable, the actor
+//! publishes the space in a [`Shown`] (an O(1) clone: the space's maps are persistent and
+//! share their nodes), and readers on the HTTP workers' threads read that. A read that finds
+//! writes applied beyond the published state waits for them here instead, as a [`Read`]
+//! message held with those writes.
+//!
 //! When the journal cannot store a write, the actor takes it back (and every later write,
 //! which was built on it) and those requests get `503 storage_unavailable`. A panic while
 //! handling a message answers that request `500`, and the space is reloaded from disk
@@ -18,10 +24,12 @@
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use actix::prelude::*;
-use std::sync::{Arc, OnceLock};
+use arc_swap::ArcSwap;
 
 use actix_web::web::Bytes;
 use tokio::sync::{mpsc, oneshot};
@@ -29,9 +37,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::snapshot::{answered, Reload, SaveSpace, SnapshotActor, SnapshotFailure};
 use super::Failure;
 use crate::metrics::METRICS;
-use crate::model::{
-    Command, FeedPage, Item, Kind, ListQuery, Outcome, Page, Space, SpaceError, Touched, Undo,
-};
+use crate::model::{Command, Outcome, Space, SpaceError, Touched, Undo};
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::{Encoded, Journal, StorageError};
 use crate::store::{Pace, StoreError};
@@ -76,6 +82,45 @@ impl Committed {
     }
 }
 
+/// What the readers of a space see without a message to its actor: the state the actor
+/// last published, holding durable writes only (CONTRACT §8), and the version of the
+/// newest write the actor applied, durable or not. Shared by the actor and the registry.
+pub(crate) struct Shown {
+    published: ArcSwap<Space>,
+    applied: AtomicU64,
+}
+
+impl Shown {
+    /// `space` published, with nothing applied beyond it.
+    pub(crate) fn new(space: Arc<Space>) -> Shown {
+        Shown {
+            applied: AtomicU64::new(space.version()),
+            published: ArcSwap::new(space),
+        }
+    }
+
+    /// The published space, unless writes were applied beyond it: those wait for their
+    /// sync, and a read that arrives meanwhile waits with them (§8), on the actor.
+    pub(crate) fn current(&self) -> Option<Arc<Space>> {
+        let space = self.published.load_full();
+        (self.applied.load(Ordering::Acquire) <= space.version()).then_some(space)
+    }
+
+    /// Notes that the actor's space is at `version`, applied and maybe not durable.
+    fn applied(&self, version: u64) {
+        self.applied.store(version, Ordering::Release);
+    }
+
+    /// Publishes `space`, every write of which is durable, if it differs from the
+    /// published one.
+    fn publish(&self, space: &Space) {
+        if self.published.load().version() != space.version() {
+            self.published.store(Arc::new(space.clone()));
+        }
+        self.applied(space.version());
+    }
+}
+
 /// A reply waiting until the version it shows is durable.
 struct Held {
     version: u64,
@@ -85,6 +130,8 @@ struct Held {
 /// Owns one space.
 pub struct SpaceActor {
     space: Space,
+    /// What readers see; see [`Shown`].
+    shown: Arc<Shown>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
     /// What its snapshot file owes the journal.
@@ -116,10 +163,11 @@ pub struct SpaceActor {
 }
 
 impl SpaceActor {
-    /// An actor for `space`, journaling through `journal` and snapshotting through
-    /// `snapshots` as `pace` says.
-    pub fn new(
+    /// An actor for `space`, published in `shown`, journaling through `journal` and
+    /// snapshotting through `snapshots` as `pace` says.
+    pub(crate) fn new(
         space: Space,
+        shown: Arc<Shown>,
         journal: Journal,
         snapshots: Addr<SnapshotActor>,
         pace: Pace,
@@ -132,6 +180,7 @@ impl SpaceActor {
         };
         SpaceActor {
             space,
+            shown,
             journal,
             snapshots,
             pace,
@@ -175,7 +224,8 @@ impl SpaceActor {
     }
 
     /// Releases every held reply that has become visible, forgets the undo of every
-    /// write that is stored, and sends those writes to the change streams.
+    /// write that is stored, and sends those writes to the change streams; publishes the
+    /// space for readers when no applied write is left waiting.
     fn release(&mut self) {
         let visible = self.visible();
         let mut durable: Vec<Touched> = Vec::new();
@@ -201,6 +251,10 @@ impl SpaceActor {
             self.streams
                 .retain(|stream| stream.try_send(Arc::clone(&committed)).is_ok());
         }
+        // Before the replies: a client that has its answer reads what it wrote.
+        if self.pending.is_empty() && !self.applying {
+            self.shown.publish(&self.space);
+        }
         while self.held.front().is_some_and(|h| h.version <= visible) {
             let held = self.held.pop_front().expect("checked");
             (held.release)(Ok(()));
@@ -220,6 +274,7 @@ impl SpaceActor {
         }
         self.epoch += 1;
         self.stored = self.stored.min(self.space.version());
+        self.shown.applied(self.space.version());
     }
 
     /// Applies `commands` as one write and sends its outcome (with the answer kept for
@@ -316,6 +371,7 @@ impl SpaceActor {
     ) -> u64 {
         METRICS.count_outcome(&outcome, 1);
         let (version, epoch) = (outcome.version, self.epoch);
+        self.shown.applied(version);
         self.pending.push_back(Pending {
             version,
             epoch,
@@ -338,7 +394,10 @@ impl SpaceActor {
                     }),
                 ));
             }
-            None => self.stored = version,
+            None => {
+                self.stored = version;
+                self.release();
+            }
         }
         self.reserve_ahead(ctx);
         version
@@ -474,6 +533,9 @@ impl SpaceActor {
                             act.stored = act.space.version();
                             act.reserved = act.space.version();
                         }
+                        if act.pending.is_empty() {
+                            act.shown.publish(&act.space);
+                        }
                     }
                     Err(e) => {
                         log::error!("space {} cannot be reloaded: {e}; it stops", act.space.id());
@@ -599,38 +661,16 @@ impl<O: Operation> Handler<Bounded<O>> for SpaceActor {
     }
 }
 
-/// Read one record, deleted or not.
-pub(crate) struct GetRecord {
-    /// Its kind.
-    pub kind: Kind,
-    /// Its id.
-    pub id: String,
-}
+/// A read of the space that waits on the actor for the writes it arrived behind (see
+/// [`Shown::current`]): it runs on the actor's space, and its answer is held until every
+/// write that space holds is durable.
+pub(crate) struct Read<T>(pub Box<dyn FnOnce(&Space) -> T + Send>);
 
-impl Operation for GetRecord {
-    type Output = Result<Item, SpaceError>;
+impl<T: Send + 'static> Operation for Read<T> {
+    type Output = T;
 
     fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
-        (actor.space.get(self.kind, &self.id), actor.space.version())
-    }
-}
-
-/// One page of a collection.
-pub(crate) struct ListRecords {
-    /// The collection's kind.
-    pub kind: Kind,
-    /// Limit, filters and cursor.
-    pub query: ListQuery,
-}
-
-impl Operation for ListRecords {
-    type Output = Result<Page, SpaceError>;
-
-    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
-        (
-            actor.space.list(self.kind, &self.query),
-            actor.space.version(),
-        )
+        ((self.0)(&actor.space), actor.space.version())
     }
 }
 
@@ -663,25 +703,6 @@ impl Operation for Write {
 
     fn into_write(self) -> Result<AsWrite<WriteResult>, Self> {
         Ok((self, std::convert::identity))
-    }
-}
-
-/// One page of the change feed.
-pub(crate) struct ListChanges {
-    /// Changes after this version.
-    pub since: u64,
-    /// At least this many (more to finish a version), if there are.
-    pub limit: usize,
-}
-
-impl Operation for ListChanges {
-    type Output = Result<FeedPage, SpaceError>;
-
-    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
-        (
-            actor.space.changes(self.since, self.limit),
-            actor.space.version(),
-        )
     }
 }
 
@@ -873,7 +894,7 @@ impl Handler<Flush> for SpaceActor {
 mod tests {
     use super::*;
     use crate::model::validate::{parse_changes, Mode};
-    use crate::model::Op;
+    use crate::model::{Item, Kind, Op};
     use crate::store::journal::fake;
     use crate::store::journal::Durability;
     use crate::store::{Compaction, Store};
@@ -893,7 +914,9 @@ mod tests {
             percent: 100,
             min_bytes: 1 << 20,
         };
-        let actor = SpaceActor::new(Space::new("s"), journal, snapshots, Pace::new(hourly, 0));
+        let space = Space::new("s");
+        let shown = Arc::new(Shown::new(Arc::new(space.clone())));
+        let actor = SpaceActor::new(space, shown, journal, snapshots, Pace::new(hourly, 0));
         (actor.start(), writer)
     }
 
@@ -928,17 +951,15 @@ mod tests {
         )
     }
 
-    /// Reads task `id`.
+    /// Reads task `id` on the actor.
     fn get(
         actor: &Addr<SpaceActor>,
         id: &str,
     ) -> oneshot::Receiver<Result<Result<Item, SpaceError>, Failure>> {
+        let id = id.to_string();
         send(
             actor,
-            GetRecord {
-                kind: Kind::Task,
-                id: id.into(),
-            },
+            Read(Box::new(move |s: &Space| s.get(Kind::Task, &id))),
         )
     }
 

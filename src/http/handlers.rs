@@ -16,7 +16,7 @@ use super::extract::{
 use super::openapi::problems::*;
 use super::{idempotency, render};
 use crate::actors::directory::{Answer, Changed};
-use crate::actors::space::{GetRecord, ListChanges, ListRecords, Render, Write, WriteResult};
+use crate::actors::space::{Render, Write, WriteResult};
 use crate::actors::{Directory, Spaces};
 use crate::model::access::Action;
 use crate::model::kept::KeptAnswer;
@@ -275,7 +275,7 @@ pub(crate) async fn list(
     let spaces = app.spaces.clone();
     let query = params.list_query(kind)?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
-    let page = spaces.call(space, ListRecords { kind, query }).await??;
+    let page = spaces.read(space, move |s| s.list(kind, &query)).await??;
     if none_match(&req, page.version) {
         return Ok(render::not_modified(page.version));
     }
@@ -327,7 +327,7 @@ pub(crate) async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let spaces = app.spaces.clone();
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
-    let item = spaces.call(space, GetRecord { kind, id }).await??;
+    let item = spaces.read(space, move |s| s.get(kind, &id)).await??;
     if none_match(&req, item.record.version) {
         return Ok(render::not_modified(item.record.version));
     }
@@ -514,7 +514,9 @@ pub(crate) async fn changes(
     let since = params.since(None)?;
     let limit = params.feed_limit()?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
-    let page = spaces.call(space, ListChanges { since, limit }).await??;
+    let page = spaces
+        .read(space, move |s| s.changes(since, limit))
+        .await??;
     Ok(render::feed(space, &page))
 }
 

@@ -30,7 +30,7 @@ use super::extract::{space_of, Params};
 use super::openapi::problems::*;
 use super::AppState;
 use super::{dto, render};
-use crate::actors::space::{Committed, ListChanges, Subscribe};
+use crate::actors::space::{Committed, Subscribe};
 use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::{Caller, Scope};
@@ -290,13 +290,7 @@ pub(crate) async fn stream(
     let space: Box<str> = space_of(&caller, params.space_id(), None, Action::Read)?.into();
     // The first page checks `since` against the space before the 200 is sent.
     let first = spaces
-        .call(
-            &space,
-            ListChanges {
-                since,
-                limit: BACKLOG_PAGE,
-            },
-        )
+        .read(&space, move |s| s.changes(since, BACKLOG_PAGE))
         .await??;
     let slot = streams.open(&caller, &space)?;
     let expires_at = match &caller.scope {
@@ -321,11 +315,11 @@ pub(crate) async fn stream(
                 if !page.has_more {
                     break;
                 }
-                let next = ListChanges {
-                    since: page.next_since,
-                    limit: BACKLOG_PAGE,
-                };
-                match spaces.call(&space, next).await {
+                let since = page.next_since;
+                match spaces
+                    .read(&space, move |s| s.changes(since, BACKLOG_PAGE))
+                    .await
+                {
                     Ok(Ok(next)) => page = next,
                     _ => return,
                 }

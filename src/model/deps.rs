@@ -21,7 +21,9 @@
 //! the record's own predecessors and gate and on whether each predecessor is finished;
 //! only those three kinds of change can flip it, and each is handled here.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
+
+use imbl::OrdSet;
 use std::ops::Bound;
 
 use super::error::SpaceError;
@@ -95,13 +97,13 @@ impl Fields {
 }
 
 /// The dependency graph of one collection: its fields and the reverse index.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Graph {
     fields: Fields,
     /// Every edge as (predecessor, dependent): the records that name a predecessor are a
     /// range of this set. One set of pairs rather than a set per predecessor, so an edge
     /// costs two shared ids and no node of its own.
-    edges: BTreeSet<(Id, Id)>,
+    edges: OrdSet<(Id, Id)>,
 }
 
 pub use super::limits::EDGE_BUDGET;
@@ -154,7 +156,7 @@ impl Graph {
     pub fn of(kind: Kind) -> Option<Graph> {
         Fields::of(kind).map(|fields| Graph {
             fields,
-            edges: BTreeSet::new(),
+            edges: OrdSet::new(),
         })
     }
 

@@ -9,17 +9,20 @@
 //! Each applied write also yields an [`Undo`], the touched records' former states, so a
 //! write whose journal entry could not be stored is taken back.
 //!
-//! Records sit behind `Arc` in persistent maps (`imbl::OrdMap`): a [`SpaceView`] of the
-//! whole space for a snapshot costs O(1) to take and shares every record and map node, so
-//! snapshots never stop the space. The indexes are `BTreeSet`s: they grow a node at a time,
-//! with no whole-table rehash that would stall a large space, and give the ordered walk
-//! that paging needs.
+//! Records, indexes, the feed and the dependency graph are persistent maps and sets
+//! (`imbl`): cloning a whole `Space` costs O(1) and shares every record and tree node, so
+//! the actor publishes a copy for readers on other threads after its writes are durable,
+//! and a [`SpaceView`] for a snapshot never stops the space. A write copies the few nodes on
+//! its paths that a published copy still shares. The trees grow a node at a time, with no
+//! whole-table rehash that would stall a large space, and give the ordered walk that
+//! paging needs.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use imbl::{OrdMap, OrdSet};
 use serde::{Deserialize, Serialize};
 
 use super::cursor::Cursor;
@@ -72,20 +75,20 @@ impl Ord for OrderKey {
 }
 
 /// Records by one field's string value, each value's records in listing order.
-type FieldIndex = BTreeMap<Box<str>, BTreeSet<OrderKey>>;
+type FieldIndex = OrdMap<Box<str>, OrdSet<OrderKey>>;
 
 /// The ordered indexes of one collection, kept in step with its records.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Indexes {
     /// Every record.
-    all: BTreeSet<OrderKey>,
+    all: OrdSet<OrderKey>,
     /// Records that are not deleted, for the default listing.
-    active: BTreeSet<OrderKey>,
+    active: OrdSet<OrderKey>,
     /// For each filterable field (by position), records by that field's string value.
     by_field: Vec<(usize, FieldIndex)>,
     /// For each exclusive flag (by position), the ids of records that have it set: at
     /// most one once a write completes, so clearing it elsewhere needs no scan.
-    flagged: Vec<(usize, BTreeSet<Id>)>,
+    flagged: Vec<(usize, OrdSet<Id>)>,
 }
 
 impl Indexes {
@@ -99,10 +102,10 @@ impl Indexes {
         };
         Indexes {
             by_field: positions(|f| f.filter)
-                .map(|i| (i, BTreeMap::new()))
+                .map(|i| (i, OrdMap::new()))
                 .collect(),
             flagged: positions(|f| f.ty == FieldType::ExclusiveFlag)
-                .map(|i| (i, BTreeSet::new()))
+                .map(|i| (i, OrdSet::new()))
                 .collect(),
             ..Indexes::default()
         }
@@ -124,7 +127,7 @@ impl Indexes {
             }
             *index = runs
                 .into_iter()
-                .map(|(value, keys)| (value.into(), keys.into_iter().collect()))
+                .map(|(value, keys)| (Box::<str>::from(value), OrdSet::from_iter(keys)))
                 .collect();
         }
         for (field, ids) in &mut indexes.flagged {
@@ -213,7 +216,7 @@ impl Indexes {
 }
 
 /// The records of one kind in a space.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Collection {
     kind: Kind,
     records: Records,
@@ -261,7 +264,10 @@ impl Collection {
 
     /// The sort order a new record gets when none is given: 1 + the largest, or 1.
     fn next_sort_order(&self) -> f64 {
-        self.indexes.all.last().map_or(1.0, |k| k.sort_order + 1.0)
+        self.indexes
+            .all
+            .get_max()
+            .map_or(1.0, |k| k.sort_order + 1.0)
     }
 
     /// Whether `id` names a record that is not deleted.
@@ -453,7 +459,7 @@ pub struct SpaceSnapshot {
 }
 
 /// A space: its id, version counter and the records of every kind.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Space {
     id: Box<str>,
     version: u64,
@@ -462,7 +468,7 @@ pub struct Space {
     collections: [Collection; 5],
     /// Every record by `versionUpdatedAt`, then kind, then id: the change feed's order.
     /// The records sit beside their keys, so a feed page looks nothing up.
-    feed: BTreeMap<FeedKey, Arc<Record>>,
+    feed: OrdMap<FeedKey, Arc<Record>>,
 }
 
 /// A record's place in the change feed.
@@ -476,7 +482,7 @@ impl Space {
             version: 0,
             reserved: 0,
             collections: Kind::ALL.map(Collection::new),
-            feed: BTreeMap::new(),
+            feed: OrdMap::new(),
         }
     }
 
