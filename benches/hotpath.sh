@@ -16,10 +16,12 @@
 # - once: the p99 of a 100-byte write + fdatasync on the data directory's disk, 2,000
 #   times, so POST p99 can be read against the disk it waited for.
 #
-# `HOTPATH_SECONDS` (default 5) sets the length of each wrk run.
+# `HOTPATH_SECONDS` (default 5) sets the length of each wrk run, `HOTPATH_REPS` (default 3)
+# how often each server's pinned runs are repeated (interleaved; the medians are printed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${HOTPATH_SECONDS:-5}
+reps=${HOTPATH_REPS:-3}
 binaries=("$@")
 [ ${#binaries[@]} -gt 0 ] || binaries=(target/release/taskd)
 cargo build --release --example ceiling -q
@@ -156,19 +158,32 @@ for binary in "${binaries[@]}"; do
 done
 
 echo
-echo "== pinned: server on core 0 (one worker), wrk on core 1, ${seconds} s a run"
+echo "== pinned: server on core 0 (one worker), wrk on core 1, ${seconds} s a run;"
+echo "   each server ${reps} times, interleaved; medians"
 read -r sync50 sync99 < <(sync_p99)
 echo "write+fdatasync on this disk: p50 ${sync50} ms, p99 ${sync99} ms"
+names=(ceiling "${binaries[@]}")
+for _ in $(seq 1 "$reps"); do
+  for name in "${names[@]}"; do
+    if [ "$name" = ceiling ]; then pinned "$ceiling" ceiling; else pinned "$name" "$name"; fi
+  done
+done >"$work/pinned"
 printf '%-28s %9s %6s %8s %8s %9s %9s %7s %9s %9s %7s\n' server GET/s ratio \
   p50@8 p99@8 p50@64 p99@64 cs/GET POST/s p99POST@8 cs/POST
-read -r _ c_rps c50 c99 c50_64 c99_64 c_cs c_post c_post99 c_post_cs < <(pinned "$ceiling" ceiling)
-printf '%-28s %9.0f %6.2f %8.3f %8.3f %9.3f %9.3f %7.2f %9.0f %9.3f %7.2f\n' ceiling \
-  "$c_rps" 1 "$c50" "$c99" "$c50_64" "$c99_64" "$c_cs" "$c_post" "$c_post99" "$c_post_cs"
-for binary in "${binaries[@]}"; do
-  read -r _ rps g50 g99 g50_64 g99_64 cs post post99 post_cs < <(pinned "$binary" x)
-  awk -v b="$binary" -v r="$rps" -v c="$c_rps" -v g50="$g50" -v g99="$g99" \
-    -v g50_64="$g50_64" -v g99_64="$g99_64" -v cs="$cs" -v post="$post" \
-    -v post99="$post99" -v post_cs="$post_cs" \
-    'BEGIN { printf "%-28s %9.0f %6.2f %8.3f %8.3f %9.3f %9.3f %7.2f %9.0f %9.3f %7.2f\n",
-             b, r, r / c, g50, g99, g50_64, g99_64, cs, post, post99, post_cs }'
-done
+for name in "${names[@]}"; do
+  awk -v n="$name" '$1 == n' "$work/pinned" | awk -v n="$name" -v reps="$reps" '
+    { for (c = 2; c <= 10; c++) v[c, NR] = $c }
+    END {
+      for (c = 2; c <= 10; c++) {
+        for (i = 1; i <= NR; i++) x[i] = v[c, i]
+        for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+        m[c] = x[int((NR + 1) / 2)]
+      }
+      printf "%s", n
+      for (c = 2; c <= 10; c++) printf " %s", m[c]
+      printf "\n"
+    }'
+done >"$work/medians"
+c_rps=$(awk '$1 == "ceiling" { print $2 }' "$work/medians")
+awk -v c="$c_rps" '{ printf "%-28s %9.0f %6.2f %8.3f %8.3f %9.3f %9.3f %7.2f %9.0f %9.3f %7.2f\n",
+  $1, $2, $2 / c, $3, $4, $5, $6, $7, $8, $9, $10 }' "$work/medians"

@@ -9,6 +9,8 @@
 //! rewritten by the snapshot actor as the journal grows ([`Directory::save`]), after which
 //! the journal can drop the changes it holds.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 
@@ -93,7 +95,9 @@ impl Directory {
     /// Who a token stands for now; `None` for an unknown, revoked or expired token.
     pub(crate) fn authenticate(&self, token: &str) -> Option<Caller> {
         let now = || chrono::Utc::now().timestamp_millis();
-        let (caller, used) = self.read().authenticate(&hash_token(token), now)?;
+        let hash = cached_hash(token);
+        let (caller, used) = self.read().authenticate(&hash.hash, now)?;
+        hash.keep();
         if used {
             self.used.store(true, Ordering::Relaxed);
         }
@@ -102,7 +106,12 @@ impl Directory {
 
     /// Whether this is the admin token.
     pub(crate) fn is_admin(&self, token: &str) -> bool {
-        hash_token(token) == self.admin_hash
+        let hash = cached_hash(token);
+        let admin = hash.hash == self.admin_hash;
+        if admin {
+            hash.keep();
+        }
+        admin
     }
 
     /// Makes `change`: checks it against the directory as it is (a refusal changes
@@ -255,5 +264,93 @@ impl Directory {
                     .extend(added);
             }
         }
+    }
+}
+
+/// How many tokens each thread keeps the hash of (see [`cached_hash`]).
+const CACHED_TOKENS: usize = 1024;
+
+/// Recent tokens and their SHA-256, by a SipHash of the token under the first field's key.
+type TokenHashes = (RandomState, HashMap<u64, (Box<str>, TokenHash)>);
+
+thread_local! {
+    /// This thread's [`TokenHashes`].
+    static TOKEN_HASHES: std::cell::RefCell<TokenHashes> =
+        std::cell::RefCell::new((RandomState::new(), HashMap::new()));
+}
+
+/// The hash of a token, from this thread's cache when it holds the token. A token's hash
+/// is a function of the token alone, so nothing is evicted when a token is revoked (the
+/// directory still looks the hash up on every request). A cached token is found by a
+/// keyed hash and confirmed by comparing the whole token in constant time.
+fn cached_hash(token: &str) -> CachedHash<'_> {
+    let key = TOKEN_HASHES.with_borrow(|(keys, _)| keys.hash_one(token));
+    let cached = TOKEN_HASHES.with_borrow(|(_, hashes)| {
+        hashes
+            .get(&key)
+            .filter(|(kept, _)| same_secret(kept.as_bytes(), token.as_bytes()))
+            .map(|(_, hash)| *hash)
+    });
+    match cached {
+        Some(hash) => CachedHash { hash, new: None },
+        None => CachedHash {
+            hash: hash_token(token),
+            new: Some((key, token)),
+        },
+    }
+}
+
+/// A token's hash, and the token if the cache does not hold it yet.
+struct CachedHash<'a> {
+    hash: TokenHash,
+    new: Option<(u64, &'a str)>,
+}
+
+impl CachedHash<'_> {
+    /// Caches the hash of a token that proved good (a bad one is never cached, so guessing
+    /// cannot churn the cache); the cache starts afresh when full.
+    fn keep(self) {
+        if let Some((key, token)) = self.new {
+            TOKEN_HASHES.with_borrow_mut(|(_, hashes)| {
+                if hashes.len() >= CACHED_TOKENS {
+                    hashes.clear();
+                }
+                hashes.insert(key, (token.into(), self.hash));
+            });
+        }
+    }
+}
+
+/// Whether two secrets are equal, in time that depends on their lengths only.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_hash_is_cached_only_once_the_token_proved_good() {
+        let token = "a-token-of-this-test-0123456789abcdef";
+        let first = cached_hash(token);
+        assert_eq!(first.hash, hash_token(token));
+        assert!(first.new.is_some());
+        // Not kept (a bad token): hashed again next time.
+        assert!(cached_hash(token).new.is_some());
+        cached_hash(token).keep();
+        let cached = cached_hash(token);
+        assert_eq!((cached.hash, cached.new), (hash_token(token), None));
+        // Another token, even one sharing a prefix, is hashed for itself.
+        let other = "a-token-of-this-test-0123456789abcdeF";
+        assert_eq!(cached_hash(other).hash, hash_token(other));
+    }
+
+    #[test]
+    fn secrets_compare_equal_only_when_every_byte_is() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"ab"));
+        assert!(same_secret(b"", b""));
     }
 }

@@ -11,11 +11,11 @@
 //! actor first reserves a range of versions in the journal (synced); after an unclean stop
 //! the space resumes above the reservation, and no version is handed out twice.
 //!
-//! Reads do not come to the actor. Whenever every write it applied is durable, the actor
-//! publishes the space in a [`Shown`] (an O(1) clone: the space's maps are persistent and
-//! share their nodes), and readers on the HTTP workers' threads read that. A read that finds
-//! writes applied beyond the published state waits for them here instead, as a [`Read`]
-//! message held with those writes.
+//! Reads do not come to the actor. Whenever every write it applied is durable and readers
+//! came since it last did, the actor publishes the space in a [`Shown`] (an O(1) clone: the
+//! space's maps are persistent and share their nodes), and readers on the HTTP workers'
+//! threads read that. A read that finds writes applied beyond the published state waits for
+//! them here instead, as a [`Read`] message held with those writes.
 //!
 //! When the journal cannot store a write, the actor takes it back (and every later write,
 //! which was built on it) and those requests get `503 storage_unavailable`. A panic while
@@ -24,7 +24,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -85,9 +85,15 @@ impl Committed {
 /// What the readers of a space see without a message to its actor: the state the actor
 /// last published, holding durable writes only (CONTRACT §8), and the version of the
 /// newest write the actor applied, durable or not. Shared by the actor and the registry.
+///
+/// A publication is not free: the next write copies the tree nodes on its paths that the
+/// published copy still shares. So the actor publishes only when a reader came since it
+/// last did (`wanted`); a space that is only written never pays, and the first read after
+/// a quiet spell goes through the actor, which publishes then.
 pub(crate) struct Shown {
     published: ArcSwap<Space>,
     applied: AtomicU64,
+    wanted: AtomicBool,
 }
 
 impl Shown {
@@ -96,12 +102,17 @@ impl Shown {
         Shown {
             applied: AtomicU64::new(space.version()),
             published: ArcSwap::new(space),
+            wanted: AtomicBool::new(false),
         }
     }
 
-    /// The published space, unless writes were applied beyond it: those wait for their
-    /// sync, and a read that arrives meanwhile waits with them (§8), on the actor.
+    /// The published space, unless writes were applied beyond it: those may wait for
+    /// their sync, and a read that arrives meanwhile waits with them (§8), on the actor.
+    /// Either way the actor publishes again once it can.
     pub(crate) fn current(&self) -> Option<Arc<Space>> {
+        if !self.wanted.load(Ordering::Relaxed) {
+            self.wanted.store(true, Ordering::Relaxed);
+        }
         let space = self.published.load_full();
         (self.applied.load(Ordering::Acquire) <= space.version()).then_some(space)
     }
@@ -112,9 +123,10 @@ impl Shown {
     }
 
     /// Publishes `space`, every write of which is durable, if it differs from the
-    /// published one.
-    fn publish(&self, space: &Space) {
-        if self.published.load().version() != space.version() {
+    /// published one and a reader came since the last publication (or `always`).
+    fn publish(&self, space: &Space, always: bool) {
+        let wanted = self.wanted.swap(false, Ordering::Relaxed);
+        if (wanted || always) && self.published.load().version() != space.version() {
             self.published.store(Arc::new(space.clone()));
         }
         self.applied(space.version());
@@ -252,12 +264,18 @@ impl SpaceActor {
                 .retain(|stream| stream.try_send(Arc::clone(&committed)).is_ok());
         }
         // Before the replies: a client that has its answer reads what it wrote.
-        if self.pending.is_empty() && !self.applying {
-            self.shown.publish(&self.space);
-        }
+        self.publish(false);
         while self.held.front().is_some_and(|h| h.version <= visible) {
             let held = self.held.pop_front().expect("checked");
             (held.release)(Ok(()));
+        }
+    }
+
+    /// Publishes the space for readers (see [`Shown`]) if every write applied to it is
+    /// durable, when a reader asked since the last publication or `always`.
+    fn publish(&mut self, always: bool) {
+        if self.pending.is_empty() && !self.applying {
+            self.shown.publish(&self.space, always);
         }
     }
 
@@ -533,9 +551,7 @@ impl SpaceActor {
                             act.stored = act.space.version();
                             act.reserved = act.space.version();
                         }
-                        if act.pending.is_empty() {
-                            act.shown.publish(&act.space);
-                        }
+                        act.publish(true);
                     }
                     Err(e) => {
                         log::error!("space {} cannot be reloaded: {e}; it stops", act.space.id());
@@ -670,6 +686,8 @@ impl<T: Send + 'static> Operation for Read<T> {
     type Output = T;
 
     fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        // The readers after this one need not come here.
+        actor.publish(false);
         ((self.0)(&actor.space), actor.space.version())
     }
 }

@@ -355,8 +355,13 @@ impl Default for BodyTimeout {
     }
 }
 
+/// How long a body is still read after its timeout passed, before the answer is 408: the
+/// bytes the socket already holds when a paused process (`SIGSTOP`, a frozen VM) wakes
+/// after its timeout are read, not refused.
+const TIMEOUT_GRACE: Duration = Duration::from_millis(50);
+
 /// Reads a whole request body of at most [`MAX_BODY_BYTES`] within `timeout`: 413 over the
-/// size, 408 when it does not arrive in time.
+/// size, 408 when it does not arrive in time (nor within [`TIMEOUT_GRACE`] after it).
 pub(crate) async fn read_body(
     mut payload: Payload,
     timeout: BodyTimeout,
@@ -374,9 +379,13 @@ pub(crate) async fn read_body(
         }
         Ok(body.freeze())
     };
-    actix_web::rt::time::timeout(timeout.0, read)
-        .await
-        .map_err(|_| ApiError::RequestTimeout)?
+    let mut read = std::pin::pin!(read);
+    match actix_web::rt::time::timeout(timeout.0, &mut read).await {
+        Ok(body) => body,
+        Err(_) => actix_web::rt::time::timeout(TIMEOUT_GRACE, read)
+            .await
+            .map_err(|_| ApiError::RequestTimeout)?,
+    }
 }
 
 /// The body timeout the app was built with.

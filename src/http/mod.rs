@@ -374,12 +374,15 @@ pub(crate) async fn front(
         Some(ip) => ip,
         None => &"-",
     };
-    log::info!(
-        "{client} {} {} {} {}us id={id}",
-        request.method(),
-        request.path(),
-        status.as_u16(),
-        elapsed.as_micros()
+    crate::logging::info(
+        module_path!(),
+        format_args!(
+            "{client} {} {} {} {}us id={id}",
+            request.method(),
+            request.path(),
+            status.as_u16(),
+            elapsed.as_micros()
+        ),
     );
     if let Ok(value) = HeaderValue::from_str(&id) {
         response

@@ -207,12 +207,33 @@ impl Outbox {
         self.queued.notify_one();
     }
 
-    /// The next chunk for the client; `None` once the stream ended and all is taken.
+    /// The next chunk for the client: what is queued, joined up to [`JOINED_BYTES`] so that
+    /// a client with several events waiting gets them in one write; `None` once the stream
+    /// ended and all is taken.
     async fn next(&self) -> Option<Bytes> {
         loop {
             {
                 let mut queue = self.queue();
-                if let Some(chunk) = queue.chunks.pop_front() {
+                if let Some(first) = queue.chunks.pop_front() {
+                    let mut len = first.len();
+                    let more = queue
+                        .chunks
+                        .iter()
+                        .take_while(|next| {
+                            len += next.len();
+                            len <= JOINED_BYTES
+                        })
+                        .count();
+                    let chunk = if more == 0 {
+                        first
+                    } else {
+                        let mut joined = Vec::with_capacity(len.min(JOINED_BYTES));
+                        joined.extend_from_slice(&first);
+                        for next in queue.chunks.drain(..more) {
+                            joined.extend_from_slice(&next);
+                        }
+                        Bytes::from(joined)
+                    };
                     queue.bytes -= chunk.len();
                     drop(queue);
                     self.taken.notify_one();
@@ -226,6 +247,9 @@ impl Outbox {
         }
     }
 }
+
+/// The most bytes of queued chunks joined into one write (see [`Outbox::next`]).
+const JOINED_BYTES: usize = 64 << 10;
 
 /// The longest a stream's expiry timer sleeps before it looks at the clock again.
 const EXPIRY_CHECK: Duration = Duration::from_secs(3600);
@@ -389,5 +413,22 @@ mod tests {
         assert!(quick.await.is_ok(), "a past expiry fires at once");
         let never = actix_web::rt::time::timeout(Duration::from_millis(100), expiry(None));
         assert!(never.await.is_err(), "no expiry, no end");
+    }
+
+    #[actix_web::test]
+    async fn queued_chunks_go_out_joined_up_to_the_bound_in_order() {
+        let outbox = Outbox::default();
+        for chunk in ["a", "bb", "ccc"] {
+            assert!(outbox.push(Bytes::from_static(chunk.as_bytes())));
+        }
+        let big = Bytes::from(vec![b'x'; JOINED_BYTES]);
+        assert!(outbox.push(big.clone()));
+        assert!(outbox.push(Bytes::from_static(b"d")));
+        assert_eq!(outbox.next().await.unwrap(), "abbccc");
+        assert_eq!(outbox.next().await.unwrap(), big);
+        assert_eq!(outbox.next().await.unwrap(), "d");
+        assert_eq!(outbox.queue().bytes, 0);
+        outbox.end();
+        assert!(outbox.next().await.is_none());
     }
 }

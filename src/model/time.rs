@@ -10,6 +10,7 @@ use std::ops::Deref;
 use chrono::{DateTime, Datelike, Timelike};
 
 /// A formatted date-time; derefs to the text.
+#[derive(Debug, Clone)]
 pub enum Stamp {
     /// Years 0000–9999: always 24 ASCII bytes.
     Fixed([u8; 24]),

@@ -60,6 +60,38 @@ async fn a_body_that_does_not_arrive_in_time_is_408_and_the_connection_closes() 
 }
 
 #[actix_web::test]
+async fn a_body_that_arrived_while_the_server_was_paused_is_read_not_408() {
+    let app = spawn_with_args(&["--body-timeout-ms", "300"]);
+    let address = app.address.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).expect("connect");
+    let body = r#"{"todoId":"paused"}"#;
+    write!(
+        stream,
+        "POST /api/v1/tasks HTTP/1.1\r\nHost: taskd\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        app.default_token,
+        body.len()
+    )
+    .expect("send");
+    // The headers are read; then the process stops (a frozen VM, SIGSTOP), the body
+    // arrives, and the process wakes well after its body timeout.
+    std::thread::sleep(Duration::from_millis(100));
+    let pid = rustix::process::Pid::from_raw(app.pid() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+    stream.write_all(body.as_bytes()).expect("send the body");
+    std::thread::sleep(Duration::from_millis(1000));
+    rustix::process::kill_process(pid, rustix::process::Signal::CONT).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut answer = [0u8; 4096];
+    let n = stream.read(&mut answer).expect("an answer");
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    app.get("/api/v1/tasks/paused").await.expect(200);
+}
+
+#[actix_web::test]
 async fn thousands_of_stalled_bodies_leave_healthz_and_reads_answering_and_sigterm_in_time() {
     let mut app = spawn_with_args(&["--body-timeout-ms", "60000"]);
     app.create("tasks", json!({"todoId": "kept"})).await;
