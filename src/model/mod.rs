@@ -12,6 +12,7 @@ pub mod kept;
 pub mod kind;
 pub mod limits;
 pub mod record;
+pub mod recurrence;
 pub mod space;
 pub mod time;
 pub mod user;

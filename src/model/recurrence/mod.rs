@@ -1,0 +1,20 @@
+//! Time rules of tasks (CONTRACT §18), pure and without web, actor or disk types: time zones,
+//! dates and all-day days ([`zone`]), recurrence rules ([`rule`]), their series and the
+//! `/occurrences` listing ([`series`]), the roll of a completion ([`roll`]) and reminders
+//! ([`reminder`]).
+//!
+//! Request flow: validation reads `timeZone`, date fields, `recurrence` and `reminders`
+//! with [`zone`], [`Rule::parse`] and [`Reminder`]; a space applies [`complete`] in the write
+//! that finishes a recurring task; the occurrences route lists [`occurrences`]; the reminder
+//! timer asks [`next_due`] when to fire.
+//!
+//! # Layout
+//! - `zone`: IANA zones, wall time ↔ instant (a gap moves forward, a repeat takes its first
+//!   offset), `YYYY-MM-DD`, all-day days.
+//! - `rule`: the `recur` grammar (winnow) and the checks of RFC 5545 and the contract.
+//! - `series`: expansion (the rrule crate over wall times, placed in the zone here).
+//! - `roll`: `recurFrom` `due` and `completion`, `COUNT` lowering, `dateStart` distance.
+//! - `reminder`: when reminders are due and whether a firing covers any.
+
+pub mod zone;
+
