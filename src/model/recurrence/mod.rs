@@ -16,5 +16,7 @@
 //! - `roll`: `recurFrom` `due` and `completion`, `COUNT` lowering, `dateStart` distance.
 //! - `reminder`: when reminders are due and whether a firing covers any.
 
+pub mod rule;
 pub mod zone;
 
+pub use rule::{Freq, Rule, Until};
