@@ -16,7 +16,9 @@
 //! - `roll`: `recurFrom` `due` and `completion`, `COUNT` lowering, `dateStart` distance.
 //! - `reminder`: when reminders are due and whether a firing covers any.
 
+pub mod reminder;
 pub mod rule;
 pub mod zone;
 
+pub use reminder::{check_reminders, due_now, next_due, Reminder};
 pub use rule::{Freq, Rule, Until};
