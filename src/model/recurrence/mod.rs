@@ -1,6 +1,6 @@
 //! Time rules of tasks (CONTRACT §18), pure and without web, actor or disk types: time zones,
 //! dates and all-day days ([`zone`]), recurrence rules ([`rule`]), their series and the
-//! `/occurrences` listing ([`series`]), the roll of a completion ([`roll`]) and reminders
+//! `/occurrences` listing ([`series`](mod@series)), the roll of a completion ([`roll`]) and reminders
 //! ([`reminder`]).
 //!
 //! Request flow: validation reads `timeZone`, date fields, `recurrence` and `reminders`
@@ -17,8 +17,15 @@
 //! - `reminder`: when reminders are due and whether a firing covers any.
 
 pub mod reminder;
+pub mod roll;
 pub mod rule;
+pub mod series;
 pub mod zone;
 
 pub use reminder::{check_reminders, due_now, next_due, Reminder};
+pub use roll::{complete, RecurFrom, Rolled};
 pub use rule::{Freq, Rule, Until};
+pub use series::{occurrences, series, series_from, shift_start, Listed, Occurrence, Series};
+
+#[cfg(test)]
+mod tests;

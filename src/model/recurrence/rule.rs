@@ -103,7 +103,7 @@ impl Rule {
         let probe = NaiveDate::from_ymd_opt(2000, 1, 1)
             .unwrap_or_default()
             .and_time(NaiveTime::MIN);
-        rule.expander(probe)
+        rule.expander(probe, probe)
             .map_err(|e| format!("is a rule taskd cannot expand: {e}"))?;
         Ok(rule)
     }
@@ -132,11 +132,25 @@ impl Rule {
         }
     }
 
-    /// The rule without `COUNT` and `UNTIL` (which [`super::series`] applies itself, on
+    /// The rule's `INTERVAL` (1 when not given).
+    pub fn interval(&self) -> u16 {
+        self.interval
+    }
+
+    /// The rule without `COUNT` and `UNTIL` (which `series` applies itself, on
     /// instants) for the rrule crate, with `DTSTART` the wall time `start` written as UTC:
     /// expanded in UTC, its instances are the series' wall times, and `HOURLY` steps by
     /// wall-clock hours.
-    pub(super) fn expander(&self, start: NaiveDateTime) -> Result<rrule::RRuleSet, String> {
+    ///
+    /// The expansion begins at `resume` (`start` itself, or a later wall time a whole number
+    /// of `INTERVAL` periods after it): what the rule takes from `DTSTART` when a part is not
+    /// given (the day of the month, the weekday, the time of day) is still `start`'s, so the
+    /// instances from `resume` on are those of the series from `start`.
+    pub(super) fn expander(
+        &self,
+        start: NaiveDateTime,
+        resume: NaiveDateTime,
+    ) -> Result<rrule::RRuleSet, String> {
         let freq = match self.freq {
             Freq::Yearly => Frequency::Yearly,
             Freq::Monthly => Frequency::Monthly,
@@ -162,9 +176,11 @@ impl Rule {
             .by_month(&months)
             .by_set_pos(self.by_set_pos.clone());
         let start = rrule::Tz::UTC.from_utc_datetime(&start);
-        rule.build(start)
-            .map(|set| set.limit())
-            .map_err(|e| e.to_string())
+        let resume = rrule::Tz::UTC.from_utc_datetime(&resume);
+        // `validate` fills in the parts taken from `DTSTART`; the set's own start only
+        // places the first period.
+        let rule = rule.validate(start).map_err(|e| e.to_string())?;
+        Ok(rrule::RRuleSet::new(resume).rrule(rule).limit())
     }
 
     /// The checks RFC 5545 and the contract make beyond the grammar.
