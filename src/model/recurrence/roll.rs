@@ -109,7 +109,7 @@ pub fn complete(
     };
     let recurrence = match rule.count() {
         Some(count) if count <= used => return Ok(Rolled::Finished),
-        Some(count) => rule.with_count(rule_text, count - used),
+        Some(count) => rule.with_count(count - used),
         None => rule_text.to_string(),
     };
     let start = match start_ms {

@@ -67,7 +67,9 @@ pub struct Rule {
     by_week_no: Vec<i8>,
     by_month: Vec<u8>,
     by_set_pos: Vec<i32>,
-    /// Where the digits of `COUNT` are in the text, in bytes.
+    /// The text as sent.
+    text: String,
+    /// Where the digits of `COUNT` are in `text`, in bytes.
     count_span: Option<Range<usize>>,
 }
 
@@ -96,7 +98,7 @@ impl Rule {
                      (such as FREQ=WEEKLY;BYDAY=MO,WE); malformed at character {at}"
                 )
             })?;
-        let rule = assemble(parts)?;
+        let rule = assemble(parts, text)?;
         rule.check(is_all_day)?;
         // The rrule crate has checks of its own (such as the ranges of ordinals per FREQ);
         // what it refuses could not be expanded, so it is refused here.
@@ -123,9 +125,15 @@ impl Rule {
         self.until
     }
 
-    /// `text` (the text this rule was parsed from) with its `COUNT` set to `count`, every
-    /// other character as it was; `text` itself when the rule has no `COUNT`.
-    pub fn with_count(&self, text: &str, count: u32) -> String {
+    /// The text the rule was read from, as sent.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The rule's text with its `COUNT` set to `count`, every other character as it was; the
+    /// text itself when the rule has no `COUNT`.
+    pub fn with_count(&self, count: u32) -> String {
+        let text = self.text.as_str();
         match &self.count_span {
             Some(span) => format!("{}{count}{}", &text[..span.start], &text[span.end..]),
             None => text.to_string(),
@@ -420,7 +428,7 @@ fn until(input: &mut Input<'_>) -> ModalResult<Until> {
 
 /// The rule the parts describe, with each value's range checked; a part given twice, a
 /// missing `FREQ` or `COUNT` with `UNTIL` is an error.
-fn assemble(parts: Vec<Part>) -> Result<Rule, String> {
+fn assemble(parts: Vec<Part>, text: &str) -> Result<Rule, String> {
     let mut seen: Vec<Name> = Vec::with_capacity(parts.len());
     for part in &parts {
         if seen.contains(&part.name) {
@@ -443,6 +451,7 @@ fn assemble(parts: Vec<Part>) -> Result<Rule, String> {
         by_week_no: Vec::new(),
         by_month: Vec::new(),
         by_set_pos: Vec::new(),
+        text: text.to_string(),
         count_span: None,
     };
     let mut has_freq = false;
@@ -568,8 +577,12 @@ mod tests {
             rule.by_day,
             vec![NWeekday::Every(Weekday::Mon), NWeekday::Every(Weekday::Wed)]
         );
-        assert_eq!(timed("freq=weekly;byday=mo,we"), Ok(rule.clone()));
-        assert_eq!(timed("Freq=Weekly;ByDay=Mo,We"), Ok(rule));
+        for text in ["freq=weekly;byday=mo,we", "Freq=Weekly;ByDay=Mo,We"] {
+            let same = timed(text).unwrap();
+            assert_eq!((same.freq, &same.by_day), (rule.freq, &rule.by_day));
+            // Stored as sent.
+            assert_eq!(same.text(), text);
+        }
         // RFC 5545 leaves the order of the parts free.
         assert_eq!(timed("COUNT=3;FREQ=DAILY").unwrap().count(), Some(3));
     }
@@ -790,8 +803,9 @@ mod tests {
         let text = "freq=Daily;Count=0010;byHour=9";
         let rule = timed(text).unwrap();
         assert_eq!(rule.count(), Some(10));
-        assert_eq!(rule.with_count(text, 7), "freq=Daily;Count=7;byHour=9");
+        assert_eq!(rule.text(), text);
+        assert_eq!(rule.with_count(7), "freq=Daily;Count=7;byHour=9");
         let text = "FREQ=DAILY";
-        assert_eq!(timed(text).unwrap().with_count(text, 7), "FREQ=DAILY");
+        assert_eq!(timed(text).unwrap().with_count(7), "FREQ=DAILY");
     }
 }
