@@ -5,8 +5,9 @@
 //! The text is ASCII case-insensitive and stored as sent; the only rewrite taskd makes is of
 //! `COUNT` when a completion lowers it ([`Rule::with_count`]), which replaces that number in
 //! place and keeps every other character. The rrule crate's own parser is not used: it reads
-//! a floating `UNTIL` in the server's local zone, takes `BYDAY=XMO` as `MO`, and allows
-//! empty parts; the grammar here refuses what RFC 5545 does not allow.
+//! a floating `UNTIL` in the server's local zone, takes `BYDAY=XMO` as `MO`, allows empty
+//! parts and panics on some non-ASCII `BYDAY` values; the grammar here refuses what RFC 5545
+//! does not allow.
 
 use std::ops::Range;
 
