@@ -40,10 +40,13 @@ pub struct Occurrence {
     pub walls: u32,
 }
 
-/// How far from its wall time (read as UTC) a wall time's instant can be: an offset is
-/// under a day, and an all-day occurrence starts at most a day before its wall time. An
-/// instant this far before the last wall time read comes before every later one.
-const REORDER_MS: i64 = 72 * 60 * 60 * 1000;
+/// How far before its wall time (read as UTC) a wall time's instant can be: an offset is
+/// under a day. An instant this far before the last wall time read comes before the
+/// instant of every later one.
+const REORDER_MS: i64 = 24 * 60 * 60 * 1000;
+/// The same for an all-day series, whose occurrence is the start of the wall time's day: up
+/// to a day earlier again.
+const REORDER_ALL_DAY_MS: i64 = 2 * REORDER_MS;
 
 /// The occurrences of a series in order, from `dateDue` on. Built by [`series`].
 pub struct Series {
@@ -255,10 +258,15 @@ impl Iterator for Series {
         }
         loop {
             // Read on until the smallest pending instant is final.
+            let reorder = if self.all_day {
+                REORDER_ALL_DAY_MS
+            } else {
+                REORDER_MS
+            };
             while !self.exhausted {
                 let last = self.last_wall.and_utc().timestamp_millis();
                 match self.pending.peek() {
-                    Some(Reverse(first)) if *first < last - REORDER_MS => break,
+                    Some(Reverse(first)) if *first < last - reorder => break,
                     _ => {
                         self.read_wall();
                     }

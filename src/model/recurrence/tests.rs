@@ -180,6 +180,20 @@ fn hourly_steps_by_wall_clock_hours_and_count_counts_wall_times() {
 }
 
 #[test]
+fn a_skipped_day_merges_with_the_next() {
+    // Samoa skipped 2011-12-30: its 09:00 moves forward by the gap (a day) onto 12-31's.
+    let apia = chrono_tz::Pacific::Apia;
+    assert_eq!(
+        timed("FREQ=DAILY;COUNT=4", "2011-12-29T09:00:00-10:00", apia, 10),
+        [
+            "2011-12-29T09:00:00.000-10:00",
+            "2011-12-31T09:00:00.000+14:00",
+            "2012-01-01T09:00:00.000+14:00",
+        ]
+    );
+}
+
+#[test]
 fn a_wall_time_before_a_due_date_in_the_repeated_hour_counts_but_is_not_listed() {
     // dateDue is the second 02:00 (CET); the rule's 02:30 reads as its first offset
     // (CEST), before dateDue.
@@ -337,6 +351,8 @@ fn a_rule_with_no_instance_within_100_years_has_no_next() {
         "FREQ=YEARLY;INTERVAL=100;BYMONTH=2;BYMONTHDAY=29",
         "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",
         "FREQ=HOURLY;BYMONTH=4;BYMONTHDAY=31",
+        // Every 24 hours from 09:00 never lands on 05:00.
+        "FREQ=HOURLY;INTERVAL=24;BYHOUR=5",
     ] {
         assert_eq!(
             timed(rule, "2000-02-29T09:00:00Z", Tz::UTC, 3),
