@@ -86,8 +86,9 @@ pub fn series(rule: &Rule, due_ms: i64, tz: Tz, all_day: bool) -> Option<Series>
 /// order, maybe preceded by some before it (which the caller skips). For a rule without
 /// `COUNT` the expansion starts a few days before `skip_to_ms`, a whole number of `INTERVAL`
 /// periods after `dateDue`, instead of at `dateDue`, so the work does not grow with the
-/// distance; [`Occurrence::walls`] then counts from there. With `COUNT` (at most 1,000 wall
-/// times) it is [`series`].
+/// distance; [`Occurrence::walls`] and the 100-year horizon then count from there (once the
+/// series is known to have a second occurrence). With `COUNT` (at most 1,000 wall times) it
+/// is [`series`].
 pub fn series_from(
     rule: &Rule,
     due_ms: i64,
@@ -99,8 +100,9 @@ pub fn series_from(
     if rule.count().is_some() {
         return Some(plain);
     }
-    let target = zone::wall_time(tz, skip_to_ms)?;
-    let Some(resume) = resume_wall(rule, plain.start_wall, target) else {
+    let resume = zone::wall_time(tz, skip_to_ms)
+        .and_then(|target| resume_wall(rule, plain.start_wall, target));
+    let Some(resume) = resume else {
         return Some(plain);
     };
     // A rule with no instance within the horizon of dateDue has no next occurrence: the
