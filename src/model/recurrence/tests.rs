@@ -168,6 +168,19 @@ fn hourly_steps_by_wall_clock_hours_and_count_counts_wall_times() {
     assert_eq!(
         timed(
             "FREQ=HOURLY;COUNT=3",
+            "2026-11-01T00:00:00-04:00",
+            New_York,
+            10
+        ),
+        [
+            "2026-11-01T00:00:00.000-04:00",
+            "2026-11-01T01:00:00.000-04:00",
+            "2026-11-01T02:00:00.000-05:00",
+        ]
+    );
+    assert_eq!(
+        timed(
+            "FREQ=HOURLY;COUNT=3",
             "2026-03-08T01:00:00-05:00",
             New_York,
             10
@@ -309,6 +322,20 @@ fn an_all_day_series_is_days_at_midnight_in_the_zone() {
             "2026-03-28T00:00:00.000+01:00",
             "2026-03-29T00:00:00.000+01:00",
             "2026-03-30T00:00:00.000+02:00",
+        ]
+    );
+    assert_eq!(
+        first(
+            "FREQ=WEEKLY;BYDAY=SU;UNTIL=20261108",
+            "2026-10-25T00:00:00-04:00",
+            New_York,
+            true,
+            10
+        ),
+        [
+            "2026-10-25T00:00:00.000-04:00",
+            "2026-11-01T00:00:00.000-04:00",
+            "2026-11-08T00:00:00.000-05:00",
         ]
     );
     // 2026-09-06: Santiago's day starts at 01:00, the end of its gap.
