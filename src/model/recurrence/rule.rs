@@ -487,7 +487,8 @@ fn assemble(parts: Vec<Part>, text: &str) -> Result<Rule, String> {
                     Name::ByHour => 0..=23,
                     _ => 1..=12,
                 };
-                let values = in_range(&values, label, range.clone(), |&v| v)?;
+                let shown = format!("{} to {}", range.start(), range.end());
+                let values = in_range(&values, label, &shown, range, |&v| v)?;
                 let values: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
                 match name {
                     Name::BySecond => rule.by_second = values,
@@ -502,7 +503,8 @@ fn assemble(parts: Vec<Part>, text: &str) -> Result<Rule, String> {
                     Name::ByWeekNo => 53,
                     _ => 366,
                 };
-                let values = in_range(&values, label, 1..=max, |v: &i64| v.unsigned_abs())?;
+                let shown = format!("1 to {max} or -{max} to -1");
+                let values = in_range(&values, label, &shown, 1..=max, |v: &i64| v.unsigned_abs())?;
                 match name {
                     Name::ByMonthDay => {
                         rule.by_month_day = values.into_iter().map(|v| v as i8).collect()
@@ -545,19 +547,17 @@ fn assemble(parts: Vec<Part>, text: &str) -> Result<Rule, String> {
     Ok(rule)
 }
 
-/// `values` when each one's `key` is within `range`, else the error naming `label`.
+/// `values` when each one's `key` is within `range`, else the error naming `label` and the
+/// values allowed (`shown`).
 fn in_range<T: Copy + std::fmt::Display>(
     values: &[T],
     label: &str,
+    shown: &str,
     range: std::ops::RangeInclusive<u64>,
     key: impl Fn(&T) -> u64,
 ) -> Result<Vec<T>, String> {
     match values.iter().find(|v| !range.contains(&key(v))) {
-        Some(bad) => Err(format!(
-            "must have {label} values from {} to {}, not {bad}",
-            range.start(),
-            range.end()
-        )),
+        Some(bad) => Err(format!("must have {label} values from {shown}, not {bad}")),
         None => Ok(values.to_vec()),
     }
 }
@@ -738,6 +738,14 @@ mod tests {
 
     #[test]
     fn values_outside_their_ranges_are_refused() {
+        assert_eq!(
+            timed("FREQ=MONTHLY;BYMONTHDAY=-32"),
+            Err("must have BYMONTHDAY values from 1 to 31 or -31 to -1, not -32".into())
+        );
+        assert_eq!(
+            timed("FREQ=DAILY;BYHOUR=9,24"),
+            Err("must have BYHOUR values from 0 to 23, not 24".into())
+        );
         for (bad, part) in [
             ("FREQ=DAILY;BYHOUR=24", "BYHOUR"),
             ("FREQ=DAILY;BYMINUTE=60", "BYMINUTE"),
