@@ -575,6 +575,112 @@ fn a_listing_or_a_roll_far_from_date_due_does_not_expand_the_years_between() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
 
+/// A small deterministic generator (xorshift), for the sweeps below.
+fn pick(state: &mut u64, n: usize) -> usize {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    (*state % n as u64) as usize
+}
+
+#[test]
+fn any_text_is_read_without_panicking() {
+    let pieces = [
+        "FREQ=",
+        "DAILY",
+        "WEEKLY",
+        "MONTHLY",
+        ";",
+        ",",
+        "=",
+        "BYDAY=",
+        "1MO",
+        "-5FR",
+        "e\u{301}",
+        "\u{e9}",
+        "\u{df}",
+        "\u{1F600}",
+        "UNTIL=",
+        "20261231",
+        "T",
+        "093000",
+        "Z",
+        "COUNT=",
+        "99999999999",
+        "BYSETPOS=",
+        "-1",
+        "0",
+        "+",
+        "RRULE:",
+        " ",
+        "BYMONTHDAY=",
+        "31",
+        "BYHOUR=",
+        "24",
+        "WKST=",
+        "SU",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..20_000 {
+        let len = 1 + pick(&mut state, 8);
+        let text: String = (0..len)
+            .map(|_| pieces[pick(&mut state, pieces.len())])
+            .collect();
+        let _ = Rule::parse(&text, pick(&mut state, 2) == 0);
+    }
+}
+
+#[test]
+fn every_series_starts_at_date_due_and_strictly_increases() {
+    let rules = [
+        "FREQ=DAILY",
+        "FREQ=HOURLY",
+        "FREQ=HOURLY;INTERVAL=5;BYMINUTE=0,29,30,59",
+        "FREQ=DAILY;BYHOUR=0,1,2,3;BYMINUTE=0,15,30,45",
+        "FREQ=WEEKLY;BYDAY=SA,SU;BYHOUR=2,3",
+        "FREQ=MONTHLY;BYDAY=-1SU,1SU;BYHOUR=1,2",
+        "FREQ=YEARLY;BYMONTH=3,4,9,10,11;BYDAY=SU;BYHOUR=0,2",
+        "FREQ=DAILY;BYHOUR=1,2,3;BYSETPOS=-1,1",
+    ];
+    let zones = [
+        Paris,
+        New_York,
+        Santiago,
+        chrono_tz::Pacific::Apia,
+        // A daylight-saving change of 30 minutes.
+        chrono_tz::Australia::Lord_Howe,
+        Tz::UTC,
+    ];
+    let dues = [
+        "2026-03-27T02:30:00.500Z",
+        "2026-10-01T23:45:00Z",
+        "2011-12-28T09:00:00Z",
+        "2026-04-01T00:00:00Z",
+    ];
+    for rule_text in rules {
+        for all_day in [false, true] {
+            let rule = Rule::parse(rule_text, all_day).unwrap();
+            for tz in zones {
+                for due in dues {
+                    let due = ms(due);
+                    let found: Vec<Occurrence> =
+                        series(&rule, due, tz, all_day).unwrap().take(120).collect();
+                    assert_eq!(found[0].at, due);
+                    for pair in found.windows(2) {
+                        assert!(
+                            pair[0].at < pair[1].at && pair[0].walls < pair[1].walls,
+                            "{rule_text} in {tz} from {}: {} then {}",
+                            shown(tz, due),
+                            shown(tz, pair[0].at),
+                            shown(tz, pair[1].at)
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---- The occurrences listing --------------------------------------------------------------
 
 #[test]
