@@ -132,6 +132,9 @@ pub fn init(level: LevelFilter, format: LogFormat) -> Result<(), log::SetLoggerE
         .level(level)
         .level_for("actix_server", level.min(LevelFilter::Warn))
         .level_for("mio", LevelFilter::Warn)
+        // The rrule crate warns whenever an expansion gives up on a long stretch without
+        // instances, which `model::recurrence` reads as the end of a series: not news.
+        .level_for("rrule", LevelFilter::Error)
         .chain(fern::Output::call(move |record| {
             sink.push(record.args(), true)
         }))

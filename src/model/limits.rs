@@ -77,6 +77,36 @@ pub const MAX_KEYS: usize = 100_000;
 /// it over by that answer's size.
 pub const MAX_KEY_BYTES: u64 = 64 << 20;
 
+/// The first and the last instant a date-time field holds (0001-01-01T00:00:00.000Z and
+/// 9999-12-31T23:59:59.999Z), in milliseconds since the Unix epoch; a recurring series ends
+/// before it would leave them.
+pub const FIRST_INSTANT_MS: i64 = -62_135_596_800_000;
+/// See [`FIRST_INSTANT_MS`].
+pub const LAST_INSTANT_MS: i64 = 253_402_300_799_999;
+
+/// The longest `recurrence` rule of a task, in characters (CONTRACT §18).
+pub const RECURRENCE_MAX_CHARS: usize = 500;
+/// The largest `COUNT` of a recurrence rule (at least 1).
+pub const RECURRENCE_COUNT_MAX: u32 = 1_000;
+/// The largest `INTERVAL` of a recurrence rule (at least 1).
+pub const RECURRENCE_INTERVAL_MAX: u16 = 1_000;
+/// A series whose rule yields no instance for this many years after an occurrence (the
+/// first one is `dateDue`) ends there: the task has no next occurrence after it.
+pub const RECURRENCE_HORIZON_YEARS: u32 = 100;
+
+/// The page size of a task's occurrences: 1 to [`OCCURRENCES_LIMIT_MAX`], by default
+/// [`OCCURRENCES_LIMIT_DEFAULT`].
+pub const OCCURRENCES_LIMIT_MAX: usize = 1_000;
+/// See [`OCCURRENCES_LIMIT_MAX`].
+pub const OCCURRENCES_LIMIT_DEFAULT: usize = 100;
+/// How far the occurrences listing reaches past `from` when `to` is not given, in days.
+pub const OCCURRENCES_SPAN_DAYS: i64 = 365;
+
+/// The most reminders a task has.
+pub const MAX_REMINDERS: usize = 10;
+/// The largest `minutesBefore` of a reminder (a year of minutes).
+pub const REMINDER_MINUTES_MAX: u32 = 525_600;
+
 /// `n` with a comma between thousands, as the document's prose writes limits (`1,000`).
 pub fn thousands(n: impl ToString) -> String {
     let digits = n.to_string();

@@ -1,4 +1,5 @@
-//! The domain: record kinds, validation, spaces and users, with no web or actor types.
+//! The domain: record kinds, validation, spaces and users, and the time rules of tasks
+//! ([`recurrence`]: zones, all-day days, recurrence, reminders), with no web or actor types.
 //!
 //! Request flow: `http` validates a body with [`validate::parse_changes`], an actor calls a
 //! [`Space`] method, and `http` renders the returned records.
@@ -12,6 +13,7 @@ pub mod kept;
 pub mod kind;
 pub mod limits;
 pub mod record;
+pub mod recurrence;
 pub mod space;
 pub mod time;
 pub mod user;
