@@ -37,6 +37,17 @@ pub const FEED_LIMIT_MAX: usize = 1_000;
 /// See [`FEED_LIMIT_MAX`].
 pub const FEED_LIMIT_DEFAULT: usize = 100;
 
+/// The longest `filter=` of a task listing, in characters (CONTRACT §17).
+pub const FILTER_MAX_CHARS: usize = 2_000;
+/// The most comparisons a filter has; `in (…)` and `not in (…)` count one each.
+pub const FILTER_MAX_COMPARISONS: usize = 50;
+/// The deepest a filter nests; each `(` and each `!` is one level.
+pub const FILTER_MAX_DEPTH: usize = 16;
+/// The longest search text `q=`, in characters.
+pub const SEARCH_MAX_CHARS: usize = 500;
+/// The most keys of `orderBy=`.
+pub const ORDER_BY_MAX_KEYS: usize = 3;
+
 /// The most operations a batch holds (at least one).
 pub const MAX_OPERATIONS: usize = 100;
 

@@ -12,6 +12,7 @@ pub mod error;
 pub mod kept;
 pub mod kind;
 pub mod limits;
+pub mod query;
 pub mod record;
 pub mod recurrence;
 pub mod space;
