@@ -20,8 +20,10 @@
 
 pub mod calendar;
 pub mod filter;
+pub mod search;
 
 pub use filter::{Constraint, Filter, FilterContext, FilterError, Literal};
+pub use search::Search;
 
 use chrono_tz::Tz;
 
