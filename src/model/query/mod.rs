@@ -20,9 +20,11 @@
 
 pub mod calendar;
 pub mod filter;
+pub mod order;
 pub mod search;
 
 pub use filter::{Constraint, Filter, FilterContext, FilterError, Literal};
+pub use order::{OrderBy, OrderKey, Position, SortKey, SortValue};
 pub use search::Search;
 
 use chrono_tz::Tz;
