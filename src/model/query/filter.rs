@@ -1018,6 +1018,23 @@ mod tests {
     }
 
     #[test]
+    fn calendar_days_keep_the_wall_time_when_clocks_go_back_too() {
+        // Paris returns to winter time on 2026-10-25 at 03:00.
+        let eve = context(Paris, "2026-10-24T09:00:00+02:00");
+        let at = |text: &str| match Filter::parse(&format!("dateDue < {text}"), eve)
+            .unwrap()
+            .constraints()[..]
+        {
+            [Constraint::Range(_, _, Bound::Excluded(Literal::Time(ms)))] => *ms,
+            ref other => panic!("{other:?}"),
+        };
+        assert_eq!(at("now+1d"), ms("2026-10-25T09:00:00+01:00"));
+        assert_eq!(at("now+24h"), ms("2026-10-25T08:00:00+01:00"));
+        assert_eq!(at("today+2d"), ms("2026-10-26T00:00:00+01:00"));
+        assert_eq!(at("now-1w"), ms("2026-10-17T09:00:00+02:00"));
+    }
+
+    #[test]
     fn constraints_are_the_top_level_conjuncts_on_one_field() {
         let f = parse(
             r#"dateDue >= 2026-11-01 && (dateDue < 2026-12-01 && status in ("a", "b")) && tagIds has "x" && name ~ "y" && (isImportant = true || sortOrder = 1) && !(status = "c") && id = null"#,
