@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use taskd::model::validate::{parse_changes, Mode};
-use taskd::model::{Command, DirectorySnapshot, Kind, ListQuery, Op, Record, Space};
+use taskd::model::{Command, DirectorySnapshot, Kind, ListQuery, Op, Plan, Record, Space};
 use taskd::store::codec::Entry;
 use taskd::store::journal::{self, Durability, Journal, Marks, Tail};
 use taskd::store::Store;
@@ -133,6 +133,8 @@ fn main() {
         include_deleted: false,
         filters: Vec::new(),
         cursor: None,
+        find: None,
+        plan: Plan::Indexes,
     };
     // Cursors spread over the whole collection, as the feed's `since` values are.
     let mut cursors = Vec::new();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use taskd::model::validate::{parse_changes, Mode};
-use taskd::model::{Command, Kind, ListQuery, Op, Record, Space};
+use taskd::model::{Command, Kind, ListQuery, Op, Plan, Record, Space};
 
 fn body(i: usize) -> serde_json::Map<String, serde_json::Value> {
     json!({"todoId": format!("task-{i:08}"), "name": "Buy milk", "status": "open"})
@@ -62,6 +62,8 @@ fn main() {
         include_deleted: false,
         filters: Vec::new(),
         cursor: None,
+        find: None,
+        plan: Plan::Indexes,
     };
     let mut listed = 0;
     loop {

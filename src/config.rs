@@ -77,6 +77,12 @@ pub struct Config {
           value_delimiter = ',', value_parser = address_block)]
     pub trusted_proxy: Vec<IpNet>,
 
+    /// Answer task listings without the query indexes of CONTRACT §17 (every filter,
+    /// search and order scans or walks the listing order): for measuring what the indexes
+    /// gain, not for serving.
+    #[arg(long, env = "TASKD_SCAN_QUERIES", hide = true)]
+    pub scan_queries: bool,
+
     /// Replicate the journal to the NATS JetStream servers at these URLs and answer only
     /// while holding the cluster's lease (§16) [default: no replication].
     #[arg(

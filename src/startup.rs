@@ -26,7 +26,7 @@ use crate::http::{AppState, Gate, Throttle, TrustedProxies};
 use crate::model::user::new_token;
 #[cfg(test)]
 use crate::model::User;
-use crate::model::{Account, Change, DirectoryState, Space};
+use crate::model::{Account, Change, DirectoryState, Plan, Space};
 use crate::replication::{self, NodeRole, ReplicationError, Replicator};
 use crate::service::Service;
 use crate::store::codec::Entry;
@@ -112,6 +112,7 @@ pub struct State {
     throttle: web::Data<Throttle>,
     trusted_proxies: web::Data<TrustedProxies>,
     body_timeout: web::Data<BodyTimeout>,
+    plan: Plan,
     keys: web::Data<Keys>,
     streams: web::Data<Streams>,
     service: web::Data<Service>,
@@ -189,6 +190,7 @@ impl State {
             throttle: web::Data::new(Throttle::default()),
             trusted_proxies: web::Data::new(TrustedProxies::default()),
             body_timeout: web::Data::new(BodyTimeout(body_timeout)),
+            plan: Plan::Indexes,
             keys: web::Data::new(Keys::new(
                 keys,
                 chrono::Utc::now().timestamp_millis(),
@@ -213,6 +215,7 @@ impl State {
             throttle: self.throttle.clone(),
             trusted_proxies: self.trusted_proxies.clone(),
             body_timeout: *self.body_timeout.get_ref(),
+            plan: self.plan,
         }))
         .configure(crate::http::configure);
     }
@@ -228,6 +231,12 @@ impl State {
     /// Believes the `X-Forwarded-For` of peers in `trusted` (none by default).
     fn trust_proxies(mut self, trusted: TrustedProxies) -> State {
         self.trusted_proxies = web::Data::new(trusted);
+        self
+    }
+
+    /// Finds the records of task listings as `plan` says (`--scan-queries`).
+    fn plan(mut self, plan: Plan) -> State {
+        self.plan = plan;
         self
     }
 
@@ -327,6 +336,11 @@ impl Application {
             Duration::from_millis(config.body_timeout_ms),
         )
         .trust_proxies(TrustedProxies::new(config.trusted_proxy.clone()))
+        .plan(if config.scan_queries {
+            Plan::Scan
+        } else {
+            Plan::Indexes
+        })
         .replicated(replicator.as_ref().map(|r| Arc::clone(r.role())));
         if let Some(replicator) = &replicator {
             replicator.follow_into(state.journal.clone(), state.follower());

@@ -317,6 +317,11 @@ pub(crate) struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub operation_index: Option<usize>,
+    /// invalid_filter: the 0-based offset, in Unicode code points, of the first character
+    /// of the token where the error was found (the filter's length at its end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub position: Option<usize>,
     pub status: u16,
     pub title: &'static str,
     #[serde(rename = "type")]

@@ -12,6 +12,7 @@ use crate::actors::Failure;
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
 use crate::model::limits::{MAX_BODY_BYTES, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
+use crate::model::query::FilterError;
 use crate::model::{DirectoryError, SpaceError, ValidationError};
 use crate::service::BackupFailure;
 
@@ -30,6 +31,9 @@ pub enum ApiError {
     InvalidParameter(String),
     /// 400 invalid_cursor: a garbled cursor or one from another query.
     InvalidCursor,
+    /// 400 invalid_filter: a task listing's `filter=` that does not parse or does not fit
+    /// the task fields; the problem adds its `position` (CONTRACT §17).
+    InvalidFilter(FilterError),
     /// 400 space_conflict: query and body name different spaces.
     SpaceConflict,
     /// 401 unauthorized: no token, or an unknown one.
@@ -111,6 +115,7 @@ impl ApiError {
             ApiError::Validation(_) => "validation_failed",
             ApiError::InvalidParameter(_) => "invalid_parameter",
             ApiError::InvalidCursor => "invalid_cursor",
+            ApiError::InvalidFilter(_) => "invalid_filter",
             ApiError::SpaceConflict => "space_conflict",
             ApiError::Unauthorized => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
@@ -166,6 +171,7 @@ impl ApiError {
             }
             ApiError::Validation(e) => format!("the request body is not valid: {e}"),
             ApiError::InvalidCursor => SpaceError::InvalidCursor.to_string(),
+            ApiError::InvalidFilter(e) => format!("filter: {}", e.detail),
             ApiError::SpaceConflict => {
                 "the query and the body name different spaces (spaceId)".into()
             }
@@ -220,6 +226,7 @@ impl ResponseError for ApiError {
             | ApiError::Validation(_)
             | ApiError::InvalidParameter(_)
             | ApiError::InvalidCursor
+            | ApiError::InvalidFilter(_)
             | ApiError::SpaceConflict => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
@@ -277,6 +284,10 @@ impl ResponseError for ApiError {
                 _ => None,
             },
             operation_index: operation,
+            position: match this {
+                ApiError::InvalidFilter(e) => Some(e.position),
+                _ => None,
+            },
             status: status.as_u16(),
             title: status.canonical_reason().unwrap_or("Error"),
             kind: "about:blank",
@@ -340,6 +351,7 @@ impl From<SpaceError> for ApiError {
             }
             SpaceError::DependencyTooComplex { .. } => ApiError::DependencyTooComplex(detail),
             SpaceError::InvalidCursor => ApiError::InvalidCursor,
+            SpaceError::InvalidFilter(e) => ApiError::InvalidFilter(e),
             SpaceError::PreconditionFailed { .. } => ApiError::PreconditionFailed(detail),
             SpaceError::SinceAhead { .. } => ApiError::InvalidParameter(detail),
         }

@@ -26,8 +26,9 @@ use crate::model::kind::FieldType;
 use crate::model::limits::{
     FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX, MAX_IDS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX,
 };
+use crate::model::query::{time_zone, OrderBy, ParameterError, Search};
 use crate::model::validate::{id_rule, is_id};
-use crate::model::{Caller, IfMatch, Kind, ListQuery};
+use crate::model::{Caller, IfMatch, Kind, ListQuery, Plan, TaskQuery};
 
 /// The largest request body accepted.
 pub(crate) use crate::model::limits::MAX_BODY_BYTES;
@@ -310,8 +311,10 @@ impl Params {
     }
 
     /// The listing query of a collection of `kind`: `limit` (see [`PAGE_LIMIT_MAX`]),
-    /// `includeDeleted` (`true`/`false`), `cursor`, and the kind's filter fields.
-    pub(crate) fn list_query(&self, kind: Kind) -> Result<ListQuery, ApiError> {
+    /// `includeDeleted` (`true`/`false`), `cursor`, and the kind's filter fields; for tasks
+    /// also `filter`, `q`, `orderBy` and `tz` (CONTRACT §17), which other kinds ignore as
+    /// unknown parameters. The filter is parsed by the space, against the walk's `now`.
+    pub(crate) fn list_query(&self, kind: Kind, plan: Plan) -> Result<ListQuery, ApiError> {
         let limit = self.limit(PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX)?;
         let include_deleted = match self.get("includeDeleted") {
             None | Some("false") => false,
@@ -340,6 +343,28 @@ impl Params {
             include_deleted,
             filters,
             cursor: self.get("cursor").map(str::to_string),
+            find: (kind == Kind::Task)
+                .then(|| self.task_query())
+                .transpose()?,
+            plan,
+        })
+    }
+
+    /// The §17 parameters of a task listing, `now` being the request's time.
+    fn task_query(&self) -> Result<TaskQuery, ApiError> {
+        let refused = |e: ParameterError| ApiError::InvalidParameter(e.to_string());
+        Ok(TaskQuery {
+            filter: self.get("filter").unwrap_or_default().to_string(),
+            search: Search::parse(self.get("q").unwrap_or_default()).map_err(refused)?,
+            order: match self.get("orderBy") {
+                Some(text) => OrderBy::parse(text).map_err(refused)?,
+                None => OrderBy::default(),
+            },
+            tz: match self.get("tz") {
+                Some(name) => time_zone(name).map_err(refused)?,
+                None => chrono_tz::UTC,
+            },
+            now: chrono::Utc::now().timestamp_millis(),
         })
     }
 }

@@ -273,7 +273,7 @@ pub(crate) async fn list(
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let spaces = app.spaces.clone();
-    let query = params.list_query(kind)?;
+    let query = params.list_query(kind, app.plan)?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let page = spaces.read(space, move |s| s.list(kind, &query)).await??;
     if none_match(&req, page.version) {

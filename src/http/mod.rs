@@ -39,7 +39,7 @@ use actix_web::{HttpResponse, Route};
 use crate::actors::{Directory, Keys, Spaces};
 use crate::metrics::{RequestLabels, RouteLabels, METRICS};
 use crate::model::access::Action;
-use crate::model::Kind;
+use crate::model::{Kind, Plan};
 use crate::replication::NodeRole;
 use crate::service::Service;
 use idempotency::Guard;
@@ -121,6 +121,8 @@ pub(crate) struct AppState {
     pub trusted_proxies: Data<TrustedProxies>,
     /// How long a request body may take.
     pub body_timeout: extract::BodyTimeout,
+    /// How task listings find their records.
+    pub plan: Plan,
 }
 
 /// The state of the app serving `req`.

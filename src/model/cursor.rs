@@ -1,17 +1,21 @@
 //! Opaque paging cursors.
 //!
-//! A cursor carries the space version at which its walk began and the position (sort order
-//! and id) of the last record returned. It ends in a tag: the first bytes of a SHA-256 over
-//! the query it belongs to and its own contents, so a garbled cursor, or one from another
-//! space, collection, filter or `includeDeleted`, fails to decode instead of paging wrongly.
+//! A cursor carries the space version at which its walk began, the `now` its first page
+//! fixed (the instant a filter's `now` and `today` are read against, CONTRACT §17), and the
+//! [`Position`] of the last record returned in the walk's order. It ends in a tag: the
+//! first bytes of a SHA-256 over the query it belongs to and its own contents, so a garbled
+//! cursor, or one from another space, collection, filter, search, order, time zone or
+//! `includeDeleted`, fails to decode instead of paging wrongly.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
+use super::query::Position;
+
 /// Bytes of the SHA-256 kept as the tag.
 const TAG_LEN: usize = 12;
-/// version (8) + sort order (8) before the id.
+/// version (8) + now (8) before the position.
 const FIXED_LEN: usize = 16;
 
 /// Where a walk through a collection stands.
@@ -19,19 +23,20 @@ const FIXED_LEN: usize = 16;
 pub struct Cursor {
     /// The space version when the walk began; later pages leave out records written after it.
     pub version: u64,
-    /// Sort order of the last record returned.
-    pub sort_order: f64,
-    /// Id of the last record returned.
-    pub id: Box<str>,
+    /// `now` of the walk, in milliseconds since the Unix epoch: fixed by its first page.
+    pub now: i64,
+    /// Where the last record returned stands in the walk's order.
+    pub position: Position,
 }
 
 impl Cursor {
     /// The cursor as an opaque URL-safe token bound to `query` (a description of the query).
     pub fn encode(&self, query: &[u8]) -> String {
-        let mut bytes = Vec::with_capacity(FIXED_LEN + self.id.len() + TAG_LEN);
+        let mut bytes = Vec::with_capacity(FIXED_LEN + 32 + TAG_LEN);
         bytes.extend_from_slice(&self.version.to_le_bytes());
-        bytes.extend_from_slice(&self.sort_order.to_bits().to_le_bytes());
-        bytes.extend_from_slice(self.id.as_bytes());
+        bytes.extend_from_slice(&self.now.to_le_bytes());
+        // Serializing plain values into a Vec cannot fail.
+        bincode::serialize_into(&mut bytes, &self.position).unwrap_or_default();
         let tag = tag(query, &bytes);
         bytes.extend_from_slice(&tag);
         URL_SAFE_NO_PAD.encode(bytes)
@@ -49,12 +54,12 @@ impl Cursor {
             return None;
         }
         let version = u64::from_le_bytes(body[..8].try_into().ok()?);
-        let sort_order = f64::from_bits(u64::from_le_bytes(body[8..16].try_into().ok()?));
-        let id = std::str::from_utf8(&body[FIXED_LEN..]).ok()?;
-        sort_order.is_finite().then(|| Cursor {
+        let now = i64::from_le_bytes(body[8..16].try_into().ok()?);
+        let position: Position = bincode::deserialize(&body[FIXED_LEN..]).ok()?;
+        Some(Cursor {
             version,
-            sort_order,
-            id: id.into(),
+            now,
+            position,
         })
     }
 }
@@ -73,12 +78,16 @@ fn tag(query: &[u8], body: &[u8]) -> [u8; TAG_LEN] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::query::SortValue;
 
     fn sample() -> Cursor {
         Cursor {
             version: 42,
-            sort_order: -3.5,
-            id: "task-7".into(),
+            now: 1_790_000_000_000,
+            position: Position {
+                values: vec![SortValue::Time(-3), SortValue::Null],
+                id: "task-7".into(),
+            },
         }
     }
 

@@ -2,6 +2,7 @@
 //! nothing of HTTP; `http::error` maps each one to a status and a problem code.
 
 use super::kind::Kind;
+use super::query::FilterError;
 
 /// One bad field of a request body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +86,10 @@ pub enum SpaceError {
     /// A paging cursor that is garbled or belongs to another query.
     #[error("cursor is malformed or belongs to another query")]
     InvalidCursor,
+    /// A `filter=` of a task listing that does not parse or does not fit the task fields
+    /// (CONTRACT §17).
+    #[error("{0}")]
+    InvalidFilter(FilterError),
     /// An `If-Match` that the record's current version does not satisfy.
     #[error("{} '{id}' has changed: its ETag matches no tag of If-Match", .kind.noun())]
     PreconditionFailed {

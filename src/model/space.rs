@@ -29,8 +29,14 @@ use super::cursor::Cursor;
 use super::deps::{Budget, Graph};
 use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
+use super::query::{Filter, FilterContext, OrderBy, Search};
 use super::record::{Id, Record, Records, Value};
 use super::validate::Changes;
+
+mod find;
+
+pub use find::{Plan, SCAN_BELOW};
+use find::{Scope, TaskIndexes};
 
 /// A write of at most this many commands may be light (see [`Space::is_heavy`]).
 pub const LIGHT_COMMANDS: usize = 16;
@@ -89,6 +95,8 @@ struct Indexes {
     /// For each exclusive flag (by position), the ids of records that have it set: at
     /// most one once a write completes, so clearing it elsewhere needs no scan.
     flagged: Vec<(usize, OrdSet<Id>)>,
+    /// The indexes of CONTRACT §17, for tasks.
+    tasks: Option<TaskIndexes>,
 }
 
 impl Indexes {
@@ -107,6 +115,7 @@ impl Indexes {
             flagged: positions(|f| f.ty == FieldType::ExclusiveFlag)
                 .map(|i| (i, OrdSet::new()))
                 .collect(),
+            tasks: (kind == Kind::Task).then(TaskIndexes::new),
             ..Indexes::default()
         }
     }
@@ -137,6 +146,9 @@ impl Indexes {
                 .map(|(_, r)| r.id.clone())
                 .collect();
         }
+        if indexes.tasks.is_some() {
+            indexes.tasks = Some(TaskIndexes::build(&keyed));
+        }
         indexes.active = keyed
             .iter()
             .filter(|(_, r)| !r.is_deleted())
@@ -161,6 +173,9 @@ impl Indexes {
                 ids.insert(record.id.clone());
             }
         }
+        if let Some(tasks) = &mut self.tasks {
+            tasks.add(record, &key);
+        }
         if !record.is_deleted() {
             self.active.insert(key.clone());
         }
@@ -182,6 +197,9 @@ impl Indexes {
         }
         for (_, ids) in &mut self.flagged {
             ids.remove(&record.id);
+        }
+        if let Some(tasks) = &mut self.tasks {
+            tasks.remove(record, &key);
         }
         self.active.remove(&key);
         self.all.remove(&key);
@@ -296,6 +314,28 @@ pub struct ListQuery {
     pub filters: Vec<(usize, String)>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
+    /// The `filter`, `q`, `orderBy` and `tz` of a task listing (CONTRACT §17); `None` for
+    /// the other kinds, whose listings take none of them.
+    pub find: Option<TaskQuery>,
+    /// Whether the planner may use the §17 indexes.
+    pub plan: Plan,
+}
+
+/// The §17 parameters of a task listing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TaskQuery {
+    /// The decoded `filter=`, parsed by the listing against the walk's `now` (an empty
+    /// text matches every task).
+    pub filter: String,
+    /// The `q=`.
+    pub search: Search,
+    /// The `orderBy=`.
+    pub order: OrderBy,
+    /// The `tz=` (UTC by default).
+    pub tz: chrono_tz::Tz,
+    /// The request's time, in milliseconds since the Unix epoch: `now` of a walk's first
+    /// page (later pages take theirs from the cursor).
+    pub now: i64,
 }
 
 /// One page of a listing.
@@ -829,46 +869,67 @@ impl Space {
         old
     }
 
-    /// One page of the records of `kind` that match `query`, in listing order.
+    /// One page of the records of `kind` that match `query`, in its order (`sortOrder`,
+    /// then id, unless a task listing's `orderBy` says otherwise). A task listing's filter
+    /// is parsed here, against the `now` its walk began with; the indexes that find the
+    /// page are chosen by `find` (see [`Plan`]).
     pub fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page, SpaceError> {
         let binding = self.query_binding(kind, query);
-        let (walk_version, after) = match &query.cursor {
+        let now = query.find.as_ref().map_or(0, |f| f.now);
+        let (walk_version, now, after) = match &query.cursor {
             Some(token) => {
                 let cursor = Cursor::decode(token, &binding)
                     .filter(|c| c.version <= self.version)
                     .ok_or(SpaceError::InvalidCursor)?;
-                let after = OrderKey {
-                    sort_order: cursor.sort_order,
-                    id: cursor.id.into(),
-                };
-                (cursor.version, Some(after))
+                (cursor.version, cursor.now, Some(cursor.position))
             }
-            None => (self.version, None),
+            None => (self.version, now, None),
+        };
+        let default_order = OrderBy::default();
+        let order = query.find.as_ref().map_or(&default_order, |f| &f.order);
+        if after.as_ref().is_some_and(|p| !order.fits(p)) {
+            return Err(SpaceError::InvalidCursor);
+        }
+        let filter = match &query.find {
+            Some(find) => Filter::parse(
+                &find.filter,
+                FilterContext {
+                    space_id: &self.id,
+                    tz: find.tz,
+                    now_ms: now,
+                },
+            )
+            .map_err(SpaceError::InvalidFilter)?,
+            None => Filter::default(),
+        };
+        let scope = Scope {
+            walk_version,
+            query,
+            filter: &filter,
+            search: query
+                .find
+                .as_ref()
+                .map(|f| &f.search)
+                .filter(|s| !s.is_empty()),
         };
         let collection = self.collection(kind);
-        let mut matching = collection
-            .indexes
-            .walk(query, after)
-            .map(|key| &collection.records[&key.id])
-            .filter(|record| {
-                record.version <= walk_version
-                    && (query.include_deleted || !record.is_deleted())
-                    && query
-                        .filters
-                        .iter()
-                        .all(|(field, value)| record.fields[*field].filter_key() == Some(value))
-            });
-        let records: Vec<Arc<Record>> = matching.by_ref().take(query.limit).cloned().collect();
-        let next_cursor = match (matching.next(), records.last()) {
-            (Some(_), Some(last)) => Some(
+        let mut records: Vec<Arc<Record>> =
+            find::select(collection, &scope, order, after.as_ref(), query.limit + 1)
+                .into_iter()
+                .cloned()
+                .collect();
+        let next_cursor = if records.len() > query.limit {
+            records.truncate(query.limit);
+            records.last().map(|last| {
                 Cursor {
                     version: walk_version,
-                    sort_order: last.sort_order,
-                    id: (*last.id).into(),
+                    now,
+                    position: order.position(last),
                 }
-                .encode(&binding),
-            ),
-            _ => None,
+                .encode(&binding)
+            })
+        } else {
+            None
         };
         Ok(Page {
             records,
@@ -998,7 +1059,8 @@ impl Space {
         }
     }
 
-    /// Bytes that tie a cursor to this space, kind, filter set and `includeDeleted`.
+    /// Bytes that tie a cursor to this space, kind, exact filters, `includeDeleted` and a
+    /// task listing's filter, order, time zone and search words.
     fn query_binding(&self, kind: Kind, query: &ListQuery) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(64);
         for part in [self.id.as_bytes(), kind.collection().as_bytes()] {
@@ -1006,10 +1068,22 @@ impl Space {
             bytes.extend_from_slice(part);
         }
         bytes.push(query.include_deleted as u8);
+        let mut part = |text: &[u8]| {
+            bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(text);
+        };
         for (field, value) in &query.filters {
-            bytes.extend_from_slice(&(*field as u32).to_le_bytes());
-            bytes.extend_from_slice(&(value.len() as u32).to_le_bytes());
-            bytes.extend_from_slice(value.as_bytes());
+            part(&(*field as u32).to_le_bytes());
+            part(value.as_bytes());
+        }
+        if let Some(find) = &query.find {
+            part(b"find");
+            part(find.filter.as_bytes());
+            part(find.order.to_string().as_bytes());
+            part(find.tz.name().as_bytes());
+            for word in find.search.words() {
+                part(word.as_bytes());
+            }
         }
         bytes
     }
@@ -1203,6 +1277,8 @@ mod tests {
             include_deleted: false,
             filters: Vec::new(),
             cursor: None,
+            find: None,
+            plan: Plan::Indexes,
         }
     }
 
@@ -1536,6 +1612,8 @@ mod tests {
             Kind::Task,
             ListQuery {
                 cursor: first.next_cursor,
+                find: None,
+                plan: Plan::Indexes,
                 ..query(2)
             },
         );
@@ -1557,6 +1635,8 @@ mod tests {
                 &ListQuery {
                     include_deleted,
                     cursor: cursor.clone(),
+                    find: None,
+                    plan: Plan::Indexes,
                     ..query(1)
                 },
             )
@@ -1576,10 +1656,135 @@ mod tests {
             Kind::Task,
             &ListQuery {
                 cursor: cursor.clone(),
+                find: None,
+                plan: Plan::Indexes,
                 ..query(1)
             },
         );
         assert_eq!(foreign.unwrap_err(), SpaceError::InvalidCursor);
+    }
+
+    /// Every id of a walk of `query`, page by page.
+    fn walk_ids(space: &Space, mut query: ListQuery) -> Result<Vec<String>, SpaceError> {
+        let mut ids = Vec::new();
+        loop {
+            let page = space.list(Kind::Task, &query)?;
+            ids.extend(page.records.iter().map(|r| r.id.to_string()));
+            match page.next_cursor {
+                Some(cursor) => query.cursor = Some(cursor),
+                None => return Ok(ids),
+            }
+        }
+    }
+
+    #[test]
+    fn the_planner_finds_what_a_scan_finds_in_the_same_order() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        let mut space = Space::new("s");
+        let day = 86_400_000_i64;
+        let now = 1_800_000_000_000_i64;
+        let words = [
+            "milk", "mild", "bread", "Café", "crème", "Ölbild", "tax", "call",
+        ];
+        let time = |rng: &mut rand::rngs::StdRng| {
+            let ms = now + rng.gen_range(-20..20) * day / 2;
+            chrono::DateTime::from_timestamp_millis(ms)
+                .unwrap()
+                .to_rfc3339()
+        };
+        for i in 0..(SCAN_BELOW + 500) {
+            let name: Vec<&str> = (0..rng.gen_range(0..3))
+                .map(|_| words[rng.gen_range(0..words.len())])
+                .collect();
+            let status = ["open", "done", "waiting"][rng.gen_range(0..3)];
+            let mut body = json!({
+                "todoId": format!("t{i:05}"),
+                "name": name.join(" "),
+                "status": status,
+                "sortOrder": rng.gen_range(0..50),
+                "tagIds": if rng.gen_bool(0.3) { json!(["home"]) } else { json!(["work", "x"]) },
+                "isImportant": rng.gen_bool(0.5),
+            });
+            if rng.gen_bool(0.6) {
+                body["dateDue"] = json!(time(&mut rng));
+            }
+            if rng.gen_bool(0.2) {
+                body["dateStart"] = json!(time(&mut rng));
+            }
+            create(&mut space, Kind::Task, body);
+            if rng.gen_bool(0.05) {
+                let id = format!("t{i:05}");
+                space.set_deleted(Kind::Task, &id, true, 2_000).unwrap();
+            }
+        }
+        // Rewritten tasks leave their old index entries.
+        for i in (0..SCAN_BELOW).step_by(7) {
+            let body = json!({"name": words[i % words.len()], "dateDue": time(&mut rng)});
+            let changes = changes(Kind::Task, Mode::Update, body);
+            // A deleted task is refused, and stays as it was.
+            let _ = space.update(Kind::Task, &format!("t{i:05}"), changes, 3_000);
+        }
+        let loaded = Space::from_snapshot(space.snapshot()).unwrap();
+        let queries = [
+            ("", "", "sortOrder"),
+            ("dateDue < now+2d && status != \"done\"", "", "sortOrder"),
+            ("dateDue >= today && dateDue <= today+1w", "", "-dateDue"),
+            ("dateDue = null", "", "dateDue"),
+            ("", "mil", "sortOrder"),
+            ("", "cafe creme", "name,-dateStart"),
+            ("tagIds has \"home\"", "", "dateStart,-sortOrder"),
+            (
+                "status in (\"open\", \"waiting\") && updatedAt > 1970-01-02",
+                "",
+                "updatedAt",
+            ),
+            ("isImportant = true || dateStart != null", "", "-sortOrder"),
+            ("", "", "-dateDue,name"),
+            ("status = \"done\"", "tax", "isImportant,-dateDue"),
+        ];
+        for (filter, q, order) in queries {
+            for include_deleted in [false, true] {
+                let query = |plan| ListQuery {
+                    limit: 7,
+                    include_deleted,
+                    filters: Vec::new(),
+                    cursor: None,
+                    find: Some(TaskQuery {
+                        filter: filter.into(),
+                        search: Search::parse(q).unwrap(),
+                        order: OrderBy::parse(order).unwrap(),
+                        tz: chrono_tz::UTC,
+                        now,
+                    }),
+                    plan,
+                };
+                let planned = walk_ids(&space, query(Plan::Indexes)).unwrap();
+                let loaded = walk_ids(&loaded, query(Plan::Indexes)).unwrap();
+                assert_eq!(planned, loaded, "{filter} / {q} / {order}");
+                let scanned = walk_ids(&space, query(Plan::Scan)).unwrap();
+                assert_eq!(planned, scanned, "{filter} / {q} / {order}");
+                let find = query(Plan::Scan).find.unwrap();
+                let parsed = Filter::parse(
+                    filter,
+                    FilterContext {
+                        space_id: "s",
+                        tz: chrono_tz::UTC,
+                        now_ms: now,
+                    },
+                )
+                .unwrap();
+                let tasks = &space.collection(Kind::Task).records;
+                let mut expected: Vec<&Arc<Record>> = tasks
+                    .values()
+                    .filter(|r| include_deleted || !r.is_deleted())
+                    .filter(|r| parsed.matches(r) && find.search.matches_task(r))
+                    .collect();
+                expected.sort_by(|a, b| find.order.compare(a, b));
+                let expected: Vec<String> = expected.iter().map(|r| r.id.to_string()).collect();
+                assert_eq!(planned, expected, "{filter} / {q} / {order}");
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,684 @@
+//! The task indexes of CONTRACT §17 and the planner that draws a page of a task listing
+//! from them.
+//!
+//! [`TaskIndexes`] holds, beside the listing indexes of [`super::Indexes`], the tasks by
+//! `dateDue`, `dateStart` and `updatedAt` (tasks whose field is null are not in it), by tag
+//! (`tagIds`) and by folded word of their name and notes ([`search::task_words`]). Every
+//! entry carries the task's place in the default order (`sortOrder`, then id), so a set of
+//! candidates comes out in that order without looking a record up. Like every structure
+//! of a [`super::Space`] they are persistent sets, kept in step by the write that changes
+//! a task and rebuilt in bulk when a space is loaded (the snapshot does not hold them).
+//!
+//! [`select`] picks a page:
+//! 1. Candidates: each exact filter of §6, each top-level conjunct of the filter that an
+//!    index covers (`=`/`in`/`<`/`<=`/`>`/`>=` on `dateDue`, `dateStart`, `updatedAt`;
+//!    `=`/`in` on `status`, `listId`, `contextId`, `isBlocked`; `has` on `tagIds`) and each
+//!    word of `q` is a source. The planner counts each source up to a cap that grows with
+//!    the square root of the space's size and takes the smallest source under it, then
+//!    tests every candidate with the whole query (exact filters, filter, search, the walk's
+//!    version) and sorts only as many as the page needs.
+//! 2. Without a selective source, it walks an index in the order asked for: `sortOrder`,
+//!    `dateDue`, `dateStart` or `updatedAt` as the first key (either direction), testing
+//!    each task until the page is full; tasks whose key is null come last, in id order.
+//! 3. Otherwise it scans: every task of the collection is tested and the page is sorted out
+//!    of the matches. That is the case for `orderBy` whose first key is `name`, `status`,
+//!    `createdAt`, `durationEstimate`, `isImportant` or `versionUpdatedAt` with no selective
+//!    source, and for spaces of at most [`SCAN_BELOW`] tasks, where a scan is cheap.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
+use std::sync::Arc;
+
+use imbl::OrdSet;
+
+use super::{Collection, ListQuery, OrderKey};
+use crate::model::kind::Kind;
+use crate::model::query::{
+    search, Constraint, Filter, Literal, OrderBy, Position, Scalar, Search, SortKey, SortValue,
+    TaskField,
+};
+use crate::model::record::{Id, Record};
+
+/// A collection of at most this many records is scanned: counting index ranges would cost
+/// about as much.
+pub const SCAN_BELOW: usize = 2_000;
+
+/// Tasks by a date-time field: its value in milliseconds, then the task's default place.
+type TimeIndex = OrdSet<(i64, OrderKey)>;
+/// Tasks by a word (a tag id, a folded word): the word, then the task's default place.
+/// Entries of one word share its allocation.
+type WordIndex = OrdSet<(Id, OrderKey)>;
+
+/// How a listing may find its records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Plan {
+    /// From the indexes of this module where they help (the server's way).
+    #[default]
+    Indexes,
+    /// Without them: the default order walks the listing index, any other order sorts
+    /// every match. For measuring what the indexes gain.
+    Scan,
+}
+
+/// The §17 indexes of the task collection.
+#[derive(Debug, Clone)]
+pub(super) struct TaskIndexes {
+    /// `dateDue`, `dateStart` and `updatedAt`, each with its tasks.
+    times: [(TaskField, TimeIndex); 3],
+    /// The `tagIds` field.
+    tag_field: TaskField,
+    tags: WordIndex,
+    words: WordIndex,
+}
+
+/// The smallest key of the default order, below every record's.
+fn min_key() -> OrderKey {
+    OrderKey {
+        // The smallest f64 in `total_cmp` order: a negative NaN with every bit set.
+        sort_order: f64::from_bits(u64::MAX),
+        id: Id::from(""),
+    }
+}
+
+/// The field called `name` in the task table.
+fn task_field(name: &str) -> TaskField {
+    TaskField::by_name(name).unwrap_or(TaskField::Id)
+}
+
+/// `text` as the index holds it: the allocation of an entry with the same word when there
+/// is one, so that a word's entries share one.
+fn shared(index: &WordIndex, text: &str) -> Id {
+    let probe = Id::from(text);
+    match index
+        .range((Included((probe.clone(), min_key())), Unbounded))
+        .next()
+    {
+        Some((word, _)) if **word == *text => word.clone(),
+        _ => probe,
+    }
+}
+
+impl TaskIndexes {
+    pub(super) fn new() -> TaskIndexes {
+        TaskIndexes {
+            times: [
+                (task_field("dateDue"), OrdSet::new()),
+                (task_field("dateStart"), OrdSet::new()),
+                (TaskField::UpdatedAt, OrdSet::new()),
+            ],
+            tag_field: task_field("tagIds"),
+            tags: OrdSet::new(),
+            words: OrdSet::new(),
+        }
+    }
+
+    /// The indexes of `keyed`, the tasks with their keys, built from sorted runs.
+    pub(super) fn build(keyed: &[(OrderKey, &Record)]) -> TaskIndexes {
+        let mut indexes = TaskIndexes::new();
+        for (field, index) in &mut indexes.times {
+            let mut entries: Vec<(i64, OrderKey)> = keyed
+                .iter()
+                .filter_map(|(key, r)| match field.value(r) {
+                    Scalar::Time(ms) => Some((ms, key.clone())),
+                    _ => None,
+                })
+                .collect();
+            entries.sort_unstable();
+            *index = entries.into_iter().collect();
+        }
+        let mut interned: HashMap<Box<str>, Id> = HashMap::new();
+        let mut intern = |text: &str| match interned.get(text) {
+            Some(id) => id.clone(),
+            None => {
+                let id = Id::from(text);
+                interned.insert(text.into(), id.clone());
+                id
+            }
+        };
+        let mut tags = Vec::new();
+        let mut words = Vec::new();
+        for (key, record) in keyed {
+            if let Scalar::Ids(ids) = indexes.tag_field.value(record) {
+                tags.extend(ids.iter().map(|t| (intern(t), key.clone())));
+            }
+            words.extend(
+                search::task_words(record)
+                    .iter()
+                    .map(|w| (intern(w), key.clone())),
+            );
+        }
+        tags.sort_unstable();
+        words.sort_unstable();
+        indexes.tags = tags.into_iter().collect();
+        indexes.words = words.into_iter().collect();
+        indexes
+    }
+
+    pub(super) fn add(&mut self, record: &Record, key: &OrderKey) {
+        for (field, index) in &mut self.times {
+            if let Scalar::Time(ms) = field.value(record) {
+                index.insert((ms, key.clone()));
+            }
+        }
+        if let Scalar::Ids(ids) = self.tag_field.value(record) {
+            for tag in ids {
+                let tag = shared(&self.tags, tag);
+                self.tags.insert((tag, key.clone()));
+            }
+        }
+        for word in search::task_words(record) {
+            let word = shared(&self.words, &word);
+            self.words.insert((word, key.clone()));
+        }
+    }
+
+    pub(super) fn remove(&mut self, record: &Record, key: &OrderKey) {
+        for (field, index) in &mut self.times {
+            if let Scalar::Time(ms) = field.value(record) {
+                index.remove(&(ms, key.clone()));
+            }
+        }
+        if let Scalar::Ids(ids) = self.tag_field.value(record) {
+            for tag in ids {
+                self.tags.remove(&(Id::from(&**tag), key.clone()));
+            }
+        }
+        for word in search::task_words(record) {
+            self.words.remove(&(Id::from(word), key.clone()));
+        }
+    }
+
+    fn time_index(&self, field: TaskField) -> Option<&TimeIndex> {
+        self.times.iter().find(|(f, _)| *f == field).map(|(_, i)| i)
+    }
+}
+
+/// Entries of `index` whose word starts with `prefix` (the whole word when `whole`).
+fn words_from<'a>(
+    index: &'a WordIndex,
+    prefix: &'a str,
+    whole: bool,
+) -> impl Iterator<Item = &'a OrderKey> + 'a {
+    index
+        .range((Included((Id::from(prefix), min_key())), Unbounded))
+        .take_while(move |(w, _)| {
+            if whole {
+                **w == *prefix
+            } else {
+                w.starts_with(prefix)
+            }
+        })
+        .map(|(_, k)| k)
+}
+
+/// The entries of a time index within the bounds, as milliseconds.
+fn time_range(
+    index: &TimeIndex,
+    low: Bound<i64>,
+    high: Bound<i64>,
+) -> impl Iterator<Item = &OrderKey> {
+    // Keys of one instant run from (ms, min_key()) to below (ms + 1, min_key()).
+    let after = |ms: i64| {
+        ms.checked_add(1)
+            .map_or(Unbounded, |n| Excluded((n, min_key())))
+    };
+    let low = match low {
+        Included(ms) => Included((ms, min_key())),
+        Excluded(ms) => match ms.checked_add(1) {
+            Some(n) => Included((n, min_key())),
+            None => Excluded((ms, min_key())),
+        },
+        Unbounded => Unbounded,
+    };
+    let high = match high {
+        Included(ms) => after(ms),
+        Excluded(ms) => Excluded((ms, min_key())),
+        Unbounded => Unbounded,
+    };
+    // `range` asserts that the bounds are in order; an empty range is empty anyway.
+    let empty = match (&low, &high) {
+        (Included(a) | Excluded(a), Included(b) | Excluded(b)) => a > b,
+        _ => false,
+    };
+    let range = (!empty).then(|| index.range((low, high)));
+    range.into_iter().flatten().map(|(_, k)| k)
+}
+
+/// A literal bound as milliseconds; `None` for a literal that is not a time.
+fn time_bound(bound: Bound<&Literal>) -> Option<Bound<i64>> {
+    Some(match bound {
+        Included(Literal::Time(ms)) => Included(*ms),
+        Excluded(Literal::Time(ms)) => Excluded(*ms),
+        Unbounded => Unbounded,
+        _ => return None,
+    })
+}
+
+/// What a page keeps.
+pub(super) struct Scope<'q> {
+    /// The version the walk began at: newer records are left out.
+    pub walk_version: u64,
+    /// The listing's exact filters, `includeDeleted` and plan.
+    pub query: &'q ListQuery,
+    /// The `filter=`, bound.
+    pub filter: &'q Filter,
+    /// The `q=`, when one was given.
+    pub search: Option<&'q Search>,
+}
+
+impl Scope<'_> {
+    fn keeps(&self, record: &Record) -> bool {
+        record.version <= self.walk_version
+            && (self.query.include_deleted || !record.is_deleted())
+            && self
+                .query
+                .filters
+                .iter()
+                .all(|(field, value)| record.fields[*field].filter_key() == Some(value))
+            && self.filter.matches(record)
+            && self.search.is_none_or(|s| s.matches_task(record))
+    }
+}
+
+type Source<'a> = Box<dyn Iterator<Item = &'a OrderKey> + 'a>;
+
+/// Every source of candidates the query offers: each yields a superset of the matching
+/// records (with repeats for words).
+fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>> {
+    let indexes = &collection.indexes;
+    let by_field = |field: usize| {
+        indexes
+            .by_field
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map(|(_, index)| index)
+    };
+    let mut out: Vec<Source<'a>> = Vec::new();
+    for (field, value) in &scope.query.filters {
+        if let Some(index) = by_field(*field) {
+            out.push(Box::new(
+                index.get(value.as_str()).into_iter().flat_map(|s| s.iter()),
+            ));
+        }
+    }
+    let Some(tasks) = &indexes.tasks else {
+        return out;
+    };
+    for constraint in scope.filter.constraints() {
+        match constraint {
+            Constraint::OneOf(field, values) => {
+                if let Some(index) = tasks.time_index(field) {
+                    let times: Option<Vec<i64>> = values
+                        .iter()
+                        .map(|v| match v {
+                            Literal::Time(ms) => Some(*ms),
+                            _ => None,
+                        })
+                        .collect();
+                    if let Some(times) = times {
+                        out.push(Box::new(times.into_iter().flat_map(move |ms| {
+                            time_range(index, Included(ms), Included(ms))
+                        })));
+                    }
+                } else if let TaskField::Field(position) = field {
+                    let keys: Option<Vec<&str>> = values
+                        .iter()
+                        .map(|v| match v {
+                            Literal::Text(s) => Some(&**s),
+                            Literal::Bool(true) => Some("true"),
+                            Literal::Bool(false) => Some("false"),
+                            _ => None,
+                        })
+                        .collect();
+                    if let (Some(index), Some(keys)) = (by_field(position), keys) {
+                        out.push(Box::new(
+                            keys.into_iter()
+                                .filter_map(move |k| index.get(k))
+                                .flat_map(|s| s.iter()),
+                        ));
+                    }
+                }
+            }
+            Constraint::Range(field, low, high) => {
+                if let (Some(index), Some(low), Some(high)) =
+                    (tasks.time_index(field), time_bound(low), time_bound(high))
+                {
+                    out.push(Box::new(time_range(index, low, high)));
+                }
+            }
+            Constraint::Has(field, id) => {
+                if field == tasks.tag_field {
+                    out.push(Box::new(words_from(&tasks.tags, id, true)));
+                }
+            }
+        }
+    }
+    for word in scope.search.map_or(&[][..], |s| s.words()) {
+        out.push(Box::new(words_from(&tasks.words, word, false)));
+    }
+    out
+}
+
+/// The smallest source with at most `cap` entries, collected.
+fn smallest<'a>(sources: Vec<Source<'a>>, cap: usize) -> Option<Vec<&'a OrderKey>> {
+    let mut best: Option<Vec<&'a OrderKey>> = None;
+    for source in sources {
+        let limit = best.as_ref().map_or(cap, |b| b.len().saturating_sub(1));
+        let keys: Vec<&OrderKey> = source.take(limit + 1).collect();
+        if keys.len() <= limit {
+            best = Some(keys);
+        }
+    }
+    best
+}
+
+/// Visits `items` in `compare` order, sorting only as far as the visits go: the smallest
+/// few are selected and sorted, then the next, more each time. Stops when `visit` says so.
+fn in_order<T>(
+    items: &mut [T],
+    first: usize,
+    compare: impl Fn(&T, &T) -> Ordering,
+    mut visit: impl FnMut(&T) -> bool,
+) {
+    let mut start = 0;
+    let mut chunk = first.max(1);
+    while start < items.len() {
+        let rest = &mut items[start..];
+        let k = chunk.min(rest.len());
+        if k < rest.len() {
+            rest.select_nth_unstable_by(k, &compare);
+        }
+        rest[..k].sort_unstable_by(&compare);
+        for item in &rest[..k] {
+            if !visit(item) {
+                return;
+            }
+        }
+        start += k;
+        chunk = chunk.saturating_mul(4);
+    }
+}
+
+/// The first key of `order` when it is one a task index walks in order.
+fn walked_key(order: &OrderBy) -> Option<SortKey> {
+    let first = order.keys().first()?.key;
+    matches!(
+        first,
+        SortKey::SortOrder | SortKey::DateDue | SortKey::DateStart | SortKey::UpdatedAt
+    )
+    .then_some(first)
+}
+
+/// Up to `take` records of `collection` that `scope` keeps and that come after `after`,
+/// in `order`.
+pub(super) fn select<'a>(
+    collection: &'a Collection,
+    scope: &Scope<'_>,
+    order: &OrderBy,
+    after: Option<&Position>,
+    take: usize,
+) -> Vec<&'a Arc<Record>> {
+    let default_order = *order == OrderBy::default();
+    let after_key = |p: &Position| match p.values.first() {
+        Some(SortValue::Number(sort_order)) => Some(OrderKey {
+            sort_order: *sort_order,
+            id: Id::from(&*p.id),
+        }),
+        _ => None,
+    };
+    let n = collection.records.len();
+    let indexed = scope.query.plan == Plan::Indexes && collection.kind == Kind::Task;
+    let walkable = indexed && walked_key(order).is_some();
+    if indexed && n > SCAN_BELOW {
+        // Walking costs about take × n / matches lookups, candidates about their number
+        // (sorted without lookups in the default order, about 8 times cheaper each).
+        let weight = if default_order { 8 } else { 1 };
+        let cap = if default_order || walkable {
+            ((weight * take * n) as f64).sqrt() as usize
+        } else {
+            n
+        };
+        if let Some(keys) = smallest(sources(collection, scope), cap) {
+            return candidates(collection, scope, order, after, take, keys);
+        }
+    }
+    if default_order {
+        let after = after.and_then(after_key);
+        return collection
+            .indexes
+            .walk(scope.query, after)
+            .map(|key| &collection.records[&key.id])
+            .filter(|r| scope.keeps(r))
+            .take(take)
+            .collect();
+    }
+    if walkable {
+        return walk(collection, scope, order, after, take);
+    }
+    let set = if scope.query.include_deleted {
+        &collection.indexes.all
+    } else {
+        &collection.indexes.active
+    };
+    candidates(collection, scope, order, after, take, set.iter().collect())
+}
+
+/// The page out of `keys`, a superset of the matches.
+fn candidates<'a>(
+    collection: &'a Collection,
+    scope: &Scope<'_>,
+    order: &OrderBy,
+    after: Option<&Position>,
+    take: usize,
+    mut keys: Vec<&OrderKey>,
+) -> Vec<&'a Arc<Record>> {
+    let mut out = Vec::with_capacity(take);
+    let is_after = |r: &Record| after.is_none_or(|p| order.compare_to(r, p).is_gt());
+    if *order == OrderBy::default() {
+        let mut last: Option<&OrderKey> = None;
+        in_order(
+            &mut keys,
+            take * 2,
+            |a, b| a.cmp(b),
+            |key| {
+                if last != Some(*key) {
+                    last = Some(*key);
+                    let record = &collection.records[&key.id];
+                    if is_after(record) && scope.keeps(record) {
+                        out.push(record);
+                    }
+                }
+                out.len() < take
+            },
+        );
+        return out;
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let mut records: Vec<&'a Arc<Record>> = keys
+        .into_iter()
+        .map(|key| &collection.records[&key.id])
+        .filter(|r| is_after(r) && scope.keeps(r))
+        .collect();
+    in_order(
+        &mut records,
+        take,
+        |a, b| order.compare(a, b),
+        |r| {
+            out.push(*r);
+            out.len() < take
+        },
+    );
+    out
+}
+
+/// The page walked along the index of the order's first key: runs of one value are sorted
+/// by the whole order; tasks whose value is null come last.
+fn walk<'a>(
+    collection: &'a Collection,
+    scope: &Scope<'_>,
+    order: &OrderBy,
+    after: Option<&Position>,
+    take: usize,
+) -> Vec<&'a Arc<Record>> {
+    let first = order.keys()[0];
+    let is_after = |r: &Record| after.is_none_or(|p| order.compare_to(r, p).is_gt());
+    let keeps = |r: &&'a Arc<Record>| is_after(r) && scope.keeps(r);
+    let start = after.and_then(|p| p.values.first());
+    let mut out: Vec<&'a Arc<Record>> = Vec::with_capacity(take);
+    let mut run: Vec<&'a Arc<Record>> = Vec::new();
+    let mut run_value = None;
+    let flush = |run: &mut Vec<&'a Arc<Record>>, out: &mut Vec<&'a Arc<Record>>| {
+        run.sort_unstable_by(|a, b| order.compare(a, b));
+        out.extend(run.drain(..).take(take - out.len()));
+    };
+    // Entries with their key's value, as i64, from the walk's start on.
+    let entries: Box<dyn Iterator<Item = (i64, &OrderKey)> + '_> = match first.key {
+        SortKey::SortOrder => {
+            let set = if scope.query.include_deleted {
+                &collection.indexes.all
+            } else {
+                &collection.indexes.active
+            };
+            let value = |k: &OrderKey| k.sort_order.to_bits() as i64;
+            let from = match start {
+                Some(SortValue::Number(v)) => Some(*v),
+                _ => None,
+            };
+            // Ids are made of `[A-Za-z0-9_-]`, all below `~`.
+            let bound = |v: f64, id: &str| OrderKey {
+                sort_order: v,
+                id: Id::from(id),
+            };
+            match (first.descending, from) {
+                (false, None) => Box::new(set.iter().map(move |k| (value(k), k))),
+                (false, Some(v)) => Box::new(
+                    set.range((Included(bound(v, "")), Unbounded))
+                        .map(move |k| (value(k), k)),
+                ),
+                (true, None) => Box::new(set.iter().rev().map(move |k| (value(k), k))),
+                (true, Some(v)) => Box::new(
+                    set.range((Unbounded, Included(bound(v, "~"))))
+                        .rev()
+                        .map(move |k| (value(k), k)),
+                ),
+            }
+        }
+        key => {
+            let Some(index) = collection
+                .indexes
+                .tasks
+                .as_ref()
+                .and_then(|t| t.time_index(key.field()))
+            else {
+                return Vec::new();
+            };
+            let from = match start {
+                Some(SortValue::Time(ms)) => Some(*ms),
+                _ => None,
+            };
+            let pair = |(ms, k): &'a (i64, OrderKey)| (*ms, k);
+            match (first.descending, start, from) {
+                // The walk is within the nulls already.
+                (_, Some(SortValue::Null), _) => Box::new(std::iter::empty()),
+                (false, _, None) => Box::new(index.iter().map(pair)),
+                (false, _, Some(ms)) => Box::new(
+                    index
+                        .range((Included((ms, min_key())), Unbounded))
+                        .map(pair),
+                ),
+                (true, _, None) => Box::new(index.iter().rev().map(pair)),
+                (true, _, Some(ms)) => {
+                    let high = ms
+                        .checked_add(1)
+                        .map_or(Unbounded, |n| Excluded((n, min_key())));
+                    Box::new(index.range((Unbounded, high)).rev().map(pair))
+                }
+            }
+        }
+    };
+    for (value, key) in entries {
+        if run_value != Some(value) {
+            flush(&mut run, &mut out);
+            if out.len() == take {
+                return out;
+            }
+            run_value = Some(value);
+        }
+        let record = &collection.records[&key.id];
+        if keeps(&record) {
+            run.push(record);
+        }
+    }
+    flush(&mut run, &mut out);
+    if out.len() == take || first.key == SortKey::SortOrder {
+        return out;
+    }
+    // The tasks whose first key is null: in id order when it is the only key.
+    let field = first.key.field();
+    let nulls = collection
+        .records
+        .values()
+        .filter(|r| field.value(r) == Scalar::Null)
+        .filter(keeps);
+    if order.keys().len() == 1 {
+        out.extend(nulls.take(take - out.len()));
+    } else {
+        let mut rest: Vec<&'a Arc<Record>> = nulls.collect();
+        let room = take - out.len();
+        in_order(
+            &mut rest,
+            room,
+            |a, b| order.compare(a, b),
+            |r| {
+                out.push(*r);
+                out.len() < take
+            },
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_visits_the_smallest_first_and_stops_when_told() {
+        let mut items: Vec<u32> = (0..1000).rev().collect();
+        let mut seen = Vec::new();
+        in_order(
+            &mut items,
+            3,
+            |a, b| a.cmp(b),
+            |x| {
+                seen.push(*x);
+                seen.len() < 50
+            },
+        );
+        assert_eq!(seen, (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_time_range_maps_bounds_of_instants() {
+        let key = |id: &str| OrderKey {
+            sort_order: 1.0,
+            id: Id::from(id),
+        };
+        let index: TimeIndex = [(1, key("a")), (2, key("b")), (2, key("c")), (3, key("d"))]
+            .into_iter()
+            .collect();
+        let ids = |low, high| -> Vec<String> {
+            time_range(&index, low, high)
+                .map(|k| k.id.to_string())
+                .collect()
+        };
+        assert_eq!(ids(Included(2), Included(2)), ["b", "c"]);
+        assert_eq!(ids(Excluded(1), Excluded(3)), ["b", "c"]);
+        assert_eq!(ids(Unbounded, Excluded(2)), ["a"]);
+        assert_eq!(ids(Excluded(2), Unbounded), ["d"]);
+        assert_eq!(ids(Included(3), Excluded(1)), Vec::<String>::new());
+        assert_eq!(ids(Excluded(i64::MAX), Unbounded), Vec::<String>::new());
+    }
+}
