@@ -19,6 +19,7 @@ mod invitations;
 mod limits;
 mod listing;
 mod persistence;
+mod queries;
 mod records;
 mod replication;
 mod spaces;
