@@ -42,10 +42,12 @@ use super::dto::{self, id_pattern, nullable_date_time};
 use super::{batch, handlers, spaces, stream, tokens};
 use crate::model::kind::FieldType;
 use crate::model::limits::{
-    thousands, EDGE_BUDGET, MAX_BODY_BYTES, MAX_IDS, MAX_INVITATIONS_PER_INVITEE,
-    MAX_INVITATIONS_SENT, MAX_MEMBERS, MAX_SAFE_INTEGER, MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER,
-    MAX_TOKENS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX,
+    thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
+    MAX_BODY_BYTES, MAX_IDS, MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT, MAX_MEMBERS,
+    MAX_SAFE_INTEGER, MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER, MAX_TOKENS, ORDER_BY_MAX_KEYS,
+    PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, SEARCH_MAX_CHARS,
 };
+use crate::model::query::SortKey;
 use crate::model::Kind;
 
 /// The document, built once.
@@ -465,10 +467,10 @@ fn problem(status: u16) -> RefOr<Response> {
 /// The problem+json response of `status`, naming the codes it comes with.
 pub(crate) fn problem_response(status: u16) -> Response {
     let text = match status {
-        400 => {
-            "invalid_json, validation_failed, invalid_parameter, invalid_cursor or space_conflict"
-                .to_string()
-        }
+        400 => "invalid_json, validation_failed, invalid_parameter, invalid_cursor, \
+                space_conflict or invalid_filter (a task listing's `filter`; `position` is the \
+                0-based offset, in code points, of the token where the error was found)"
+            .to_string(),
         401 => "unauthorized: no or unknown token".to_string(),
         403 => "forbidden: the caller's role or token does not allow the operation: a record \
                 write below editor or with a read-only token, a space or member change below \
@@ -530,6 +532,70 @@ const WITH_BODY: &[u16] = &[408, 413, 415];
 /// Statuses of writes: roles and tokens, records, references, preconditions and
 /// idempotency keys.
 const WRITES: &[u16] = &[403, 409, 412, 422];
+
+/// `filter`, `q`, `orderBy` and `tz` of the task listing (CONTRACT §17).
+fn task_query_parameters(list: OperationBuilder) -> OperationBuilder {
+    let filter = format!(
+        "A filter expression (URL-encoded; at most {} characters, {FILTER_MAX_COMPARISONS} \
+         comparisons, nesting depth {FILTER_MAX_DEPTH}, each `(` and `!` one level):\n\n\
+         ```\n\
+         expr       := or\n\
+         or         := and ( \"||\" and )*\n\
+         and        := unary ( \"&&\" unary )*\n\
+         unary      := \"!\" unary | \"(\" expr \")\" | comparison\n\
+         comparison := FIELD OP value | FIELD [\"not\"] \"in\" \"(\" value (\",\" value)* \")\" \
+         | FIELD \"has\" value\n\
+         OP         := \"=\" | \"!=\" | \"<\" | \"<=\" | \">\" | \">=\" | \"~\"\n\
+         value      := STRING | NUMBER | \"true\" | \"false\" | \"null\" | DATE | DATETIME | RELATIVE\n\
+         ```\n\n\
+         FIELD is any field of a task response (`id` is `todoId`). STRING and NUMBER are JSON \
+         literals; DATETIME is RFC 3339; DATE (`YYYY-MM-DD`) is 00:00 of that day in `tz`; \
+         RELATIVE is `now` or `today` (00:00 of the current day in `tz`), optionally `+` or \
+         `-` an integer with a unit `m`, `h`, `d` (calendar days) or `w` (`now+7d`); `now` is \
+         fixed by a walk's first page. Strings compare by code points, `~` is a \
+         case-insensitive substring test (strings only); booleans take `=` and `!=` only; \
+         array fields (`tagIds`, `categoryIds`, `scheduleIds`, `predecessorIds`) take `has` \
+         only; `null` goes with `=` and `!=` only. `a != v` is `!(a = v)`, so a null field \
+         matches `status != \"done\"`; `<`, `<=`, `>`, `>=`, `~` and `in` are false on a null \
+         field. An error → 400 invalid_filter with `position`.\n\n\
+         Examples: overdue `dateDue < now && status != \"done\"`; due this week and not \
+         done `dateDue >= today && dateDue < today+7d && status not in (\"done\", \
+         \"completed\")`; tagged home `tagIds has \"home\"`; no due date `dateDue = null`; \
+         `name ~ \"milk\" || notesMarkdown ~ \"milk\"`.",
+        thousands(FILTER_MAX_CHARS)
+    );
+    let keys: Vec<&str> = SortKey::ALL.iter().map(|k| k.name()).collect();
+    list.parameter(query("filter", string(), &filter))
+        .parameter(query(
+            "q",
+            string().max_length(Some(SEARCH_MAX_CHARS)),
+            &format!(
+                "Word-prefix search in `name` and `notesMarkdown`: both are split into words \
+                 at Unicode word boundaries, lowercased and stripped of diacritics, and a task \
+                 matches when every word of `q` is a prefix of one of its words (`q=mil` finds \
+                 \"Buy milk\", `q=cafe` finds \"Café\"). At most {SEARCH_MAX_CHARS} characters; \
+                 a `q` without words matches every task."
+            ),
+        ))
+        .parameter(query(
+            "orderBy",
+            string(),
+            &format!(
+                "Up to {ORDER_BY_MAX_KEYS} keys separated by commas, each optionally prefixed \
+                 by `-` for descending: {}. Nulls come last in either direction, `false` \
+                 before `true`, strings by code points; ties end in `todoId` ascending. \
+                 Default `sortOrder`. Another key → 400 invalid_parameter. Example: \
+                 `orderBy=dateDue,-isImportant`.",
+                keys.join(", ")
+            ),
+        ))
+        .parameter(query(
+            "tz",
+            string().default(Some("UTC".into())),
+            "IANA time zone (`Europe/Paris`) in which the filter reads DATE, `today` and \
+             calendar days. Unknown → 400 invalid_parameter.",
+        ))
+}
 
 fn query(name: &str, schema: impl Into<RefOr<Schema>>, description: &str) -> ParameterBuilder {
     ParameterBuilder::new()
@@ -671,7 +737,11 @@ fn collection_paths(kind: Kind) -> Vec<(String, PathItem)> {
     .response(
         "200",
         json_response(
-            "A page, ordered by sortOrder then id",
+            if kind == Kind::Task {
+                "A page, ordered by orderBy (by default sortOrder) then id"
+            } else {
+                "A page, ordered by sortOrder then id"
+            },
             reference(&schema_name(kind, "Page")),
             &["ETag"],
         ),
@@ -687,6 +757,9 @@ fn collection_paths(kind: Kind) -> Vec<(String, PathItem)> {
             )),
             _ => list.parameter(query(field.name, string(), "Exact match.")),
         };
+    }
+    if kind == Kind::Task {
+        list = task_query_parameters(list);
     }
     let create = operation(
         &format!("create_{noun}"),
@@ -1010,6 +1083,22 @@ mod tests {
             parameter["schema"]["enum"],
             serde_json::json!(["true", "false"])
         );
+        for name in ["filter", "q", "orderBy", "tz"] {
+            let described = list["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .and_then(|p| p["description"].as_str())
+                .unwrap_or_else(|| panic!("a {name} parameter"));
+            assert!(!described.is_empty());
+            let lists = &document["paths"]["/api/v1/lists"]["get"]["parameters"];
+            assert!(lists.as_array().unwrap().iter().all(|p| p["name"] != name));
+        }
+        let bad_request = document["components"]["responses"]["Problem400"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(bad_request.contains("invalid_filter"));
         let problem = document["components"]["responses"]["Problem422"]["description"]
             .as_str()
             .unwrap();
