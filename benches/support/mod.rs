@@ -165,6 +165,11 @@ impl Server {
     /// Starts the binary on `dir`; returns it once it accepts connections, with the time
     /// that took.
     pub fn start(dir: &Path) -> (Server, Duration) {
+        Server::start_with(dir, &[])
+    }
+
+    /// [`Server::start`] with more command-line arguments.
+    pub fn start_with(dir: &Path, args: &[&str]) -> (Server, Duration) {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -175,6 +180,7 @@ impl Server {
             .args(["--bind", &addr.to_string(), "--data-dir"])
             .arg(dir)
             .args(["--log-level", "warn"])
+            .args(args)
             .env("TASKD_DEFAULT_TOKEN", TOKEN)
             .env("TASKD_ADMIN_TOKEN", ADMIN)
             .stdout(Stdio::null())

@@ -59,6 +59,8 @@ pub struct Plan {
     pub rate: Option<f64>,
     /// Change streams held open per space.
     pub streams: usize,
+    /// The query of every page request, when they ask for one first page.
+    pub page_query: Option<Arc<str>>,
 }
 
 /// One operation's answers.
@@ -235,7 +237,7 @@ async fn connection(
     recorder: Arc<Mutex<Recorder>>,
 ) -> u64 {
     let mut conn = Connection::new(plan.target.clone(), plan.timeout);
-    let mut maker = Maker::new(plan.ids.clone(), c);
+    let mut maker = Maker::new(plan.ids.clone(), c, plan.page_query.clone());
     let mut cursors: Vec<Cursors> = plan
         .spaces
         .iter()

@@ -79,6 +79,11 @@ pub struct Options {
     /// page, changes; weights are relative (e.g. get=70,patch=20,post=10).
     #[arg(long)]
     pub mix: Option<Mix>,
+    /// Page requests ask for the first page of `/api/v1/tasks?QUERY` each time (a query
+    /// string, URL-encoded, e.g. `limit=100&orderBy=dateDue`) instead of walking the open
+    /// tasks 50 a page.
+    #[arg(long, value_name = "QUERY")]
+    pub page_query: Option<String>,
     /// Open loop: send this many requests per second in all, on a fixed schedule, and time
     /// each from its scheduled start (queueing counts); without it, closed loop: each
     /// connection sends its next request when the answer came.
@@ -387,6 +392,7 @@ async fn bench(options: &Options) -> Result<RunResult, BenchError> {
         },
         rate: options.rate,
         streams: options.streams(),
+        page_query: options.page_query.as_deref().map(Arc::from),
     };
     let progress = Arc::new(Progress::step("starting"));
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);

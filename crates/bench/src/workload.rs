@@ -11,6 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -281,16 +282,19 @@ impl Cursors {
 pub struct Maker {
     ids: Ids,
     connection: usize,
+    page_query: Option<Arc<str>>,
     posts: u64,
     patches: u64,
 }
 
 impl Maker {
-    /// The maker of connection `connection`.
-    pub fn new(ids: Ids, connection: usize) -> Maker {
+    /// The maker of connection `connection`; with `page_query`, its pages are each the
+    /// first page of that query.
+    pub fn new(ids: Ids, connection: usize, page_query: Option<Arc<str>>) -> Maker {
         Maker {
             ids,
             connection,
+            page_query,
             posts: 0,
             patches: 0,
         }
@@ -333,14 +337,17 @@ impl Maker {
                     Some(task_body(&id).into_bytes()),
                 )
             }
-            Op::Page => {
-                let mut path = format!("/api/v1/tasks?status=open&limit={PAGE_LIMIT}");
-                if let Some(cursor) = &cursors.page {
-                    path.push_str("&cursor=");
-                    path.push_str(cursor);
+            Op::Page => match &self.page_query {
+                Some(query) => ("GET", format!("/api/v1/tasks?{query}"), None),
+                None => {
+                    let mut path = format!("/api/v1/tasks?status=open&limit={PAGE_LIMIT}");
+                    if let Some(cursor) = &cursors.page {
+                        path.push_str("&cursor=");
+                        path.push_str(cursor);
+                    }
+                    ("GET", path, None)
                 }
-                ("GET", path, None)
-            }
+            },
             Op::Changes => (
                 "GET",
                 format!("/api/v1/changes?since={}&limit={FEED_LIMIT}", cursors.since),
@@ -494,7 +501,7 @@ mod tests {
             tasks: 1,
             version: AtomicU64::new(5),
         };
-        let mut maker = Maker::new(Ids::new(), 0);
+        let mut maker = Maker::new(Ids::new(), 0, None);
         let mut cursors = Cursors::default();
         let post = maker.make(Op::Post, &space, &cursors, 0);
         let answer = |v: u64| format!(r#"{{"data":{{}},"spaceVersion":{v}}}"#).into_bytes();
