@@ -120,6 +120,9 @@ fn measure(server: &Server, seconds: f64) -> Vec<(f64, f64)> {
                 &duration,
                 "--warmup",
                 "1s",
+                // A full sort of the space takes seconds a request.
+                "--timeout",
+                "120s",
             ];
             let total = bench(server.addr, TOKEN, &args)["total"].clone();
             let rate = total["throughput"].as_f64().unwrap();

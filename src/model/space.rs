@@ -48,6 +48,43 @@ pub const LIGHT_DEPENDENTS: usize = 100;
 /// A collection with at least this many records is loaded on two threads.
 const PARALLEL_LOAD: usize = 50_000;
 
+/// The set of `sorted` (ascending and distinct), with full nodes. An imbl node that is full
+/// splits in the middle, so inserting in order leaves every node of a bulk build half
+/// empty; inserting every other element first and then the rest fills the gaps, and the
+/// set takes about half the memory.
+fn packed_set<A: Ord + Clone>(sorted: Vec<A>) -> OrdSet<A> {
+    let (even, odd) = halves(sorted);
+    let mut set = OrdSet::new();
+    for a in even.into_iter().chain(odd) {
+        set.insert(a);
+    }
+    set
+}
+
+/// The map of `sorted` (keys ascending and distinct), with full nodes as in [`packed_set`].
+fn packed_map<K: Ord + Clone, V: Clone>(sorted: Vec<(K, V)>) -> OrdMap<K, V> {
+    let (even, odd) = halves(sorted);
+    let mut map = OrdMap::new();
+    for (k, v) in even.into_iter().chain(odd) {
+        map.insert(k, v);
+    }
+    map
+}
+
+/// The even-numbered elements and the odd-numbered ones.
+fn halves<A>(items: Vec<A>) -> (Vec<A>, Vec<A>) {
+    let mut even = Vec::with_capacity(items.len().div_ceil(2));
+    let mut odd = Vec::with_capacity(items.len() / 2);
+    for (i, a) in items.into_iter().enumerate() {
+        if i % 2 == 0 {
+            even.push(a);
+        } else {
+            odd.push(a);
+        }
+    }
+    (even, odd)
+}
+
 /// A record's place in listing order: `sortOrder` ascending, then id ascending.
 #[derive(Debug, Clone, PartialEq)]
 struct OrderKey {
@@ -126,17 +163,43 @@ impl Indexes {
         let mut keyed: Vec<(OrderKey, &Record)> =
             records.iter().map(|r| (OrderKey::of(r), &**r)).collect();
         keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let parallel = records.len() >= PARALLEL_LOAD;
+        let tasks = (kind == Kind::Task).then_some(&keyed);
+        std::thread::scope(|scope| {
+            // The task indexes of a large collection build beside the others.
+            let tasks = match tasks {
+                Some(keyed) if parallel => {
+                    Err(scope.spawn(move || TaskIndexes::build(keyed, parallel)))
+                }
+                Some(keyed) => Ok(Some(TaskIndexes::build(keyed, parallel))),
+                None => Ok(None),
+            };
+            let mut indexes = Indexes::build_listing(kind, &keyed);
+            indexes.tasks = match tasks {
+                Ok(tasks) => tasks,
+                Err(thread) => Some(
+                    thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                ),
+            };
+            indexes
+        })
+    }
+
+    /// The listing indexes of `keyed`, the records with their keys in listing order.
+    fn build_listing(kind: Kind, keyed: &[(OrderKey, &Record)]) -> Indexes {
         let mut indexes = Indexes::new(kind);
         for (field, index) in &mut indexes.by_field {
             let mut runs: BTreeMap<&str, Vec<OrderKey>> = BTreeMap::new();
-            for (key, record) in &keyed {
+            for (key, record) in keyed {
                 if let Some(value) = record.fields[*field].filter_key() {
                     runs.entry(value).or_default().push(key.clone());
                 }
             }
             *index = runs
                 .into_iter()
-                .map(|(value, keys)| (Box::<str>::from(value), OrdSet::from_iter(keys)))
+                .map(|(value, keys)| (Box::<str>::from(value), packed_set(keys)))
                 .collect();
         }
         for (field, ids) in &mut indexes.flagged {
@@ -146,15 +209,14 @@ impl Indexes {
                 .map(|(_, r)| r.id.clone())
                 .collect();
         }
-        if indexes.tasks.is_some() {
-            indexes.tasks = Some(TaskIndexes::build(&keyed));
-        }
-        indexes.active = keyed
-            .iter()
-            .filter(|(_, r)| !r.is_deleted())
-            .map(|(k, _)| k.clone())
-            .collect();
-        indexes.all = keyed.into_iter().map(|(k, _)| k).collect();
+        indexes.active = packed_set(
+            keyed
+                .iter()
+                .filter(|(_, r)| !r.is_deleted())
+                .map(|(k, _)| k.clone())
+                .collect(),
+        );
+        indexes.all = packed_set(keyed.iter().map(|(k, _)| k.clone()).collect());
         indexes
     }
 
@@ -947,12 +1009,17 @@ impl Space {
         for (kind, records) in snapshot.collections {
             let collection = space.collection_mut(kind);
             let fill_map = |map: &mut Records| {
+                let mut sorted = Vec::with_capacity(records.len());
                 for record in &records {
                     check_record(kind, record, snapshot.version)?;
-                    if map.insert(record.id.clone(), Arc::clone(record)).is_some() {
-                        return Err(format!("{} '{}' appears twice", kind.noun(), record.id));
-                    }
+                    sorted.push((record.id.clone(), Arc::clone(record)));
                 }
+                // Snapshots list records by id, so this sort only checks that they are.
+                sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                if let Some(twice) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+                    return Err(format!("{} '{}' appears twice", kind.noun(), twice[0].0));
+                }
+                *map = packed_map(sorted);
                 Ok(())
             };
             let Collection {
@@ -973,7 +1040,7 @@ impl Space {
                 graph.rebuild(&collection.records);
             }
         }
-        space.feed = space
+        let mut feed: Vec<(FeedKey, Arc<Record>)> = space
             .collections
             .iter()
             .flat_map(|c| {
@@ -982,6 +1049,8 @@ impl Space {
                     .map(move |r| ((r.version, c.kind, r.id.clone()), Arc::clone(r)))
             })
             .collect();
+        feed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        space.feed = packed_map(feed);
         Ok(space)
     }
 

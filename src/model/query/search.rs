@@ -12,8 +12,6 @@
 //! query word `w` as the range from `(w, "")` on, while the word starts with `w`; a task is
 //! a candidate of the query when it is one of every query word.
 
-use std::collections::BTreeSet;
-
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
@@ -28,21 +26,31 @@ pub fn words(text: &str) -> Vec<String> {
     folded_words(text).collect()
 }
 
-/// The distinct folded words of a task's name and notes: what a word index holds for it.
-pub fn task_words(task: &Record) -> BTreeSet<String> {
+/// The distinct folded words of a task's name and notes, sorted: what a word index holds
+/// for it.
+pub fn task_words(task: &Record) -> Vec<String> {
     let (name, notes) = name_and_notes(task);
-    name.into_iter()
+    let mut words: Vec<String> = name
+        .into_iter()
         .chain(notes)
         .flat_map(folded_words)
-        .collect()
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 fn folded_words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.unicode_words().map(fold).filter(|w| !w.is_empty())
 }
 
-/// NFKD, combining marks dropped, lowercased.
+/// NFKD, combining marks dropped, lowercased. ASCII is its own NFKD and has no combining
+/// marks, so an ASCII word is only lowercased (most words are; a space's words are all
+/// folded when it is loaded).
 fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
     let bare: String = word.nfkd().filter(|c| !is_combining_mark(*c)).collect();
     bare.to_lowercase()
 }
@@ -199,7 +207,7 @@ mod tests {
         task.fields[field("status")] = Value::Text("pending".into());
         assert!(search("caf mil").matches_task(&task));
         assert!(!search("pending").matches_task(&task));
-        let indexed: Vec<String> = task_words(&task).into_iter().collect();
+        let indexed = task_words(&task);
         assert_eq!(indexed, ["buy", "cafe", "from", "milk", "the"]);
     }
 }

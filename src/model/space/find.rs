@@ -26,13 +26,12 @@
 //!    source, and for spaces of at most [`SCAN_BELOW`] tasks, where a scan is cheap.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
 
 use imbl::OrdSet;
 
-use super::{Collection, ListQuery, OrderKey};
+use super::{packed_set, Collection, ListQuery, OrderKey};
 use crate::model::kind::Kind;
 use crate::model::query::{
     search, Constraint, Filter, Literal, OrderBy, Position, Scalar, Search, SortKey, SortValue,
@@ -113,45 +112,50 @@ impl TaskIndexes {
         }
     }
 
-    /// The indexes of `keyed`, the tasks with their keys, built from sorted runs.
-    pub(super) fn build(keyed: &[(OrderKey, &Record)]) -> TaskIndexes {
+    /// The indexes of `keyed`, the tasks with their keys, built from sorted runs; the word
+    /// index on a thread of its own when `parallel`.
+    pub(super) fn build(keyed: &[(OrderKey, &Record)], parallel: bool) -> TaskIndexes {
         let mut indexes = TaskIndexes::new();
-        for (field, index) in &mut indexes.times {
-            let mut entries: Vec<(i64, OrderKey)> = keyed
-                .iter()
-                .filter_map(|(key, r)| match field.value(r) {
-                    Scalar::Time(ms) => Some((ms, key.clone())),
-                    _ => None,
-                })
-                .collect();
-            entries.sort_unstable();
-            *index = entries.into_iter().collect();
-        }
-        let mut interned: HashMap<Box<str>, Id> = HashMap::new();
-        let mut intern = |text: &str| match interned.get(text) {
-            Some(id) => id.clone(),
-            None => {
-                let id = Id::from(text);
-                interned.insert(text.into(), id.clone());
-                id
-            }
-        };
-        let mut tags = Vec::new();
-        let mut words = Vec::new();
-        for (key, record) in keyed {
-            if let Scalar::Ids(ids) = indexes.tag_field.value(record) {
-                tags.extend(ids.iter().map(|t| (intern(t), key.clone())));
-            }
-            words.extend(
+        let tag_field = indexes.tag_field;
+        let build_words = || {
+            let entries = keyed.iter().flat_map(|(key, record)| {
                 search::task_words(record)
+                    .into_iter()
+                    .map(move |w| (w, key.clone()))
+            });
+            word_index(entries.collect())
+        };
+        let words = std::thread::scope(|scope| {
+            let words = parallel.then(|| scope.spawn(build_words));
+            for (field, index) in &mut indexes.times {
+                let mut entries: Vec<(i64, OrderKey)> = keyed
                     .iter()
-                    .map(|w| (intern(w), key.clone())),
-            );
-        }
-        tags.sort_unstable();
-        words.sort_unstable();
-        indexes.tags = tags.into_iter().collect();
-        indexes.words = words.into_iter().collect();
+                    .filter_map(|(key, r)| match field.value(r) {
+                        Scalar::Time(ms) => Some((ms, key.clone())),
+                        _ => None,
+                    })
+                    .collect();
+                entries.sort_unstable();
+                *index = packed_set(entries);
+            }
+            let tags = keyed
+                .iter()
+                .flat_map(|(key, record)| match tag_field.value(record) {
+                    Scalar::Ids(ids) => ids
+                        .iter()
+                        .map(|t| (String::from(&**t), key.clone()))
+                        .collect(),
+                    _ => Vec::new(),
+                });
+            indexes.tags = word_index(tags.collect());
+            match words {
+                Some(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                None => build_words(),
+            }
+        });
+        indexes.words = words;
         indexes
     }
 
@@ -192,6 +196,24 @@ impl TaskIndexes {
     fn time_index(&self, field: TaskField) -> Option<&TimeIndex> {
         self.times.iter().find(|(f, _)| *f == field).map(|(_, i)| i)
     }
+}
+
+/// A word index of `entries`: sorted, and each word allocated once for all its entries.
+fn word_index(mut entries: Vec<(String, OrderKey)>) -> WordIndex {
+    entries.sort_unstable();
+    let mut last: Option<Id> = None;
+    let shared = entries
+        .into_iter()
+        .map(|(word, key)| {
+            let shared = match &last {
+                Some(id) if **id == *word => id.clone(),
+                _ => Id::from(word),
+            };
+            last = Some(shared.clone());
+            (shared, key)
+        })
+        .collect();
+    packed_set(shared)
 }
 
 /// Entries of `index` whose word starts with `prefix` (the whole word when `whole`).
