@@ -303,7 +303,27 @@ impl Scope<'_> {
     }
 }
 
-type Source<'a> = Box<dyn Iterator<Item = &'a OrderKey> + 'a>;
+/// Candidates from one index, and their number when the index knows it without a walk.
+struct Source<'a> {
+    keys: Box<dyn Iterator<Item = &'a OrderKey> + 'a>,
+    len: Option<usize>,
+}
+
+impl<'a> Source<'a> {
+    fn counted(keys: impl Iterator<Item = &'a OrderKey> + 'a, len: usize) -> Source<'a> {
+        Source {
+            keys: Box::new(keys),
+            len: Some(len),
+        }
+    }
+
+    fn walked(keys: impl Iterator<Item = &'a OrderKey> + 'a) -> Source<'a> {
+        Source {
+            keys: Box::new(keys),
+            len: None,
+        }
+    }
+}
 
 /// Every source of candidates the query offers: each yields a superset of the matching
 /// records (with repeats for words).
@@ -319,8 +339,10 @@ fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>>
     let mut out: Vec<Source<'a>> = Vec::new();
     for (field, value) in &scope.query.filters {
         if let Some(index) = by_field(*field) {
-            out.push(Box::new(
-                index.get(value.as_str()).into_iter().flat_map(|s| s.iter()),
+            let set = index.get(value.as_str());
+            out.push(Source::counted(
+                set.into_iter().flat_map(|s| s.iter()),
+                set.map_or(0, |s| s.len()),
             ));
         }
     }
@@ -339,7 +361,7 @@ fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>>
                         })
                         .collect();
                     if let Some(times) = times {
-                        out.push(Box::new(times.into_iter().flat_map(move |ms| {
+                        out.push(Source::walked(times.into_iter().flat_map(move |ms| {
                             time_range(index, Included(ms), Included(ms))
                         })));
                     }
@@ -354,10 +376,11 @@ fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>>
                         })
                         .collect();
                     if let (Some(index), Some(keys)) = (by_field(position), keys) {
-                        out.push(Box::new(
-                            keys.into_iter()
-                                .filter_map(move |k| index.get(k))
-                                .flat_map(|s| s.iter()),
+                        let sets: Vec<_> = keys.into_iter().filter_map(|k| index.get(k)).collect();
+                        let len = sets.iter().map(|s| s.len()).sum();
+                        out.push(Source::counted(
+                            sets.into_iter().flat_map(|s| s.iter()),
+                            len,
                         ));
                     }
                 }
@@ -366,28 +389,32 @@ fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>>
                 if let (Some(index), Some(low), Some(high)) =
                     (tasks.time_index(field), time_bound(low), time_bound(high))
                 {
-                    out.push(Box::new(time_range(index, low, high)));
+                    out.push(Source::walked(time_range(index, low, high)));
                 }
             }
             Constraint::Has(field, id) => {
                 if field == tasks.tag_field {
-                    out.push(Box::new(words_from(&tasks.tags, id, true)));
+                    out.push(Source::walked(words_from(&tasks.tags, id, true)));
                 }
             }
         }
     }
     for word in scope.search.map_or(&[][..], |s| s.words()) {
-        out.push(Box::new(words_from(&tasks.words, word, false)));
+        out.push(Source::walked(words_from(&tasks.words, word, false)));
     }
     out
 }
 
-/// The smallest source with at most `cap` entries, collected.
+/// The smallest source with at most `cap` entries, collected; a source is walked only as
+/// far as it could still be the smallest.
 fn smallest<'a>(sources: Vec<Source<'a>>, cap: usize) -> Option<Vec<&'a OrderKey>> {
     let mut best: Option<Vec<&'a OrderKey>> = None;
     for source in sources {
         let limit = best.as_ref().map_or(cap, |b| b.len().saturating_sub(1));
-        let keys: Vec<&OrderKey> = source.take(limit + 1).collect();
+        if source.len.is_some_and(|len| len > limit) {
+            continue;
+        }
+        let keys: Vec<&OrderKey> = source.keys.take(limit + 1).collect();
         if keys.len() <= limit {
             best = Some(keys);
         }
