@@ -2,7 +2,7 @@
 //! from them.
 //!
 //! [`TaskIndexes`] holds, beside the listing indexes of [`super::Indexes`], the tasks by
-//! `dateDue`, `dateStart` and `updatedAt` (tasks whose field is null are not in it), by tag
+//! `dateDue`, `dateStart` and `updatedAt` (tasks whose field is null are not in them), by tag
 //! (`tagIds`) and by folded word of their name and notes ([`search::task_words`]). Every
 //! entry carries the task's place in the default order (`sortOrder`, then id), so a set of
 //! candidates comes out in that order without looking a record up. Like every structure
@@ -14,7 +14,8 @@
 //!    index covers (`=`/`in`/`<`/`<=`/`>`/`>=` on `dateDue`, `dateStart`, `updatedAt`;
 //!    `=`/`in` on `status`, `listId`, `contextId`, `isBlocked`; `has` on `tagIds`) and each
 //!    word of `q` is a source. The planner counts each source up to a cap that grows with
-//!    the square root of the space's size and takes the smallest source under it, then
+//!    the square root of the space's size (a source whose index knows its size is not
+//!    walked to count it) and takes the smallest source under it, then
 //!    tests every candidate with the whole query (exact filters, filter, search, the walk's
 //!    version) and sorts only as many as the page needs.
 //! 2. Without a selective source, it walks an index in the order asked for: `sortOrder`,
@@ -23,7 +24,10 @@
 //! 3. Otherwise it scans: every task of the collection is tested and the page is sorted out
 //!    of the matches. That is the case for `orderBy` whose first key is `name`, `status`,
 //!    `createdAt`, `durationEstimate`, `isImportant` or `versionUpdatedAt` with no selective
-//!    source, and for spaces of at most [`SCAN_BELOW`] tasks, where a scan is cheap.
+//!    source.
+//!
+//! A collection of at most [`SCAN_BELOW`] tasks skips step 1: walking or scanning it costs
+//! no more than counting the sources would.
 
 use std::cmp::Ordering;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
