@@ -235,9 +235,6 @@ impl Indexes {
                 ids.insert(record.id.clone());
             }
         }
-        if let Some(tasks) = &mut self.tasks {
-            tasks.add(record, &key);
-        }
         if !record.is_deleted() {
             self.active.insert(key.clone());
         }
@@ -259,9 +256,6 @@ impl Indexes {
         }
         for (_, ids) in &mut self.flagged {
             ids.remove(&record.id);
-        }
-        if let Some(tasks) = &mut self.tasks {
-            tasks.remove(record, &key);
         }
         self.active.remove(&key);
         self.all.remove(&key);
@@ -335,6 +329,16 @@ impl Collection {
         let new = self.records.get(id);
         if let Some(new) = new {
             self.indexes.add(new);
+        }
+        if let Some(tasks) = &mut self.indexes.tasks {
+            let (old_key, new_key) = (
+                old.as_deref().map(OrderKey::of),
+                new.map(|r| OrderKey::of(r)),
+            );
+            tasks.replace(
+                old.as_deref().zip(old_key.as_ref()),
+                new.map(|r| &**r).zip(new_key.as_ref()),
+            );
         }
         if let Some(graph) = &mut self.graph {
             graph.relink(old.as_deref(), new.map(|r| &**r), &self.records);
@@ -1789,7 +1793,11 @@ mod tests {
         }
         // Rewritten tasks leave their old index entries.
         for i in (0..SCAN_BELOW).step_by(7) {
-            let body = json!({"name": words[i % words.len()], "dateDue": time(&mut rng)});
+            let body = match i % 3 {
+                0 => json!({"name": words[i % words.len()], "dateDue": time(&mut rng)}),
+                1 => json!({"tagIds": ["home", "new"]}),
+                _ => json!({"sortOrder": rng.gen_range(0..50), "status": "open"}),
+            };
             let changes = changes(Kind::Task, Mode::Update, body);
             // A deleted task is refused, and stays as it was.
             let _ = space.update(Kind::Task, &format!("t{i:05}"), changes, 3_000);

@@ -71,6 +71,9 @@ pub(super) struct TaskIndexes {
     times: [(TaskField, TimeIndex); 3],
     /// The `tagIds` field.
     tag_field: TaskField,
+    /// The `name` and `notesMarkdown` fields, whose words the word index holds.
+    name_field: TaskField,
+    notes_field: TaskField,
     tags: WordIndex,
     words: WordIndex,
 }
@@ -111,6 +114,8 @@ impl TaskIndexes {
                 (TaskField::UpdatedAt, OrdSet::new()),
             ],
             tag_field: task_field("tagIds"),
+            name_field: task_field("name"),
+            notes_field: task_field("notesMarkdown"),
             tags: OrdSet::new(),
             words: OrdSet::new(),
         }
@@ -163,42 +168,76 @@ impl TaskIndexes {
         indexes
     }
 
-    pub(super) fn add(&mut self, record: &Record, key: &OrderKey) {
+    /// Puts task `new` in place of `old` (either may be absent), each with its key in the
+    /// default order. An index whose entries for the task stay the same is not touched, so
+    /// a write that changes neither the name, the notes nor the tags folds no word.
+    pub(super) fn replace<'t>(
+        &mut self,
+        old: Option<(&'t Record, &OrderKey)>,
+        new: Option<(&'t Record, &OrderKey)>,
+    ) {
+        let same_key = matches!((old, new), (Some((_, a)), Some((_, b))) if a == b);
         for (field, index) in &mut self.times {
-            if let Scalar::Time(ms) = field.value(record) {
-                index.insert((ms, key.clone()));
+            let entry = |task: Option<(&Record, &OrderKey)>| match task {
+                Some((record, key)) => match field.value(record) {
+                    Scalar::Time(ms) => Some((ms, key.clone())),
+                    _ => None,
+                },
+                None => None,
+            };
+            let (was, is) = (entry(old), entry(new));
+            if was != is {
+                if let Some(entry) = was {
+                    index.remove(&entry);
+                }
+                if let Some(entry) = is {
+                    index.insert(entry);
+                }
             }
         }
-        if let Scalar::Ids(ids) = self.tag_field.value(record) {
-            for tag in ids {
-                let tag = shared(&self.tags, tag);
-                self.tags.insert((tag, key.clone()));
+        let (old_tags, new_tags) = (ids_of(self.tag_field, old), ids_of(self.tag_field, new));
+        if !same_key || old_tags != new_tags {
+            if let Some((_, key)) = old {
+                for tag in old_tags {
+                    self.tags.remove(&(Id::from(&**tag), key.clone()));
+                }
+            }
+            if let Some((_, key)) = new {
+                for tag in new_tags {
+                    let tag = shared(&self.tags, tag);
+                    self.tags.insert((tag, key.clone()));
+                }
             }
         }
-        for word in search::task_words(record) {
-            let word = shared(&self.words, &word);
-            self.words.insert((word, key.clone()));
-        }
-    }
-
-    pub(super) fn remove(&mut self, record: &Record, key: &OrderKey) {
-        for (field, index) in &mut self.times {
-            if let Scalar::Time(ms) = field.value(record) {
-                index.remove(&(ms, key.clone()));
+        let texts = [self.name_field, self.notes_field];
+        let text_of = |task: Option<(&'t Record, &OrderKey)>| {
+            task.map(|(record, _)| texts.map(|field| field.value(record)))
+        };
+        if !same_key || text_of(old) != text_of(new) {
+            if let Some((record, key)) = old {
+                for word in search::task_words(record) {
+                    self.words.remove(&(Id::from(word), key.clone()));
+                }
             }
-        }
-        if let Scalar::Ids(ids) = self.tag_field.value(record) {
-            for tag in ids {
-                self.tags.remove(&(Id::from(&**tag), key.clone()));
+            if let Some((record, key)) = new {
+                for word in search::task_words(record) {
+                    let word = shared(&self.words, &word);
+                    self.words.insert((word, key.clone()));
+                }
             }
-        }
-        for word in search::task_words(record) {
-            self.words.remove(&(Id::from(word), key.clone()));
         }
     }
 
     fn time_index(&self, field: TaskField) -> Option<&TimeIndex> {
         self.times.iter().find(|(f, _)| *f == field).map(|(_, i)| i)
+    }
+}
+
+/// The ids an array field of `task` holds (none for no task).
+fn ids_of<'t>(field: TaskField, task: Option<(&'t Record, &OrderKey)>) -> &'t [Box<str>] {
+    match task.map(|(record, _)| field.value(record)) {
+        Some(Scalar::Ids(ids)) => ids,
+        _ => &[],
     }
 }
 
