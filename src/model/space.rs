@@ -388,7 +388,7 @@ pub struct ListQuery {
 }
 
 /// The §17 parameters of a task listing.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TaskQuery {
     /// The decoded `filter=`, parsed by the listing against the walk's `now` (an empty
     /// text matches every task).

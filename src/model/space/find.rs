@@ -54,10 +54,9 @@ type TimeIndex = OrdSet<(i64, OrderKey)>;
 type WordIndex = OrdSet<(Id, OrderKey)>;
 
 /// How a listing may find its records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Plan {
     /// From the indexes of this module where they help (the server's way).
-    #[default]
     Indexes,
     /// Without them: the default order walks the listing index, any other order sorts
     /// every match. For measuring what the indexes gain.
