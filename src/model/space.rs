@@ -30,6 +30,8 @@ use super::deps::{Budget, Graph};
 use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
 use super::record::{Id, Record, Records, Value};
+use super::recurrence::Listed;
+use super::times::{OccurrenceQuery, TimeFields};
 use super::validate::Changes;
 
 /// A write of at most this many commands may be light (see [`Space::is_heavy`]).
@@ -223,6 +225,8 @@ struct Collection {
     indexes: Indexes,
     /// The dependency graph, for a kind whose records have predecessors (tasks).
     graph: Option<Graph>,
+    /// Where the kind keeps its time fields, when it has them (tasks).
+    times: Option<TimeFields>,
 }
 
 impl Collection {
@@ -232,6 +236,7 @@ impl Collection {
             records: Records::new(),
             indexes: Indexes::new(kind),
             graph: Graph::of(kind),
+            times: TimeFields::of(kind),
         }
     }
 
@@ -533,6 +538,28 @@ impl Space {
         })
     }
 
+    /// The occurrences of task `id` of `kind` (deleted or not) that `query` asks for, read at
+    /// `now`, whether more follow, and the space version (CONTRACT §18). A kind without
+    /// time fields has no record to list.
+    pub fn occurrences(
+        &self,
+        kind: Kind,
+        id: &str,
+        query: &OccurrenceQuery,
+        now: i64,
+    ) -> Result<(Vec<Listed>, bool, u64), SpaceError> {
+        let collection = self.collection(kind);
+        let record = collection.get(id)?;
+        let Some(times) = &collection.times else {
+            return Err(SpaceError::NotFound {
+                kind,
+                id: id.to_string(),
+            });
+        };
+        let (listed, more) = times.occurrences(record, query, now)?;
+        Ok((listed, more, self.version))
+    }
+
     /// Whether applying `commands` may take long enough to hold up the other spaces of a
     /// shared thread (CONTRACT §21): a batch of more than [`LIGHT_COMMANDS`] commands,
     /// more than [`LIGHT_TEXT_BYTES`] of text, a change of the predecessors of a record
@@ -769,6 +796,10 @@ impl Space {
             }
             for (field, value) in &changes.fields {
                 record.fields[*field] = value.clone();
+            }
+            if let Some(times) = &collection.times {
+                let before = collection.records.get(&**id).map(|r| &**r);
+                times.settle(kind, before, &mut record, changes, now)?;
             }
         }
         record.touch(version, now);

@@ -23,5 +23,6 @@ mod records;
 mod replication;
 mod spaces;
 mod sync;
+mod time;
 mod tokens;
 mod writes;
