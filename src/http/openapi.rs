@@ -1241,6 +1241,33 @@ mod tests {
             )));
     }
 
+    /// The time fields of a task (CONTRACT §18): the counters read-only and absent from the
+    /// bodies, dates as date-times or days in the bodies, and the occurrences operation.
+    #[test]
+    fn a_task_has_its_time_fields_and_its_occurrences() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        let task = &schemas["Task"]["properties"];
+        for field in ["remindedAt", "completedCount", "lastCompletedAt"] {
+            assert_eq!(task[field]["readOnly"], true, "{field}");
+            for body in ["TaskCreate", "TaskUpdate"] {
+                assert!(
+                    schemas[body]["properties"].get(field).is_none(),
+                    "{body}.{field}"
+                );
+            }
+        }
+        assert_eq!(task["reminders"]["maxItems"], 10);
+        assert_eq!(task["dateDue"]["format"], "date-time");
+        let due = schemas["TaskUpdate"]["properties"]["dateDue"].to_string();
+        assert!(
+            due.contains("\"date\"") && due.contains("date-time"),
+            "{due}"
+        );
+        let occurrences = &document["paths"]["/api/v1/tasks/{todoId}/occurrences"]["get"];
+        assert!(occurrences["responses"]["200"].is_object(), "{occurrences}");
+    }
+
     /// Every operation derived from a handler lists its statuses and is found in the
     /// document; none is lost between the handlers and the generated routes.
     #[test]

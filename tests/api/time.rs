@@ -3,6 +3,8 @@
 //! all-day days, the roll of a completion (PATCH and batch, both `recurFrom` modes, `COUNT`
 //! and the end of a series, keyed retries), the occurrences listing, and restarts.
 
+use std::process::{Command, Stdio};
+
 use actix_web::http::Method;
 use chrono::{DateTime, Days, NaiveTime, TimeZone};
 use serde_json::{json, Value};
@@ -414,13 +416,7 @@ async fn occurrences_are_listed_in_ranges_and_pages() {
 #[actix_web::test]
 async fn restarts_keep_every_time_field_and_replay_does_not_roll_again() {
     let mut app = spawn_app();
-    app.create(
-        "tasks",
-        json!({"todoId": "chore", "timeZone": "Europe/Paris", "recurFrom": "completion",
-               "isAllDay": true, "dateDue": "2030-01-01", "recurrence": "FREQ=DAILY;INTERVAL=3",
-               "reminders": [{"minutesBefore": 60}]}),
-    )
-    .await;
+    chore_task(&app).await;
     app.create(
         "tasks",
         json!({"todoId": "weekly", "dateDue": "2030-01-07T09:00:00Z",
@@ -444,4 +440,70 @@ async fn restarts_keep_every_time_field_and_replay_does_not_roll_again() {
         [task(&app, "chore").await, task(&app, "weekly").await],
         before
     );
+}
+
+/// `taskd args` without the `TASKD_*` variables of the test's environment; it must
+/// succeed.
+fn taskd(args: &[&str]) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_taskd"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("TASKD_") {
+            command.env_remove(name);
+        }
+    }
+    let out = command.args(args).stdin(Stdio::null()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[actix_web::test]
+async fn an_export_imported_elsewhere_keeps_the_time_fields_and_the_counters() {
+    let source = spawn_app();
+    chore_task(&source).await;
+    patch(&source, "chore", json!({"status": "done"})).await;
+    let before = task(&source, "chore").await;
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let file = file.path().to_str().unwrap();
+    let from = source.dir.path().to_str().unwrap();
+    taskd(&[
+        "export",
+        "--data-dir",
+        from,
+        "--user",
+        "default",
+        "--to",
+        file,
+    ]);
+
+    let mut target = spawn_app();
+    let me = target.get("/api/v1/me").await;
+    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_string();
+    assert!(target.stop().success());
+    let to = target.dir.path().to_str().unwrap();
+    taskd(&["import", "--data-dir", to, "--space", &space, file]);
+    let target = target.restart_after_stop();
+    let after = task(&target, "chore").await;
+    let kept = |t: &Value| {
+        let mut t = t.as_object().unwrap().clone();
+        for field in ["createdAt", "updatedAt", "versionUpdatedAt", "spaceId"] {
+            t.remove(field);
+        }
+        t
+    };
+    assert_eq!(kept(&after), kept(&before));
+    assert_eq!(after["completedCount"], 1);
+}
+
+/// Creates the all-day task `chore`, every 3 days after it is done, with a reminder.
+async fn chore_task(app: &TestApp) {
+    app.create(
+        "tasks",
+        json!({"todoId": "chore", "timeZone": "Europe/Paris", "recurFrom": "completion",
+               "isAllDay": true, "dateDue": "2030-01-01", "recurrence": "FREQ=DAILY;INTERVAL=3",
+               "reminders": [{"minutesBefore": 60}]}),
+    )
+    .await;
 }
