@@ -13,7 +13,7 @@ use chrono_tz::Tz;
 use super::deps::is_finished_status;
 use super::error::SpaceError;
 use super::kind::Kind;
-use super::limits::OCCURRENCES_SPAN_DAYS;
+use super::limits::{FIRST_INSTANT_MS, LAST_INSTANT_MS, OCCURRENCES_SPAN_DAYS};
 use super::record::{Record, Value};
 use super::recurrence::{complete, occurrences, zone, Listed, RecurFrom, Rolled, Rule};
 use super::validate::Changes;
@@ -127,8 +127,8 @@ impl TimeFields {
     ///   the task finishes; either way `completedCount` goes up by 1 and `lastCompletedAt`
     ///   is `now`.
     ///
-    /// A date that cannot be placed in the zone, or a rule that does not hold, is
-    /// [`SpaceError::InvalidField`] naming the field.
+    /// A date or day whose start in the zone falls outside years 0001–9999 UTC, or a rule
+    /// that does not hold, is [`SpaceError::InvalidField`] naming the field.
     pub fn settle(
         &self,
         kind: Kind,
@@ -142,10 +142,16 @@ impl TimeFields {
             field: field(at),
             message: message.to_string(),
         };
+        let in_range =
+            |ms: Option<i64>| ms.filter(|ms| (FIRST_INSTANT_MS..=LAST_INSTANT_MS).contains(ms));
         let tz = self.zone(record);
         for (at, day) in &changes.days {
-            let ms = zone::start_of_day(tz, *day)
-                .ok_or_else(|| invalid(*at, "is a date that cannot be placed in timeZone"))?;
+            let ms = in_range(zone::start_of_day(tz, *day)).ok_or_else(|| {
+                invalid(
+                    *at,
+                    "must be a date whose start in timeZone falls in years 0001-9999 in UTC",
+                )
+            })?;
             record.fields[*at] = Value::Time(ms);
         }
         let all_day = self.is_all_day(record);
@@ -164,8 +170,12 @@ impl TimeFields {
                     Some(from) if !written => zone::rezone_day(ms, from, tz),
                     _ => zone::day_of(tz, ms),
                 };
-                let day = day
-                    .ok_or_else(|| invalid(at, "names a day that cannot be placed in timeZone"))?;
+                let day = in_range(day).ok_or_else(|| {
+                    invalid(
+                        at,
+                        "names a day whose start in timeZone falls outside years 0001-9999 in UTC",
+                    )
+                })?;
                 record.fields[at] = Value::Time(day);
             }
         }

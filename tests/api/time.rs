@@ -100,6 +100,21 @@ async fn each_time_field_is_validated_and_keeps_its_default() {
         )
         .await;
     assert_invalid_fields(&reply, &["recurrence"]);
+    // A day must start within years 0001-9999 in UTC.
+    let reply = app
+        .post(
+            "/api/v1/tasks",
+            json!({"dateDue": "0001-01-01", "timeZone": "Europe/Paris"}),
+        )
+        .await;
+    assert_invalid_fields(&reply, &["dateDue"]);
+    let reply = app
+        .post(
+            "/api/v1/tasks",
+            json!({"dateStart": "0001-01-01T00:30:00Z", "timeZone": "Europe/Paris", "isAllDay": true}),
+        )
+        .await;
+    assert_invalid_fields(&reply, &["dateStart"]);
     assert_eq!(app.space_version().await, version);
 
     let rich = app
