@@ -1175,6 +1175,50 @@ mod tests {
             .unwrap()
     }
 
+    /// A completion's roll is decided by the write at its time and kept in the outcome:
+    /// replaying the outcome later gives the same record, and an undo takes it back.
+    #[test]
+    fn a_completion_is_decided_once_and_replays_to_the_same_dates() {
+        let mut space = Space::new("s");
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "t", "dateDue": "2030-01-01T09:00:00Z", "timeZone": "Europe/Paris",
+                   "recurrence": "FREQ=DAILY;INTERVAL=3;COUNT=4", "recurFrom": "completion"}),
+        );
+        let before = space.clone();
+        let done = Command {
+            kind: Kind::Task,
+            id: "t".into(),
+            op: Op::Update(changes(Kind::Task, Mode::Update, json!({"status": "done"}))),
+            if_match: None,
+        };
+        // 2026-11-27T12:00:00Z: the series starts again that day at 10:00 in Paris (09:00Z).
+        let now = 1_795_780_800_000;
+        let (outcome, undo) = space.apply(std::slice::from_ref(&done), now).unwrap();
+        let rolled = outcome.item().record;
+        let field = |name: &str| rolled.fields[Kind::Task.field_index(name).unwrap()].clone();
+        assert_eq!(
+            field("dateDue"),
+            Value::Time(now - 3 * 3_600_000 + 3 * 86_400_000)
+        );
+        assert_eq!(
+            field("recurrence"),
+            Value::Text("FREQ=DAILY;INTERVAL=3;COUNT=3".into())
+        );
+        assert_eq!(field("status"), Value::Null);
+        assert_eq!(field("completedCount"), Value::Integer(1));
+        assert_eq!(field("lastCompletedAt"), Value::Time(now));
+        let mut replayed = before.clone();
+        replayed.replay(&outcome).unwrap();
+        assert_eq!(replayed.get(Kind::Task, "t").unwrap().record, rolled);
+        space.undo(undo);
+        assert_eq!(
+            space.get(Kind::Task, "t").unwrap().record,
+            before.get(Kind::Task, "t").unwrap().record
+        );
+    }
+
     #[test]
     fn a_write_is_heavy_when_it_may_search_flip_or_carry_much() {
         let mut space = Space::new("s");
