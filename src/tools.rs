@@ -22,7 +22,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::config::Tool;
 use crate::http::render::RecordJson;
-use crate::model::validate::{parse_changes, READ_ONLY};
+use crate::model::validate::{parse_changes, parse_kept, READ_ONLY};
 use crate::model::{Changes, Command, FieldType, Kind, Mode, Op, Space, SpaceError};
 use crate::store::backup::{self, BackupError};
 use crate::store::{replace_file, Problem, Store, StoreError};
@@ -434,6 +434,16 @@ fn command_of(line: &str) -> Result<(Command, Option<Command>, bool), String> {
         }
         _ => {}
     }
+    // What the space counted (`completedCount`, `lastCompletedAt`, `remindedAt`) is kept;
+    // what it derives from other records (`isBlocked`) is worked out again.
+    let mut kept = Vec::new();
+    for (at, field) in kind.fields().iter().enumerate() {
+        if let Some(json) = record.get(field.name) {
+            if let Some(value) = parse_kept(field.ty, json) {
+                kept.push((at, value.map_err(|e| format!("{} {e}", field.name))?));
+            }
+        }
+    }
     let derived = kind.fields().iter().filter(|f| !f.ty.is_writable());
     for field in READ_ONLY
         .iter()
@@ -459,6 +469,7 @@ fn command_of(line: &str) -> Result<(Command, Option<Command>, bool), String> {
             kind.fields()[*field].ty == FieldType::Predecessors && !value.as_ids().is_empty()
         });
     changes.fields = fields;
+    changes.fields.extend(kept);
     let link = (!predecessors.is_empty()).then(|| Command {
         kind,
         id: id.clone(),
@@ -560,6 +571,29 @@ mod tests {
         );
         let none = r#"{"kind":"task","record":{"todoId":"b","predecessorIds":[]}}"#;
         assert!(command_of(none).unwrap().1.is_none());
+    }
+
+    #[test]
+    fn a_tasks_completion_counters_are_kept_and_its_time_fields_read_as_sent() {
+        let line = r#"{"kind":"task","record":{"todoId":"r","dateDue":"2030-01-07T09:00:00.000Z",
+            "timeZone":"Europe/Paris","recurrence":"FREQ=WEEKLY;COUNT=2","recurFrom":"due",
+            "reminders":[{"minutesBefore":30}],"completedCount":3,
+            "lastCompletedAt":"2030-01-01T09:00:00.000Z","remindedAt":null}}"#
+            .replace('\n', "");
+        let (command, _, _) = command_of(&line).unwrap();
+        let mut space = Space::new("s");
+        space.apply(&[command], 0).unwrap();
+        let task = space.get(Kind::Task, "r").unwrap().record;
+        let value = |name: &str| &task.fields[Kind::Task.field_index(name).unwrap()];
+        assert_eq!(*value("completedCount"), crate::model::Value::Integer(3));
+        assert_eq!(
+            *value("lastCompletedAt"),
+            crate::model::Value::Time(1_893_488_400_000)
+        );
+        assert_eq!(*value("remindedAt"), crate::model::Value::Null);
+        assert_eq!(value("recurrence").as_text(), Some("FREQ=WEEKLY;COUNT=2"));
+        let bad = r#"{"kind":"task","record":{"todoId":"t","completedCount":-1}}"#;
+        assert!(command_of(bad).unwrap_err().contains("completedCount"));
     }
 
     #[test]

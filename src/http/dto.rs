@@ -444,6 +444,47 @@ pub(crate) struct BatchResponse<'a> {
     pub space_version: u64,
 }
 
+/// The query parameters of a task's occurrences (CONTRACT §18).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub(crate) struct OccurrenceParams {
+    /// The first instant listed: an RFC 3339 date-time, or a date YYYY-MM-DD (00:00 in the
+    /// task's timeZone); default the task's dateDue (the current time when it has none).
+    from: Option<String>,
+    /// The instant the listing stops before, in the same forms; default 365 calendar days
+    /// of the task's timeZone after `from`. Before `from`: 400 invalid_parameter.
+    to: Option<String>,
+    /// Occurrences per answer.
+    #[param(schema_with = occurrence_limit_schema)]
+    limit: Option<usize>,
+}
+
+/// One occurrence of a task's series.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Occurrence {
+    /// The occurrence.
+    #[schema(value_type = String, format = DateTime)]
+    pub date_due: Stamp,
+    /// The task's dateStart at the same distance (whole days for an all-day task), or null
+    /// when the task has none.
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub date_start: Option<Stamp>,
+}
+
+/// The occurrences of a task's series in [from, to), in order (CONTRACT §18).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct OccurrencePage {
+    /// At most `limit` occurrences; a task without recurrence has at most its dateDue.
+    pub data: Vec<Occurrence>,
+    /// The space version the listing was read at.
+    pub space_version: u64,
+    /// Whether more occurrences follow before `to` (list them from just after the last).
+    pub has_more: bool,
+}
+
 /// The query parameter `spaceId`.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -572,6 +613,15 @@ fn feed_limit_schema() -> ObjectBuilder {
         .minimum(Some(1))
         .maximum(Some(FEED_LIMIT_MAX))
         .default(Some(FEED_LIMIT_DEFAULT.into()))
+}
+
+fn occurrence_limit_schema() -> ObjectBuilder {
+    use crate::model::limits::{OCCURRENCES_LIMIT_DEFAULT, OCCURRENCES_LIMIT_MAX};
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(1))
+        .maximum(Some(OCCURRENCES_LIMIT_MAX))
+        .default(Some(OCCURRENCES_LIMIT_DEFAULT.into()))
 }
 
 fn operations_schema() -> ArrayBuilder {

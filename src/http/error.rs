@@ -13,7 +13,7 @@ use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
 use crate::model::limits::{MAX_BODY_BYTES, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::model::query::FilterError;
-use crate::model::{DirectoryError, SpaceError, ValidationError};
+use crate::model::{DirectoryError, FieldError, SpaceError, ValidationError};
 use crate::service::BackupFailure;
 
 /// Seconds a client is asked to wait before retrying a 503.
@@ -353,7 +353,15 @@ impl From<SpaceError> for ApiError {
             SpaceError::InvalidCursor => ApiError::InvalidCursor,
             SpaceError::InvalidFilter(e) => ApiError::InvalidFilter(e),
             SpaceError::PreconditionFailed { .. } => ApiError::PreconditionFailed(detail),
-            SpaceError::SinceAhead { .. } => ApiError::InvalidParameter(detail),
+            SpaceError::SinceAhead { .. } | SpaceError::InvalidRange { .. } => {
+                ApiError::InvalidParameter(detail)
+            }
+            SpaceError::InvalidField { field, message } => ApiError::Validation(ValidationError {
+                errors: vec![FieldError {
+                    field: field.into(),
+                    message,
+                }],
+            }),
         }
     }
 }

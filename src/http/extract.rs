@@ -26,8 +26,11 @@ use crate::model::kind::FieldType;
 use crate::model::limits::{
     FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX, MAX_IDS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX,
 };
+use crate::model::limits::{OCCURRENCES_LIMIT_DEFAULT, OCCURRENCES_LIMIT_MAX};
 use crate::model::query::{time_zone, OrderBy, ParameterError, Search};
-use crate::model::validate::{id_rule, is_id};
+use crate::model::recurrence::zone;
+use crate::model::times::{OccurrenceQuery, When};
+use crate::model::validate::{id_rule, is_id, parse_time};
 use crate::model::{Caller, IfMatch, Kind, ListQuery, Plan, TaskQuery};
 
 /// The largest request body accepted.
@@ -292,6 +295,30 @@ impl Params {
     /// [`FEED_LIMIT_DEFAULT`].
     pub(crate) fn feed_limit(&self) -> Result<usize, ApiError> {
         self.limit(FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX)
+    }
+
+    /// The query of a task's occurrences (CONTRACT §18): `from` and `to`, each an RFC 3339
+    /// date-time or a date `YYYY-MM-DD`, and `limit` (1 to [`OCCURRENCES_LIMIT_MAX`]).
+    pub(crate) fn occurrence_query(&self) -> Result<OccurrenceQuery, ApiError> {
+        let when = |name: &str| -> Result<Option<When>, ApiError> {
+            let Some(raw) = self.get(name) else {
+                return Ok(None);
+            };
+            let when = match zone::parse_date(raw) {
+                Some(day) => Some(When::Day(day)),
+                None => parse_time(raw).map(When::At),
+            };
+            when.map(Some).ok_or_else(|| {
+                ApiError::InvalidParameter(format!(
+                    "{name} must be an RFC 3339 date-time or a date YYYY-MM-DD, not '{raw}'"
+                ))
+            })
+        };
+        Ok(OccurrenceQuery {
+            from: when("from")?,
+            to: when("to")?,
+            limit: self.limit(OCCURRENCES_LIMIT_DEFAULT, OCCURRENCES_LIMIT_MAX)?,
+        })
     }
 
     /// The `limit` parameter: 1 to `max`, `default` when absent.
@@ -578,12 +605,12 @@ pub(crate) fn kept_with_write(req: &HttpRequest, answer: KeptAnswer) {
 }
 
 /// A top-level value of a body, parsed at a cost bounded by its bytes. Every field takes
-/// a scalar or an array of ids, so:
+/// a scalar, an array of ids or an array of small objects (`reminders`), so:
 /// - an object is never valid and is not parsed (an empty one fails the same way);
-/// - an array keeps its distinct strings in order, the way id arrays are validated, and
-///   stops keeping anything once it holds more than [`MAX_IDS`] of them or a non-string
-///   (the rest is only scanned), which fails validation with the same message as the
-///   whole array would.
+/// - an array keeps its distinct strings and its objects in order, the way id arrays are
+///   validated, and stops keeping anything once it holds more than [`MAX_IDS`] of them or
+///   another value (the rest is only scanned), which fails validation with the same
+///   message as the whole array would.
 fn bounded_value(raw: &RawValue) -> Result<Json, ApiError> {
     let text = raw.get();
     let parsed = match text.as_bytes().first() {
@@ -624,6 +651,7 @@ impl<'de> Visitor<'de> for BoundedArrayVisitor {
                         kept.push(Json::String(s.into_owned()));
                     }
                 }
+                Some(Element::Object(object)) => kept.push(object),
                 Some(Element::Other) => {
                     kept = vec![Json::Null];
                     break;
@@ -635,10 +663,11 @@ impl<'de> Visitor<'de> for BoundedArrayVisitor {
     }
 }
 
-/// An array element: a string (borrowed from the body when it has no escapes), or
-/// anything else (read past, not kept).
+/// An array element: a string (borrowed from the body when it has no escapes), an object,
+/// or anything else (read past, not kept).
 enum Element<'de> {
     Text(Cow<'de, str>),
+    Object(Json),
     Other,
 }
 
@@ -686,10 +715,15 @@ impl<'de> Deserialize<'de> for Element<'de> {
                 Ok(Element::Other)
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Element<'de>, A::Error> {
-                // Numbers arrive as maps too (serde_json's `arbitrary_precision`).
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Element::Other)
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Element<'de>, A::Error> {
+                // Numbers arrive as maps too (serde_json's `arbitrary_precision`): the
+                // value's own reading tells them from objects.
+                let value = Json::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(if value.is_object() {
+                    Element::Object(value)
+                } else {
+                    Element::Other
+                })
             }
         }
 

@@ -334,6 +334,56 @@ pub(crate) async fn get(
     Ok(render::item(kind, space, &item))
 }
 
+/// The occurrences of a task's series
+///
+/// CONTRACT §18: the occurrences of the task's series in [`from`, `to`), in order, at most
+/// `limit` of them, `hasMore` when more follow before `to`; deleted tasks too. Readable by
+/// whoever may read the task.
+#[utoipa::path(
+    get,
+    path = "/api/v1/tasks/{todoId}/occurrences",
+    operation_id = "listTaskOccurrences",
+    tag = "tasks",
+    security(("bearer" = [])),
+    params(
+        ("todoId" = String, Path, description = "The task."),
+        dto::SpaceParam,
+        dto::OccurrenceParams,
+    ),
+    responses(
+        (status = 200, description = "The occurrences", body = dto::OccurrencePage),
+        Reads,
+    ),
+)]
+pub(crate) async fn occurrences(
+    Collection(kind): Collection,
+    caller: Caller,
+    RecordId(id): RecordId,
+    params: Params,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let spaces = app.spaces.clone();
+    let query = params.occurrence_query()?;
+    let space = space_of(&caller, params.space_id(), None, Action::Read)?;
+    let now = chrono::Utc::now().timestamp_millis();
+    let (listed, has_more, space_version) = spaces
+        .read(space, move |s| s.occurrences(kind, &id, &query, now))
+        .await??;
+    let data = listed
+        .into_iter()
+        .map(|o| dto::Occurrence {
+            date_due: dto::Stamp(o.due),
+            date_start: o.start.map(dto::Stamp),
+        })
+        .collect();
+    let page = dto::OccurrencePage {
+        data,
+        space_version,
+        has_more,
+    };
+    Ok(render::json(StatusCode::OK, &page))
+}
+
 /// `PATCH /api/v1/{collection}/{id}`: the changed record with `ETag` (operation and
 /// statuses: `openapi::KindTable`).
 #[allow(clippy::too_many_arguments)]

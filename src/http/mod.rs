@@ -39,6 +39,7 @@ use actix_web::{HttpResponse, Route};
 use crate::actors::{Directory, Keys, Spaces};
 use crate::metrics::{RequestLabels, RouteLabels, METRICS};
 use crate::model::access::Action;
+use crate::model::times::TimeFields;
 use crate::model::{Kind, Plan};
 use crate::replication::NodeRole;
 use crate::service::Service;
@@ -153,8 +154,16 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
     // First: the records' routes are the hot path, and every route before them costs each
     // request a match attempt (a regular expression for one with a `{param}`).
     for kind in Kind::ALL {
+        let mut scope = web::scope(&format!("/api/v1/{}", kind.collection()));
+        if TimeFields::of(kind).is_some() {
+            scope = scope.service(
+                web::resource("/{id}/occurrences")
+                    .route(web::get().to(handlers::occurrences))
+                    .default_service(disallowed("GET")),
+            );
+        }
         cfg.service(
-            web::scope(&format!("/api/v1/{}", kind.collection()))
+            scope
                 .app_data(extract::Collection(kind))
                 .service(
                     web::resource("")

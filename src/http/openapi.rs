@@ -31,8 +31,8 @@ use utoipa::openapi::path::{
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{
-    AdditionalProperties, ArrayBuilder, Discriminator, Object, ObjectBuilder, OneOfBuilder,
-    SchemaType, Type,
+    AdditionalProperties, ArrayBuilder, Discriminator, KnownFormat, Object, ObjectBuilder,
+    OneOfBuilder, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Required, Schema};
@@ -44,8 +44,9 @@ use crate::model::kind::FieldType;
 use crate::model::limits::{
     thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
     MAX_BODY_BYTES, MAX_IDS, MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT, MAX_MEMBERS,
-    MAX_SAFE_INTEGER, MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER, MAX_TOKENS, ORDER_BY_MAX_KEYS,
-    PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, SEARCH_MAX_CHARS,
+    MAX_REMINDERS, MAX_SAFE_INTEGER, MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER, MAX_TOKENS,
+    ORDER_BY_MAX_KEYS, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, RECURRENCE_COUNT_MAX,
+    RECURRENCE_MAX_CHARS, REMINDER_MINUTES_MAX, SEARCH_MAX_CHARS,
 };
 use crate::model::query::SortKey;
 use crate::model::Kind;
@@ -69,6 +70,7 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         tokens::reset_primary,
         handlers::backup,
         handlers::changes,
+        handlers::occurrences,
         stream::stream,
         batch::batch,
         spaces::list,
@@ -125,6 +127,8 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
             dto::TokenEnvelope,
             dto::TokenList,
             dto::TokenCreate,
+            dto::Occurrence,
+            dto::OccurrencePage,
         ),
         responses(
             problems::Problem400,
@@ -304,6 +308,26 @@ fn reference(name: &str) -> RefOr<Schema> {
     RefOr::Ref(Ref::from_schema_name(name))
 }
 
+/// The format of a date-time.
+fn date_time_format() -> SchemaFormat {
+    SchemaFormat::KnownFormat(KnownFormat::DateTime)
+}
+
+/// A date field in a request body: a date-time, a date `YYYY-MM-DD` (00:00 of that day in
+/// the task's `timeZone` after the write), or null.
+fn day_or_time() -> RefOr<Schema> {
+    let schema: Schema = OneOfBuilder::new()
+        .item(date_time())
+        .item(string().format(Some(SchemaFormat::KnownFormat(KnownFormat::Date))))
+        .description(Some(
+            "An RFC 3339 date-time, or a date YYYY-MM-DD meaning 00:00 of that day in the \
+             task's timeZone after the write (CONTRACT §18), or null. On an all-day task both \
+             dates are stored as 00:00 of their day in timeZone.",
+        ))
+        .into();
+    schema.into()
+}
+
 /// The JSON schema of a field's value.
 fn field_schema(ty: FieldType) -> RefOr<Schema> {
     let schema: Schema = match ty {
@@ -339,6 +363,72 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
                  dropped, order kept; [] clears.",
                 thousands(EDGE_BUDGET)
             )))
+            .into(),
+        FieldType::Zone => ObjectBuilder::new()
+            .schema_type(nullable(Type::String))
+            .description(Some(
+                "An IANA time zone name (Europe/Paris; aliases such as US/Eastern accepted), \
+                 stored as sent; null is UTC (CONTRACT §18). Dates given as YYYY-MM-DD, all-day \
+                 days and the recurrence are read in it.",
+            ))
+            .into(),
+        FieldType::Recurrence => ObjectBuilder::new()
+            .schema_type(nullable(Type::String))
+            .max_length(Some(RECURRENCE_MAX_CHARS))
+            .description(Some(format!(
+                "An RFC 5545 RRULE value without the RRULE: prefix (FREQ=WEEKLY;BYDAY=MO), ASCII \
+                 case-insensitive, stored as sent, or null (CONTRACT §18). FREQ YEARLY, MONTHLY, \
+                 WEEKLY, DAILY or HOURLY; COUNT and INTERVAL 1 to {}; UNTIL a UTC date-time on a \
+                 timed task, a date on an all-day one. Needs a dateDue after the write, the \
+                 series' first occurrence. A write that sets status to done or completed \
+                 (ASCII case-insensitive) on an unfinished task with a recurrence moves dateDue \
+                 and dateStart to the next occurrence, keeps status, lowers COUNT and counts \
+                 the completion; when the series is over the task finishes.",
+                thousands(u64::from(RECURRENCE_COUNT_MAX))
+            )))
+            .into(),
+        FieldType::Reminders => ArrayBuilder::new()
+            .items(
+                OneOfBuilder::new()
+                    .item(
+                        ObjectBuilder::new()
+                            .property("at", string().format(Some(date_time_format())))
+                            .required("at")
+                            .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+                    )
+                    .item(
+                        ObjectBuilder::new()
+                            .property(
+                                "minutesBefore",
+                                ObjectBuilder::new()
+                                    .schema_type(Type::Integer)
+                                    .minimum(Some(0))
+                                    .maximum(Some(REMINDER_MINUTES_MAX)),
+                            )
+                            .required("minutesBefore")
+                            .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+                    ),
+            )
+            .max_items(Some(MAX_REMINDERS))
+            .description(Some(
+                "When to remind (CONTRACT §18): at an instant, or minutes before dateDue. [] \
+                 clears; never null.",
+            ))
+            .into(),
+        FieldType::Stamp => date_time()
+            .read_only(Some(true))
+            .description(Some(
+                "Read-only (CONTRACT §18): remindedAt, when a reminder of the task last fired; \
+                 lastCompletedAt, the time of the last completion of a recurring task.",
+            ))
+            .into(),
+        FieldType::Tally => ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(0))
+            .read_only(Some(true))
+            .description(Some(
+                "Read-only (CONTRACT §18): how often the recurring task was completed.",
+            ))
             .into(),
         FieldType::Blocked => ObjectBuilder::new()
             .schema_type(Type::Boolean)
@@ -408,7 +498,11 @@ fn body_schema(kind: Kind, create: bool) -> Object {
         body = body.property(kind.id_field(), id_string());
     }
     for field in kind.fields().iter().filter(|f| f.ty.is_writable()) {
-        body = body.property(field.name, field_schema(field.ty));
+        let schema = match field.ty {
+            FieldType::DateTime => day_or_time(),
+            ty => field_schema(ty),
+        };
+        body = body.property(field.name, schema);
     }
     body.build()
 }
@@ -1236,14 +1330,41 @@ mod tests {
             )));
     }
 
+    /// The time fields of a task (CONTRACT §18): the counters read-only and absent from the
+    /// bodies, dates as date-times or days in the bodies, and the occurrences operation.
+    #[test]
+    fn a_task_has_its_time_fields_and_its_occurrences() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        let task = &schemas["Task"]["properties"];
+        for field in ["remindedAt", "completedCount", "lastCompletedAt"] {
+            assert_eq!(task[field]["readOnly"], true, "{field}");
+            for body in ["TaskCreate", "TaskUpdate"] {
+                assert!(
+                    schemas[body]["properties"].get(field).is_none(),
+                    "{body}.{field}"
+                );
+            }
+        }
+        assert_eq!(task["reminders"]["maxItems"], 10);
+        assert_eq!(task["dateDue"]["format"], "date-time");
+        let due = schemas["TaskUpdate"]["properties"]["dateDue"].to_string();
+        assert!(
+            due.contains("\"date\"") && due.contains("date-time"),
+            "{due}"
+        );
+        let occurrences = &document["paths"]["/api/v1/tasks/{todoId}/occurrences"]["get"];
+        assert!(occurrences["responses"]["200"].is_object(), "{occurrences}");
+    }
+
     /// Every operation derived from a handler lists its statuses and is found in the
     /// document; none is lost between the handlers and the generated routes.
     #[test]
     fn every_route_has_its_operations() {
         let document = json();
         let paths = document["paths"].as_object().unwrap();
-        // 5 collections × 3 paths, and the other routes.
-        assert_eq!(paths.len(), 15 + 19);
+        // 5 collections × 3 paths, a task's occurrences, and the other routes.
+        assert_eq!(paths.len(), 15 + 1 + 19);
         for (path, item) in paths {
             for (method, operation) in item.as_object().unwrap() {
                 let responses = operation["responses"].as_object().unwrap();

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::dto::{self, MemberState, Stamp};
 use crate::actors::directory::Answer;
 use crate::model::kept::KeptAnswer;
+use crate::model::recurrence::Reminder;
 use crate::model::{
     Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Record, Role,
     SpaceInfo, Token, Touched, Value,
@@ -38,7 +39,22 @@ impl Serialize for ValueJson<'_> {
             Value::Text(t) => s.serialize_str(t),
             Value::Time(ms) => Stamp(*ms).serialize(s),
             Value::Ids(ids) => s.collect_seq(ids.iter()),
+            Value::Reminders(reminders) => s.collect_seq(reminders.iter().map(ReminderJson)),
         }
+    }
+}
+
+/// A reminder as JSON: `{"at": <date-time>}` or `{"minutesBefore": n}`.
+struct ReminderJson<'a>(&'a Reminder);
+
+impl Serialize for ReminderJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(1))?;
+        match *self.0 {
+            Reminder::At(ms) => map.serialize_entry("at", &Stamp(ms))?,
+            Reminder::MinutesBefore(minutes) => map.serialize_entry("minutesBefore", &minutes)?,
+        }
+        map.end()
     }
 }
 

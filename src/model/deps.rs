@@ -33,6 +33,11 @@ use super::record::{Id, Record, Records, Value};
 /// A predecessor whose `status` is one of these (ASCII case-insensitive) is finished.
 const FINISHED: [&str; 2] = ["done", "completed"];
 
+/// Whether `status` is a finished value: `done` or `completed`, ASCII case-insensitive.
+pub fn is_finished_status(status: &str) -> bool {
+    FINISHED.iter().any(|f| status.eq_ignore_ascii_case(f))
+}
+
 /// Where a kind keeps what dependencies read: positions in its field table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fields {
@@ -73,7 +78,7 @@ impl Fields {
         record.is_deleted()
             || record.fields[self.status]
                 .as_text()
-                .is_some_and(|s| FINISHED.iter().any(|f| s.eq_ignore_ascii_case(f)))
+                .is_some_and(is_finished_status)
     }
 
     /// The `isBlocked` stored in `record`.

@@ -83,6 +83,21 @@ pub enum SpaceError {
         /// The request's budget, in edges.
         budget: u64,
     },
+    /// A field breaks a rule that depends on the record's state after the write (CONTRACT
+    /// §18: a `recurrence` on a task without `dateDue`, an `UNTIL` of the wrong form).
+    #[error("{field} {message}")]
+    InvalidField {
+        /// The field.
+        field: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The range of an occurrences listing is malformed or ends before it starts.
+    #[error("{detail}")]
+    InvalidRange {
+        /// What is wrong with it.
+        detail: String,
+    },
     /// A paging cursor that is garbled or belongs to another query.
     #[error("cursor is malformed or belongs to another query")]
     InvalidCursor,

@@ -37,7 +37,8 @@ pub enum FieldType {
     NonNegative,
     /// An integer from 0 to 2^53 − 1, or null.
     Count,
-    /// An RFC 3339 date-time within years 0001–9999 UTC, or null.
+    /// An RFC 3339 date-time within years 0001–9999 UTC, or a date `YYYY-MM-DD` meaning
+    /// 00:00 of that day in the record's `timeZone` after the write (CONTRACT §18), or null.
     DateTime,
     /// One of the listed strings; the first is the default; never null.
     Choice(&'static [&'static str]),
@@ -55,12 +56,29 @@ pub enum FieldType {
     /// A boolean the space derives from the record's predecessors (`isBlocked`): read-only
     /// in a request body, false by default, never null.
     Blocked,
+    /// An IANA time zone name (`timeZone`), stored as sent, or null for UTC.
+    Zone,
+    /// An RFC 5545 `RRULE` value (`recurrence`), or null. A request only checks that it is
+    /// a string; the space checks the rule against the record's state after the write.
+    Recurrence,
+    /// At most [`MAX_REMINDERS`](super::limits::MAX_REMINDERS) reminders, each
+    /// `{"at": <date-time>}` or `{"minutesBefore": <minutes>}`; empty by default, never null.
+    Reminders,
+    /// A date-time the space sets (`remindedAt`, `lastCompletedAt`): read-only in a request
+    /// body, null by default.
+    Stamp,
+    /// An integer the space counts (`completedCount`): read-only in a request body, 0 by
+    /// default, never null.
+    Tally,
 }
 
 impl FieldType {
     /// Whether a request body may set the field.
     pub fn is_writable(self) -> bool {
-        self != FieldType::Blocked
+        !matches!(
+            self,
+            FieldType::Blocked | FieldType::Stamp | FieldType::Tally
+        )
     }
 }
 
@@ -118,6 +136,16 @@ const TASK_FIELDS: &[Field] = &[
     // defaults (`store::codec`), so they stay last.
     field("predecessorIds", FieldType::Predecessors),
     filter("isBlocked", FieldType::Blocked),
+    // Added in format 5 (CONTRACT §18): records of formats 1 to 4 are read with these at
+    // their defaults (`store::codec`), so they stay last.
+    field("timeZone", FieldType::Zone),
+    field("isAllDay", FieldType::Flag),
+    field("recurrence", FieldType::Recurrence),
+    field("recurFrom", FieldType::Choice(&["due", "completion"])),
+    field("reminders", FieldType::Reminders),
+    field("remindedAt", FieldType::Stamp),
+    field("completedCount", FieldType::Tally),
+    field("lastCompletedAt", FieldType::Stamp),
 ];
 
 const LIST_FIELDS: &[Field] = &[

@@ -1,5 +1,6 @@
 //! The domain: record kinds, validation, spaces and users, and the time rules of tasks
-//! ([`recurrence`]: zones, all-day days, recurrence, reminders), with no web or actor types.
+//! ([`recurrence`]: zones, all-day days, recurrence, reminders; [`times`]: how a write of a
+//! task applies them), with no web or actor types.
 //!
 //! Request flow: `http` validates a body with [`validate::parse_changes`], an actor calls a
 //! [`Space`] method, and `http` renders the returned records.
@@ -17,6 +18,7 @@ pub mod record;
 pub mod recurrence;
 pub mod space;
 pub mod time;
+pub mod times;
 pub mod user;
 pub mod validate;
 

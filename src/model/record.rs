@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::kind::{FieldType, Kind};
+use super::recurrence::Reminder;
 
 /// A record id: one allocation per record, shared by every map and index that keys on it.
 pub type Id = Arc<str>;
@@ -31,6 +32,8 @@ pub enum Value {
     Time(i64),
     /// An array of id strings.
     Ids(Vec<Box<str>>),
+    /// A task's reminders (CONTRACT §18), in the order sent.
+    Reminders(Vec<Reminder>),
 }
 
 impl Value {
@@ -40,7 +43,12 @@ impl Value {
             FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked => Value::Bool(false),
             FieldType::Choice(options) => Value::Text(options[0].into()),
             FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => Value::Ids(Vec::new()),
+            FieldType::Reminders => Value::Reminders(Vec::new()),
+            FieldType::Tally => Value::Integer(0),
             FieldType::Text(_)
+            | FieldType::Zone
+            | FieldType::Recurrence
+            | FieldType::Stamp
             | FieldType::NonNegative
             | FieldType::Count
             | FieldType::DateTime
@@ -64,6 +72,14 @@ impl Value {
             Value::Text(s) => Some(s),
             Value::Bool(true) => Some("true"),
             Value::Bool(false) => Some("false"),
+            _ => None,
+        }
+    }
+
+    /// The date-time this value holds, if it is one.
+    pub fn as_time(&self) -> Option<i64> {
+        match self {
+            Value::Time(ms) => Some(*ms),
             _ => None,
         }
     }

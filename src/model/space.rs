@@ -31,6 +31,8 @@ use super::error::SpaceError;
 use super::kind::{Field, FieldType, Kind};
 use super::query::{Filter, FilterContext, OrderBy, Search};
 use super::record::{Id, Record, Records, Value};
+use super::recurrence::Listed;
+use super::times::{OccurrenceQuery, TimeFields};
 use super::validate::Changes;
 
 mod find;
@@ -297,6 +299,8 @@ struct Collection {
     indexes: Indexes,
     /// The dependency graph, for a kind whose records have predecessors (tasks).
     graph: Option<Graph>,
+    /// Where the kind keeps its time fields, when it has them (tasks).
+    times: Option<TimeFields>,
 }
 
 impl Collection {
@@ -306,6 +310,7 @@ impl Collection {
             records: Records::new(),
             indexes: Indexes::new(kind),
             graph: Graph::of(kind),
+            times: TimeFields::of(kind),
         }
     }
 
@@ -639,6 +644,28 @@ impl Space {
         })
     }
 
+    /// The occurrences of task `id` of `kind` (deleted or not) that `query` asks for, read at
+    /// `now`, whether more follow, and the space version (CONTRACT §18). A kind without
+    /// time fields has no record to list.
+    pub fn occurrences(
+        &self,
+        kind: Kind,
+        id: &str,
+        query: &OccurrenceQuery,
+        now: i64,
+    ) -> Result<(Vec<Listed>, bool, u64), SpaceError> {
+        let collection = self.collection(kind);
+        let record = collection.get(id)?;
+        let Some(times) = &collection.times else {
+            return Err(SpaceError::NotFound {
+                kind,
+                id: id.to_string(),
+            });
+        };
+        let (listed, more) = times.occurrences(record, query, now)?;
+        Ok((listed, more, self.version))
+    }
+
     /// Whether applying `commands` may take long enough to hold up the other spaces of a
     /// shared thread (CONTRACT §21): a batch of more than [`LIGHT_COMMANDS`] commands,
     /// more than [`LIGHT_TEXT_BYTES`] of text, a change of the predecessors of a record
@@ -875,6 +902,10 @@ impl Space {
             }
             for (field, value) in &changes.fields {
                 record.fields[*field] = value.clone();
+            }
+            if let Some(times) = &collection.times {
+                let before = collection.records.get(&**id).map(|r| &**r);
+                times.settle(kind, before, &mut record, changes, now)?;
             }
         }
         record.touch(version, now);
@@ -1289,6 +1320,50 @@ mod tests {
         space
             .create(kind, changes(kind, Mode::Create, body), 1_000)
             .unwrap()
+    }
+
+    /// A completion's roll is decided by the write at its time and kept in the outcome:
+    /// replaying the outcome later gives the same record, and an undo takes it back.
+    #[test]
+    fn a_completion_is_decided_once_and_replays_to_the_same_dates() {
+        let mut space = Space::new("s");
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "t", "dateDue": "2030-01-01T09:00:00Z", "timeZone": "Europe/Paris",
+                   "recurrence": "FREQ=DAILY;INTERVAL=3;COUNT=4", "recurFrom": "completion"}),
+        );
+        let before = space.clone();
+        let done = Command {
+            kind: Kind::Task,
+            id: "t".into(),
+            op: Op::Update(changes(Kind::Task, Mode::Update, json!({"status": "done"}))),
+            if_match: None,
+        };
+        // 2026-11-27T12:00:00Z: the series starts again that day at 10:00 in Paris (09:00Z).
+        let now = 1_795_780_800_000;
+        let (outcome, undo) = space.apply(std::slice::from_ref(&done), now).unwrap();
+        let rolled = outcome.item().record;
+        let field = |name: &str| rolled.fields[Kind::Task.field_index(name).unwrap()].clone();
+        assert_eq!(
+            field("dateDue"),
+            Value::Time(now - 3 * 3_600_000 + 3 * 86_400_000)
+        );
+        assert_eq!(
+            field("recurrence"),
+            Value::Text("FREQ=DAILY;INTERVAL=3;COUNT=3".into())
+        );
+        assert_eq!(field("status"), Value::Null);
+        assert_eq!(field("completedCount"), Value::Integer(1));
+        assert_eq!(field("lastCompletedAt"), Value::Time(now));
+        let mut replayed = before.clone();
+        replayed.replay(&outcome).unwrap();
+        assert_eq!(replayed.get(Kind::Task, "t").unwrap().record, rolled);
+        space.undo(undo);
+        assert_eq!(
+            space.get(Kind::Task, "t").unwrap().record,
+            before.get(Kind::Task, "t").unwrap().record
+        );
     }
 
     #[test]

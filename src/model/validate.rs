@@ -6,14 +6,18 @@
 
 use std::path::PathBuf;
 
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde_json::{Map, Value as Json};
 
 use super::directory::{Access, Role};
 use super::error::{FieldError, ValidationError};
 use super::kind::{FieldType, Kind};
-use super::limits::{ID_MAX_CHARS, ID_MIN_CHARS, MAX_IDS, MAX_TOKEN_SPACES, NAME_MAX_CHARS};
+use super::limits::{
+    ID_MAX_CHARS, ID_MIN_CHARS, MAX_IDS, MAX_REMINDERS, MAX_TOKEN_SPACES, NAME_MAX_CHARS,
+    REMINDER_MINUTES_MAX,
+};
 use super::record::Value;
+use super::recurrence::{check_reminders, zone, Reminder};
 
 pub use super::limits::MAX_SAFE_INTEGER;
 
@@ -47,6 +51,9 @@ pub struct Changes {
     pub sort_order: Option<f64>,
     /// New values by position in [`Kind::fields`], each at most once.
     pub fields: Vec<(usize, Value)>,
+    /// Date fields given as a date `YYYY-MM-DD`, by position (never also in `fields`): the
+    /// space sets each to 00:00 of that day in the record's `timeZone` after the write.
+    pub days: Vec<(usize, NaiveDate)>,
 }
 
 /// Whether `s` is id-shaped: 1 to 64 of `A-Z a-z 0-9 _ -`.
@@ -90,7 +97,14 @@ pub fn parse_changes(
             Err("is read-only".to_string())
         } else if let Some(index) = kind.field_index(&name) {
             let ty = kind.fields()[index].ty;
-            if ty.is_writable() {
+            let day = match (&json, ty) {
+                (Json::String(s), FieldType::DateTime) => zone::parse_date(s),
+                _ => None,
+            };
+            if let Some(day) = day {
+                changes.days.push((index, day));
+                Ok(())
+            } else if ty.is_writable() {
                 parse_value(ty, json).map(|v| changes.fields.push((index, v)))
             } else {
                 Err("is read-only".to_string())
@@ -305,6 +319,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
                 Err("must be a boolean".into())
             }
             FieldType::Choice(options) => Err(one_of(options)),
+            FieldType::Reminders => Err(format!("{}; clear it with []", reminders_rule())),
             FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => {
                 Err("must be an array; clear it with []".into())
             }
@@ -322,6 +337,18 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
             Json::Bool(b) => Ok(Value::Bool(b)),
             _ => Err("must be a boolean".into()),
         },
+        FieldType::Zone => match json {
+            Json::String(s) => zone::parse_zone(Some(&s)).map(|_| Value::Text(s.into())),
+            _ => Err("must be an IANA time zone name such as Europe/Paris, or null".into()),
+        },
+        FieldType::Recurrence => match json {
+            Json::String(s) => Ok(Value::Text(s.into())),
+            _ => Err("must be an RFC 5545 RRULE value without the RRULE: prefix \
+                 (such as FREQ=WEEKLY;BYDAY=MO,WE), or null"
+                .into()),
+        },
+        FieldType::Reminders => parse_reminders(json).map(Value::Reminders),
+        FieldType::Stamp | FieldType::Tally => Err("is read-only".into()),
         FieldType::NonNegative => finite(&json)
             .filter(|n| *n >= 0.0)
             .map(Value::Number)
@@ -352,6 +379,72 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
         FieldType::Refs(_) | FieldType::Predecessors => parse_ids(json, |_| true),
         FieldType::Ids => parse_ids(json, is_id),
     }
+}
+
+/// The value of a read-only field the space counts (`FieldType::Stamp`, `FieldType::Tally`)
+/// as an export shows it, for an import that keeps it: `None` for a field of another type.
+pub fn parse_kept(ty: FieldType, json: &Json) -> Option<Result<Value, String>> {
+    match ty {
+        FieldType::Stamp => Some(match json {
+            Json::Null => Ok(Value::Null),
+            Json::String(s) => parse_time(s)
+                .map(Value::Time)
+                .ok_or_else(|| "must be an RFC 3339 date-time, or null".into()),
+            _ => Err("must be an RFC 3339 date-time, or null".into()),
+        }),
+        FieldType::Tally => Some(
+            whole_number(json)
+                .map(Value::Integer)
+                .ok_or_else(|| format!("must be an integer from 0 to {MAX_SAFE_INTEGER}")),
+        ),
+        _ => None,
+    }
+}
+
+/// What a `reminders` array must be, as messages say it.
+fn reminders_rule() -> String {
+    format!(
+        "must be an array of at most {MAX_REMINDERS} reminders, each {{\"at\": <date-time>}} \
+         or {{\"minutesBefore\": <integer 0 to {REMINDER_MINUTES_MAX}>}}"
+    )
+}
+
+/// A `reminders` array: at most [`MAX_REMINDERS`] objects, each exactly `{"at": <RFC 3339
+/// date-time>}` or `{"minutesBefore": <integer>}` (see [`Reminder::minutes_before`]).
+fn parse_reminders(json: Json) -> Result<Vec<Reminder>, String> {
+    let Json::Array(items) = json else {
+        return Err(reminders_rule());
+    };
+    if items.len() > MAX_REMINDERS {
+        return Err(reminders_rule());
+    }
+    let mut reminders = Vec::with_capacity(items.len());
+    for item in items {
+        let Json::Object(object) = item else {
+            return Err(reminders_rule());
+        };
+        let mut entries = object.into_iter();
+        let reminder = match (entries.next(), entries.next()) {
+            (Some((name, value)), None) if name == "at" => value
+                .as_str()
+                .and_then(parse_time)
+                .map(Reminder::At)
+                .ok_or_else(|| {
+                    "at must be an RFC 3339 date-time with an offset, years 0001-9999 in UTC"
+                        .to_string()
+                })?,
+            (Some((name, value)), None) if name == "minutesBefore" => {
+                let minutes = value.as_u64().ok_or_else(|| {
+                    format!("minutesBefore must be an integer from 0 to {REMINDER_MINUTES_MAX}")
+                })?;
+                Reminder::minutes_before(minutes)?
+            }
+            _ => return Err(reminders_rule()),
+        };
+        reminders.push(reminder);
+    }
+    check_reminders(&reminders)?;
+    Ok(reminders)
 }
 
 fn one_of(options: &[&str]) -> String {
@@ -447,7 +540,7 @@ mod tests {
             body(json!({
                 "todoId": "x", "id": "x", "bogus": 1, "isImportant": null,
                 "durationMs": 9007199254740992u64, "durationEstimate": -1,
-                "dateDue": "2026-11-22", "name": "ok", "status": "s".repeat(65),
+                "dateDue": "22/11/2026", "name": "ok", "status": "s".repeat(65),
                 "TodoPredecessorsAllAny": "SOME", "tagIds": ["bad id"], "sortOrder": null
             })),
         )

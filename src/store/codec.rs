@@ -42,6 +42,7 @@
 //! | 2 | space snapshots carry `reserved`; the journal; the idempotency keys file |
 //! | 3 | the users file holds the directory ([`DirectorySnapshot`]: users, spaces, members, tokens); journal entry [`Entry::Directory`]; a task record has two more fields, last: `predecessorIds` (`Value::Ids`) and `isBlocked` (`Value::Bool`). Task records of formats 1 and 2 (space files, journal `Write` entries) are read with `[]` and `false` appended ([`upgrade_record`]): right, since those formats had no predecessors |
 //! | 4 | the directory holds pending invitations ([`DirectorySnapshot::invitations`], last); directory changes [`Change::RoleSet`] and [`Change::Accepted`] (new variants, last). A format 3 users file is read without invitations, and format 3 memberships are active |
+//! | 5 | a task record has eight more fields, last (CONTRACT §18): `timeZone`, `isAllDay`, `recurrence`, `recurFrom`, `reminders` (the new `Value::Reminders`, last), `remindedAt`, `completedCount`, `lastCompletedAt`. Task records of formats 1 to 4 are read with them at their defaults appended ([`upgrade_record`]): right, since those formats had no time fields |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -58,7 +59,7 @@ use crate::model::{
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 4;
+pub const FORMAT_VERSION: u16 = 5;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -216,7 +217,7 @@ impl Serialize for RecordSeq<'_> {
     }
 }
 
-/// A space file's payload in formats 2 and 3 (they differ only in the records' fields).
+/// A space file's payload in formats 2 to 5 (they differ only in the records' fields).
 #[derive(Deserialize)]
 struct SpaceV2 {
     id: Box<str>,
@@ -257,14 +258,27 @@ pub fn encode_space(view: &SpaceView) -> io::Result<Vec<u8>> {
 
 /// The fields of a task record before format 3 added `predecessorIds` and `isBlocked`.
 const TASK_FIELDS_BEFORE_3: usize = 18;
+/// The fields of a task record before format 5 added the time fields (CONTRACT §18).
+const TASK_FIELDS_BEFORE_5: usize = 20;
+
+/// How many fields a task record of format `version` has.
+fn task_fields_of(version: u16) -> usize {
+    match version {
+        ..3 => TASK_FIELDS_BEFORE_3,
+        3 | 4 => TASK_FIELDS_BEFORE_5,
+        _ => Kind::Task.fields().len(),
+    }
+}
 
 /// Brings a record of `kind` written in format `version` to this build's shape: a task of
-/// format 1 or 2 gets the fields format 3 added, at their defaults (no task of those
-/// formats has predecessors, so `isBlocked` is false). A record of any other length is
-/// left alone for the space's own check to refuse.
+/// an older format gets the fields later formats added, at their defaults (no task of
+/// formats 1 and 2 has predecessors, so `isBlocked` is false; no task before format 5 has
+/// time fields). A record of any other length is left alone for the space's own check to
+/// refuse.
 fn upgrade_record(version: u16, kind: Kind, record: &mut Arc<Record>) {
-    if version < 3 && kind == Kind::Task && record.fields.len() == TASK_FIELDS_BEFORE_3 {
-        let added = &kind.fields()[TASK_FIELDS_BEFORE_3..];
+    let had = task_fields_of(version);
+    if kind == Kind::Task && had < kind.fields().len() && record.fields.len() == had {
+        let added = &kind.fields()[had..];
         Arc::make_mut(record)
             .fields
             .extend(added.iter().map(|f| Value::default_for(f.ty)));
@@ -653,7 +667,10 @@ mod tests {
         let check = |kind: Kind, record: &Record| {
             assert_eq!(record.fields.len(), kind.fields().len(), "{kind:?}");
             if kind == Kind::Task {
-                assert_eq!(record.fields[TASK_FIELDS_BEFORE_3..], added);
+                assert_eq!(
+                    record.fields[TASK_FIELDS_BEFORE_3..TASK_FIELDS_BEFORE_5],
+                    added
+                );
             }
         };
         let mut tasks = 0;
@@ -684,6 +701,45 @@ mod tests {
             offset = end;
         }
         assert!(tasks >= 3, "the fixtures hold tasks in files and entries");
+    }
+
+    /// Tasks of format 4, in space files and in journal entries, come out with the time
+    /// fields format 5 added at their defaults.
+    #[test]
+    fn format_4_golden_files_read_with_the_time_fields_at_their_defaults() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v4");
+        let defaults: Vec<Value> = Kind::Task.fields()[TASK_FIELDS_BEFORE_5..]
+            .iter()
+            .map(|f| Value::default_for(f.ty))
+            .collect();
+        let mut tasks = 0;
+        let mut check = |kind: Kind, record: &Record| {
+            assert_eq!(record.fields.len(), kind.fields().len(), "{kind:?}");
+            if kind == Kind::Task {
+                assert_eq!(record.fields[TASK_FIELDS_BEFORE_5..], defaults);
+                tasks += 1;
+            }
+        };
+        for entry in std::fs::read_dir(fixture.join("spaces")).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            let snapshot = decode_space(&bytes).unwrap();
+            for (kind, records) in &snapshot.collections {
+                records.iter().for_each(|r| check(*kind, r));
+            }
+            crate::model::Space::from_snapshot(snapshot).unwrap();
+        }
+        let bytes = std::fs::read(fixture.join("journal/00000000000000000001.log")).unwrap();
+        let mut offset = 0;
+        while offset < bytes.len() {
+            let Frame::Entry { entry, end } = read_frame(&bytes, offset) else {
+                panic!("the v4 journal does not read at {offset}");
+            };
+            if let Entry::Write { outcome, .. } = entry {
+                outcome.touched().for_each(|t| check(t.kind, &t.record));
+            }
+            offset = end;
+        }
+        assert!(tasks >= 6, "the fixture holds tasks in files and entries");
     }
 
     #[test]

@@ -400,6 +400,14 @@ async fn the_format_4_golden_data_dir_loads_to_the_exact_invitations_and_members
     golden_data_dir_loads_exactly("v4").await;
 }
 
+/// Format 5 adds the time fields of tasks (§18): zones, all-day days, rules with `COUNT`
+/// lowered by completions, reminders and the completion counters, in a space file and in
+/// the journal (a roll, a keyed roll, and a series that ended).
+#[actix_web::test]
+async fn the_format_5_golden_data_dir_loads_to_the_exact_time_fields() {
+    golden_data_dir_loads_exactly("v5").await;
+}
+
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after
 /// its own journal entries, and a crash then replays both kinds of entry: the predecessors,
 /// `isBlocked` and the reverse index that flips it all come back.

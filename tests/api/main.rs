@@ -24,5 +24,6 @@ mod records;
 mod replication;
 mod spaces;
 mod sync;
+mod time;
 mod tokens;
 mod writes;

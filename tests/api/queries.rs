@@ -967,3 +967,47 @@ async fn random_filters_find_what_a_plain_evaluator_finds() {
         );
     }
 }
+
+#[actix_web::test]
+async fn the_time_fields_of_section_18_are_filtered_as_their_types_say() {
+    let app = spawn_app();
+    let due = at(Utc::now() + chrono::Duration::days(2));
+    tasks(
+        &app,
+        vec![
+            json!({"dateDue": due, "recurrence": "FREQ=WEEKLY", "timeZone": "Europe/Paris"}),
+            json!({"dateDue": due, "reminders": [{"minutesBefore": 30}]}),
+            json!({}),
+        ],
+    )
+    .await;
+    assert_eq!(filtered(&app, "recurrence != null").await, strings(&["t0"]));
+    assert_eq!(
+        filtered(&app, "timeZone = \"Europe/Paris\"").await,
+        strings(&["t0"])
+    );
+    assert_eq!(
+        filtered(&app, "remindedAt = null && completedCount = 0").await,
+        strings(&["t0", "t1", "t2"])
+    );
+    assert_eq!(
+        filtered(&app, "lastCompletedAt > today").await,
+        strings(&[])
+    );
+    for (filter, position) in [
+        ("reminders = null", 12),
+        ("reminders has \"x\"", 14),
+        ("completedCount = \"1\"", 17),
+        ("remindedAt < 1", 13),
+    ] {
+        let reply = app
+            .get(&format!("/api/v1/tasks?{}", query(&[("filter", filter)])))
+            .await;
+        assert_problem(&reply, 400, "invalid_filter");
+        assert_eq!(
+            reply.body["position"], position,
+            "{filter}: {:#}",
+            reply.body
+        );
+    }
+}

@@ -22,6 +22,8 @@ fn non_default_fields(collection: &str) -> Map<String, Value> {
             "durationEstimate": 12.5, "durationMs": 60000,
             "isImportant": true, "isTimeSensitive": true,
             "TodoPredecessorsAllAny": "ANY", "TodoPredecessorsView": true,
+            "timeZone": "Europe/Paris", "recurrence": "FREQ=WEEKLY", "recurFrom": "completion",
+            "reminders": [{"minutesBefore": 30}, {"at": "2030-01-01T00:00:00.000Z"}],
         }),
         "lists" => json!({
             "name": "n", "color": "#ff0000", "emoji": "📋", "icon": "list",
@@ -35,11 +37,14 @@ fn non_default_fields(collection: &str) -> Map<String, Value> {
     map
 }
 
-/// The fields of `collection` that may be null.
+/// The fields of `collection` that a request may set to null (the read-only `remindedAt`
+/// and `lastCompletedAt` of a task may be null but are the server's to set).
 fn nullable_fields(collection: &str) -> Vec<String> {
     default_fields(collection)
         .into_iter()
-        .filter(|(_, default)| default.is_null())
+        .filter(|(field, default)| {
+            default.is_null() && !["remindedAt", "lastCompletedAt"].contains(&field.as_str())
+        })
         .map(|(field, _)| field)
         .collect()
 }

@@ -545,6 +545,9 @@ fn misfit(ty: Type, field: &str, op: Op, literal: &Literal) -> Option<String> {
         return Some("null is compared with = and != only".into());
     }
     Some(match op {
+        _ if ty == Type::Objects => {
+            format!("`{field}` holds an array of objects, which no comparison tests")
+        }
         _ if ty == Type::Ids && op != Op::Has => {
             format!("`{field}` is an array: it is compared with `has` only")
         }

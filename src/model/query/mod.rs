@@ -83,6 +83,8 @@ enum Type {
     Time,
     Bool,
     Ids,
+    /// An array of objects (`reminders`): no comparison fits it.
+    Objects,
 }
 
 impl Type {
@@ -94,6 +96,7 @@ impl Type {
             Type::Time => "a date-time",
             Type::Bool => "a boolean",
             Type::Ids => "an array",
+            Type::Objects => "an array of objects",
         }
     }
 }
@@ -136,11 +139,17 @@ impl TaskField {
             TaskField::IsDeleted => Type::Bool,
             TaskField::Field(i) => match Kind::Task.fields().get(i).map(|f| f.ty) {
                 Some(
-                    FieldType::Text(_) | FieldType::Choice(_) | FieldType::Id | FieldType::Ref(_),
+                    FieldType::Text(_)
+                    | FieldType::Choice(_)
+                    | FieldType::Id
+                    | FieldType::Ref(_)
+                    | FieldType::Zone
+                    | FieldType::Recurrence,
                 ) => Type::Text,
                 Some(FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked) => Type::Bool,
-                Some(FieldType::NonNegative | FieldType::Count) => Type::Number,
-                Some(FieldType::DateTime) => Type::Time,
+                Some(FieldType::NonNegative | FieldType::Count | FieldType::Tally) => Type::Number,
+                Some(FieldType::DateTime | FieldType::Stamp) => Type::Time,
+                Some(FieldType::Reminders) => Type::Objects,
                 Some(FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors) => Type::Ids,
                 None => Type::Text,
             },
@@ -192,6 +201,8 @@ impl<'a> Scalar<'a> {
             Value::Text(s) => Scalar::Text(s),
             Value::Time(ms) => Scalar::Time(*ms),
             Value::Ids(ids) => Scalar::Ids(ids),
+            // No comparison is allowed on such a field (`Type::Objects`).
+            Value::Reminders(_) => Scalar::Null,
         }
     }
 }

@@ -7,8 +7,9 @@
 
 use crate::model::limits::{MAX_REMINDERS, REMINDER_MINUTES_MAX};
 
-/// One reminder of a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One reminder of a task. Part of the on-disk format (`store::codec`, inside a record's
+/// `Value::Reminders`): never reorder the variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Reminder {
     /// `{"at": <date-time>}`: at this instant, in milliseconds since the Unix epoch.
     At(i64),

@@ -27,8 +27,8 @@ pub const BASE_FIELDS: [&str; 7] = [
 ];
 
 /// The updatable fields of a collection's records with the value each has when a create
-/// leaves it out (CONTRACT §3, §15), `sortOrder` excepted, and a task's read-only
-/// `isBlocked`.
+/// leaves it out (CONTRACT §3, §15, §18), `sortOrder` excepted, and a task's read-only
+/// `isBlocked`, `remindedAt`, `completedCount` and `lastCompletedAt`.
 pub fn default_fields(collection: &str) -> serde_json::Map<String, Value> {
     let value = match collection {
         "tasks" => json!({
@@ -39,6 +39,8 @@ pub fn default_fields(collection: &str) -> serde_json::Map<String, Value> {
             "isImportant": false, "isTimeSensitive": false,
             "TodoPredecessorsAllAny": "ALL", "TodoPredecessorsView": false,
             "predecessorIds": [], "isBlocked": false,
+            "timeZone": null, "isAllDay": false, "recurrence": null, "recurFrom": "due",
+            "reminders": [], "remindedAt": null, "completedCount": 0, "lastCompletedAt": null,
         }),
         "lists" => json!({
             "name": null, "color": null, "emoji": null, "icon": null,
