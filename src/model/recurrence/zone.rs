@@ -6,9 +6,7 @@
 //! gap, so 02:30 on the night Paris jumps from 02:00 to 03:00 is 03:30. Instants are
 //! milliseconds since the Unix epoch; `None` means beyond what chrono represents.
 
-use chrono::{
-    DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone,
-};
+use chrono::{Datelike, NaiveDate};
 use chrono_tz::Tz;
 
 /// The zone a `timeZone` value names: `None` (the field is `null`) is UTC. Any IANA name
@@ -23,41 +21,14 @@ pub fn parse_zone(name: Option<&str>) -> Result<Tz, String> {
     }
 }
 
-/// The instant at which the clocks of `tz` show `local`.
-pub fn instant(tz: Tz, local: NaiveDateTime) -> Option<i64> {
-    if let Some(t) = tz.from_local_datetime(&local).earliest() {
-        return Some(t.timestamp_millis());
-    }
-    // In a gap: read the wall time with the offset in force before it. A day before `local`
-    // is before the transition, since no gap lasts a day.
-    let before = local.checked_sub_signed(TimeDelta::days(1))?;
-    let offset = tz.offset_from_utc_datetime(&before).fix();
-    Some(
-        local
-            .checked_sub_offset(offset)?
-            .and_utc()
-            .timestamp_millis(),
-    )
-}
-
-/// What the clocks of `tz` show at the instant `ms`.
-pub fn wall_time(tz: Tz, ms: i64) -> Option<NaiveDateTime> {
-    Some(
-        DateTime::from_timestamp_millis(ms)?
-            .with_timezone(&tz)
-            .naive_local(),
-    )
-}
-
-/// 00:00 of `date` in `tz` (when the day starts in a gap: when the gap ends).
-pub fn start_of_day(tz: Tz, date: NaiveDate) -> Option<i64> {
-    instant(tz, date.and_time(NaiveTime::MIN))
-}
+// The wall-time rules (a skipped time moves forward by the gap, a repeated one is its
+// earlier instant) are the filter language's, for both sections of the contract say the same.
+pub use crate::model::query::calendar::{instant, start_of_day, wall_time};
 
 /// The day of an all-day task that the instant `ms` names: 00:00 of the day it falls on in
 /// `tz`.
 pub fn day_of(tz: Tz, ms: i64) -> Option<i64> {
-    start_of_day(tz, wall_time(tz, ms)?.date())
+    crate::model::query::calendar::today(tz, ms)
 }
 
 /// The same day of an all-day task in another zone: the day `ms` starts in `from`, as it
@@ -89,6 +60,7 @@ pub fn date_instant(text: &str, tz: Tz) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::{DateTime, NaiveDateTime};
     use chrono_tz::America::New_York;
     use chrono_tz::Europe::Paris;
 
