@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 
 use self::catch_up::{catch_up, ListenQueues, Workers};
 
+use crate::actors::reminders::Timer;
 use crate::actors::snapshot::{answered, SaveSpace};
 use crate::actors::{Directory, Keys, SnapshotActor, Spaces};
 use crate::config::Config;
@@ -121,8 +122,11 @@ pub struct State {
 }
 
 impl State {
-    /// Starts the snapshot actor and the registry over `recovered`; the actors run on
-    /// `arbiters`. Must run inside an actix `System`.
+    /// Starts the snapshot actor, the registry over `recovered` and the reminder timer;
+    /// the actors run on `arbiters`. With `--nats`, `role` says whether this node is the
+    /// primary: `/api/v1` is answered and reminders fire only while it is. Must run inside
+    /// an actix `System`.
+    #[allow(clippy::too_many_arguments)]
     fn start(
         store: &Store,
         recovered: Recovered,
@@ -131,6 +135,7 @@ impl State {
         arbiters: Vec<actix::ArbiterHandle>,
         compaction: Compaction,
         body_timeout: Duration,
+        role: Option<Arc<NodeRole>>,
     ) -> State {
         let snapshot_store = store.clone();
         let snapshot_journal = journal.clone();
@@ -169,14 +174,17 @@ impl State {
                 }
             });
         }
-        let spaces = Spaces::new(
+        let (timer, wheel) = Timer::new();
+        let spaces = web::Data::new(Spaces::new(
             owned,
             arbiters,
             journal.clone(),
             snapshots.clone(),
             store.clone(),
             compaction,
-        );
+            timer,
+        ));
+        actix_web::rt::spawn(wheel.run(spaces.clone().into_inner(), role.clone()));
         State {
             directory: web::Data::new(Directory::new(
                 admin_token,
@@ -185,8 +193,8 @@ impl State {
                 journal.clone(),
                 Pace::new(compaction, Store::file_len(&store.users_path())),
             )),
-            spaces: web::Data::new(spaces),
-            gate: web::Data::new(Gate::default()),
+            spaces,
+            gate: web::Data::new(role.map_or_else(Gate::default, Gate::replicated)),
             throttle: web::Data::new(Throttle::default()),
             trusted_proxies: web::Data::new(TrustedProxies::default()),
             body_timeout: web::Data::new(BodyTimeout(body_timeout)),
@@ -218,14 +226,6 @@ impl State {
             plan: self.plan,
         }))
         .configure(crate::http::configure);
-    }
-
-    /// With `--nats`: answers `/api/v1` only while `role` is the primary.
-    fn replicated(mut self, role: Option<Arc<NodeRole>>) -> State {
-        if let Some(role) = role {
-            self.gate = web::Data::new(Gate::replicated(role));
-        }
-        self
     }
 
     /// Believes the `X-Forwarded-For` of peers in `trusted` (none by default).
@@ -334,14 +334,14 @@ impl Application {
             arbiters.iter().map(Arbiter::handle).collect(),
             compaction,
             Duration::from_millis(config.body_timeout_ms),
+            replicator.as_ref().map(|r| Arc::clone(r.role())),
         )
         .trust_proxies(TrustedProxies::new(config.trusted_proxy.clone()))
         .plan(if config.scan_queries {
             Plan::Scan
         } else {
             Plan::Indexes
-        })
-        .replicated(replicator.as_ref().map(|r| Arc::clone(r.role())));
+        });
         if let Some(replicator) = &replicator {
             replicator.follow_into(state.journal.clone(), state.follower());
         }
@@ -748,5 +748,6 @@ pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
             min_bytes: 0,
         },
         Duration::from_secs(10),
+        None,
     )
 }

@@ -6,6 +6,7 @@
 pub(crate) mod directory;
 pub(crate) mod keys;
 pub(crate) mod registry;
+pub(crate) mod reminders;
 pub(crate) mod snapshot;
 pub(crate) mod space;
 

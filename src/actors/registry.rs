@@ -26,6 +26,7 @@ use actix::prelude::*;
 use futures_util::future::join_all;
 use tokio::sync::oneshot;
 
+use super::reminders::Timer;
 use super::snapshot::{answered, RemoveSpace, SnapshotActor};
 use super::space::{Bounded, Flush, Forget, Operation, Read, Shown, SpaceActor, Version};
 use super::{within_storage, Failure};
@@ -55,11 +56,14 @@ pub struct Spaces {
     store: Store,
     compaction: Compaction,
     mailbox_capacity: usize,
+    /// Hears when each space's next reminder is due.
+    timer: Timer,
 }
 
 impl Spaces {
     /// A registry over the loaded `spaces` of `store`, whose actors will run on `arbiters`
-    /// and snapshot as `compaction` says.
+    /// and snapshot as `compaction` says; `timer` hears when their reminders are due,
+    /// starting with those of the loaded spaces.
     pub fn new(
         spaces: impl IntoIterator<Item = Space>,
         arbiters: Vec<ArbiterHandle>,
@@ -67,10 +71,16 @@ impl Spaces {
         snapshots: Addr<SnapshotActor>,
         store: Store,
         compaction: Compaction,
+        timer: Timer,
     ) -> Spaces {
         let slots: HashMap<Box<str>, Slot> = spaces
             .into_iter()
             .inspect(|space| METRICS.count_space(&space.view(), 1))
+            .inspect(|space| {
+                if let Some(next) = space.next_reminder() {
+                    timer.note(space.id(), Some(next));
+                }
+            })
             .map(|space| (space.id().into(), Slot::Idle(Arc::new(space))))
             .collect();
         METRICS.spaces_loaded.set(slots.len() as i64);
@@ -82,6 +92,7 @@ impl Spaces {
             store,
             compaction,
             mailbox_capacity: MAILBOX_CAPACITY,
+            timer,
         }
     }
 
@@ -106,7 +117,10 @@ impl Spaces {
             Some(Slot::Running(addr, _)) => {
                 let _ = addr.send(Forget).await;
             }
-            Some(Slot::Idle(space)) => METRICS.count_space(&space.view(), -1),
+            Some(Slot::Idle(space)) => {
+                METRICS.count_space(&space.view(), -1);
+                self.timer.note(id, None);
+            }
             Some(Slot::Gone) | None => {}
         }
         if let Err(e) = answered(self.snapshots.send(RemoveSpace(id.into())).await) {
@@ -223,6 +237,7 @@ impl Spaces {
             self.journal.clone(),
             self.snapshots.clone(),
             Pace::new(self.compaction, file_len),
+            self.timer.clone(),
         );
         arbiter.spawn_fn(move || {
             Context::with_receiver(receiver).run(actor);
@@ -291,7 +306,7 @@ mod tests {
     }
 
     #[actix_web::test]
-    async fn reads_use_the_published_state_at_once_and_wait_behind_unsynced_writes() {
+    async fn reads_use_the_published_durable_state_at_once_and_never_miss_an_answered_write() {
         let data = tempfile::tempdir().unwrap();
         let state = test_state(data.path(), Vec::new());
         let (journal, mut writer) = fake::Writer::start(Durability::Fsync);
@@ -302,34 +317,37 @@ mod tests {
             state.spaces().snapshots.clone(),
             state.spaces().store.clone(),
             state.spaces().compaction,
+            Timer::new().0,
         ));
         // Answered on the first poll: no message to an actor (none runs yet).
         let idle = get(&spaces, "s", "t1").now_or_never();
         assert!(matches!(idle, Some(Ok(Err(SpaceError::NotFound { .. })))));
 
         let writing = Arc::clone(&spaces);
-        let written = actix_web::rt::spawn(async move { writing.call("s", create("t1")).await });
+        let mut written =
+            actix_web::rt::spawn(async move { writing.call("s", create("t1")).await });
         writer.queued(1).await;
-        let reading = Arc::clone(&spaces);
-        let mut behind = actix_web::rt::spawn(async move { get(&reading, "s", "t1").await });
         assert_eq!(writer.settled().await, 1);
-        assert!(
-            (&mut behind).now_or_never().is_none(),
-            "a read waits for the sync"
-        );
+        // The write waits for its sync; nobody was told of it, so a read answers at once
+        // from the durable state, without it.
+        let unsynced = get(&spaces, "s", "t1").now_or_never();
+        assert!(matches!(
+            unsynced,
+            Some(Ok(Err(SpaceError::NotFound { .. })))
+        ));
+        assert!((&mut written).now_or_never().is_none(), "the write waits");
 
         writer.answer(Ok(()));
         let version = |w: Result<WriteResult, Failure>| w.unwrap().unwrap().version;
         assert_eq!(version(written.await.unwrap()), 1);
-        let item = behind.await.unwrap().unwrap().unwrap();
-        assert_eq!((&*item.record.id, item.version), ("t1", 1));
-        // Published once durable: answered on the first poll again, version included.
+        // Once the write is answered, every read shows it: on the first poll, from the
+        // state published before the answer went out.
         let item = get(&spaces, "s", "t1")
             .now_or_never()
             .unwrap()
             .unwrap()
             .unwrap();
-        assert_eq!(item.version, 1);
+        assert_eq!((&*item.record.id, item.version), ("t1", 1));
         assert_eq!(spaces.version("s").now_or_never().unwrap().unwrap(), 1);
     }
 
@@ -348,6 +366,7 @@ mod tests {
                 state.spaces().snapshots.clone(),
                 state.spaces().store.clone(),
                 state.spaces().compaction,
+                Timer::new().0,
             )
         };
         // All calls are sent before the actor (on this same thread) can run.

@@ -11,11 +11,12 @@
 //! actor first reserves a range of versions in the journal (synced); after an unclean stop
 //! the space resumes above the reservation, and no version is handed out twice.
 //!
-//! Reads do not come to the actor. Whenever every write it applied is durable and readers
-//! came since it last did, the actor publishes the space in a [`Shown`] (an O(1) clone: the
-//! space's maps are persistent and share their nodes), and readers on the HTTP workers'
-//! threads read that. A read that finds writes applied beyond the published state waits for
-//! them here instead, as a [`Read`] message held with those writes.
+//! Reads do not come to the actor. Whenever writes become durable and readers came since it
+//! last did, the actor publishes the space's durable state in a [`Shown`] (an O(1) clone:
+//! the space's maps are persistent and share their nodes; writes still waiting for their
+//! sync are taken back in the copy), and readers on the HTTP workers' threads read that. A
+//! read that finds the published state older than what an answer may have shown waits here
+//! instead, as a [`Read`] message held with the writes it arrived behind.
 //!
 //! When the journal cannot store a write, the actor takes it back (and every later write,
 //! which was built on it) and those requests get `503 storage_unavailable`. A panic while
@@ -34,10 +35,11 @@ use arc_swap::ArcSwap;
 use actix_web::web::Bytes;
 use tokio::sync::{mpsc, oneshot};
 
+use super::reminders::{Timer, FIRE_BATCH};
 use super::snapshot::{answered, Reload, SaveSpace, SnapshotActor, SnapshotFailure};
 use super::Failure;
 use crate::metrics::METRICS;
-use crate::model::{Command, Outcome, Space, SpaceError, Touched, Undo};
+use crate::model::{Command, Kind, Op, Outcome, Space, SpaceError, Touched, Undo};
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::{Encoded, Journal, StorageError};
 use crate::store::{Pace, StoreError};
@@ -83,8 +85,14 @@ impl Committed {
 }
 
 /// What the readers of a space see without a message to its actor: the state the actor
-/// last published, holding durable writes only (CONTRACT §8), and the version of the
-/// newest write the actor applied, durable or not. Shared by the actor and the registry.
+/// last published, holding durable writes only (CONTRACT §8), and the highest version an
+/// answer of the space may have shown. Shared by the actor and the registry.
+///
+/// A reader may use the published state while it holds every version an answer may have
+/// shown: then whatever it reads is at least as new as what any client was told, and writes
+/// applied but not yet durable (no client was told of them) do not hold it up. So a space
+/// that writes all the time (a burst of reminder firings, a writer that never pauses) still
+/// serves its reads on the readers' threads.
 ///
 /// A publication is not free: the next write copies the tree nodes on its paths that the
 /// published copy still shares. So the actor publishes only when a reader came since it
@@ -92,44 +100,50 @@ impl Committed {
 /// a quiet spell goes through the actor, which publishes then.
 pub(crate) struct Shown {
     published: ArcSwap<Space>,
-    applied: AtomicU64,
+    answered: AtomicU64,
     wanted: AtomicBool,
 }
 
 impl Shown {
-    /// `space` published, with nothing applied beyond it.
+    /// `space` published, every write of which is durable.
     pub(crate) fn new(space: Arc<Space>) -> Shown {
         Shown {
-            applied: AtomicU64::new(space.version()),
+            answered: AtomicU64::new(space.version()),
             published: ArcSwap::new(space),
             wanted: AtomicBool::new(false),
         }
     }
 
-    /// The published space, unless writes were applied beyond it: those may wait for
-    /// their sync, and a read that arrives meanwhile waits with them (§8), on the actor.
-    /// Either way the actor publishes again once it can.
+    /// The published space, unless an answer may have shown a version beyond it: a read
+    /// that arrives then goes to the actor, which publishes again (§8).
     pub(crate) fn current(&self) -> Option<Arc<Space>> {
         if !self.wanted.load(Ordering::Relaxed) {
             self.wanted.store(true, Ordering::Relaxed);
         }
+        let answered = self.answered.load(Ordering::Acquire);
         let space = self.published.load_full();
-        (self.applied.load(Ordering::Acquire) <= space.version()).then_some(space)
+        (answered <= space.version()).then_some(space)
     }
 
-    /// Notes that the actor's space is at `version`, applied and maybe not durable.
-    fn applied(&self, version: u64) {
-        self.applied.store(version, Ordering::Release);
+    /// Whether a reader came since the last call, or `always`; clears the mark.
+    fn wanted(&self, always: bool) -> bool {
+        self.wanted.swap(false, Ordering::Relaxed) || always
     }
 
-    /// Publishes `space`, every write of which is durable, if it differs from the
-    /// published one and a reader came since the last publication (or `always`).
-    fn publish(&self, space: &Space, always: bool) {
-        let wanted = self.wanted.swap(false, Ordering::Relaxed);
-        if (wanted || always) && self.published.load().version() != space.version() {
-            self.published.store(Arc::new(space.clone()));
-        }
-        self.applied(space.version());
+    /// The version of the published space.
+    fn version(&self) -> u64 {
+        self.published.load().version()
+    }
+
+    /// Publishes `space`, every write of which is durable.
+    fn store(&self, space: Space) {
+        self.published.store(Arc::new(space));
+    }
+
+    /// From now on, answers may show versions up to `version`. A space reloaded after a
+    /// lost write (`snapshot` durability) moves it back.
+    fn answers_up_to(&self, version: u64) {
+        self.answered.store(version, Ordering::Release);
     }
 }
 
@@ -172,17 +186,28 @@ pub struct SpaceActor {
     /// Messages wait, but actix may still poll one timer of the actor right after
     /// `ctx.wait` (before it looks at the wait list), so the snapshot tick checks this.
     applying: bool,
+    /// The space's durable state, kept while writes wait for their sync and readers want
+    /// to see it (see [`SpaceActor::publish`]); `None` otherwise.
+    durable: Option<Space>,
+    /// Hears when the space's next reminder is due.
+    timer: Timer,
+    /// A firing left more reminders due (see [`SpaceActor::fire`]).
+    refire: bool,
+    /// The time of the next reminder the timer last heard of.
+    reported: Option<i64>,
 }
 
 impl SpaceActor {
-    /// An actor for `space`, published in `shown`, journaling through `journal` and
-    /// snapshotting through `snapshots` as `pace` says.
+    /// An actor for `space`, published in `shown`, journaling through `journal`,
+    /// snapshotting through `snapshots` as `pace` says, and telling `timer` when its next
+    /// reminder is due (which the timer knows already for `space` as it is now).
     pub(crate) fn new(
         space: Space,
         shown: Arc<Shown>,
         journal: Journal,
         snapshots: Addr<SnapshotActor>,
         pace: Pace,
+        timer: Timer,
     ) -> SpaceActor {
         let version = space.version();
         let reserved = if journal.durability().reserves_versions() {
@@ -191,7 +216,6 @@ impl SpaceActor {
             u64::MAX
         };
         SpaceActor {
-            space,
             shown,
             journal,
             snapshots,
@@ -207,6 +231,63 @@ impl SpaceActor {
             dirty: false,
             saving: false,
             applying: false,
+            reported: space.next_reminder(),
+            durable: None,
+            timer,
+            refire: false,
+            space,
+        }
+    }
+
+    /// Tells the timer when the space's next reminder is due, if that changed.
+    fn note_reminder(&mut self) {
+        let next = self.space.next_reminder();
+        if next != self.reported {
+            self.reported = next;
+            self.timer.note(self.space.id(), next);
+        }
+    }
+
+    /// Fires the reminders due now (CONTRACT §18): each due task, up to [`FIRE_BATCH`] of
+    /// them, by a write of its own, journaled and answered to nobody. When more are due,
+    /// the space goes on by itself once fewer than a batch of its writes wait for their
+    /// sync ([`SpaceActor::fire_more`]): a burst of firings is clocked by the journal, and
+    /// the mailbox never holds more than about two batches of their journal answers,
+    /// leaving room for requests.
+    fn fire(&mut self, ctx: &mut Context<Self>) {
+        if self.pending.len() >= FIRE_BATCH {
+            self.refire = true;
+            return;
+        }
+        let now = chrono::Utc::now().timestamp_millis();
+        let due = self.space.reminders_due(now, FIRE_BATCH + 1);
+        let more = due.len() > FIRE_BATCH;
+        for id in due.into_iter().take(FIRE_BATCH) {
+            let command = Command {
+                kind: Kind::Task,
+                id: id.as_ref().into(),
+                op: Op::Remind,
+                if_match: None,
+            };
+            let write = Write {
+                commands: vec![command],
+                key: None,
+            };
+            // Nobody waits for a firing; a refused one (the journal failed) is taken back
+            // and fires again after the timer's respite.
+            let (reply, _) = oneshot::channel();
+            self.write(write, reply, std::convert::identity, ctx);
+        }
+        self.refire = more;
+        self.fire_more(ctx);
+    }
+
+    /// Fires the next batch of due reminders (after the other messages waiting) if the
+    /// last firing left more due and few of its writes wait for their sync.
+    fn fire_more(&mut self, ctx: &mut Context<Self>) {
+        if self.refire && self.pending.len() < FIRE_BATCH {
+            self.refire = false;
+            ctx.notify(FireMore);
         }
     }
 
@@ -247,7 +328,16 @@ impl SpaceActor {
             if !self.streams.is_empty() {
                 durable.extend(pending.outcome.touched().cloned());
             }
+            if let Some(space) = &mut self.durable {
+                if let Err(e) = space.replay(&pending.outcome) {
+                    log::error!("the durable copy of space {} is off: {e}", space.id());
+                    self.durable = None;
+                }
+            }
             stored.push(pending);
+        }
+        if self.pending.is_empty() {
+            self.durable = None;
         }
         // The undo of a stored write holds the former state of every record it touched,
         // freed when it goes: 10,000 records for one flip of isBlocked, milliseconds that
@@ -271,12 +361,40 @@ impl SpaceActor {
         }
     }
 
-    /// Publishes the space for readers (see [`Shown`]) if every write applied to it is
-    /// durable, when a reader asked since the last publication or `always`.
+    /// Publishes the space's durable state for readers (see [`Shown`]) when a reader asked
+    /// since the last publication, or `always`, and lets answers show it.
+    ///
+    /// With no write waiting for its sync that is the space itself (an O(1) clone). Else
+    /// it is a copy kept beside the space while writes keep coming: made once by taking
+    /// the waiting writes back in a clone, then moved on by replaying each write as it
+    /// becomes durable ([`SpaceActor::release`]), and dropped once none waits. So a space
+    /// written without pause (a burst of reminder firings) pays one replay a write while
+    /// readers look, not a rebuild per publication.
     fn publish(&mut self, always: bool) {
-        if self.pending.is_empty() && !self.applying {
-            self.shown.publish(&self.space, always);
+        if self.applying {
+            return;
         }
+        let visible = self.visible().min(self.space.version());
+        if self.shown.wanted(always) && self.shown.version() != visible {
+            let waiting = self
+                .pending
+                .iter()
+                .rev()
+                .take_while(|p| p.version > visible);
+            if waiting.clone().next().is_none() {
+                self.shown.store(self.space.clone());
+            } else {
+                let durable = self.durable.get_or_insert_with(|| {
+                    let mut durable = self.space.clone();
+                    for pending in waiting {
+                        durable.undo(pending.undo.clone());
+                    }
+                    durable
+                });
+                self.shown.store(durable.clone());
+            }
+        }
+        self.shown.answers_up_to(visible);
     }
 
     /// Takes back every applied write above `keep` and fails every reply that showed one.
@@ -292,7 +410,7 @@ impl SpaceActor {
         }
         self.epoch += 1;
         self.stored = self.stored.min(self.space.version());
-        self.shown.applied(self.space.version());
+        self.note_reminder();
     }
 
     /// Applies `commands` as one write and sends its outcome (with the answer kept for
@@ -389,7 +507,6 @@ impl SpaceActor {
     ) -> u64 {
         METRICS.count_outcome(&outcome, 1);
         let (version, epoch) = (outcome.version, self.epoch);
-        self.shown.applied(version);
         self.pending.push_back(Pending {
             version,
             epoch,
@@ -397,6 +514,7 @@ impl SpaceActor {
             outcome,
         });
         self.dirty = true;
+        self.note_reminder();
         match entry {
             Some(entry) => {
                 let addr = ctx.address();
@@ -540,6 +658,7 @@ impl SpaceActor {
                         METRICS.count_space(&act.space.view(), -1);
                         METRICS.count_space(&space.view(), 1);
                         act.space = space;
+                        act.durable = None;
                         if !act.journal.durability().journals_writes() {
                             // Writes since the last snapshot are gone, as in a crash; the space
                             // resumed above its reservation, and reserves again.
@@ -552,6 +671,7 @@ impl SpaceActor {
                             act.reserved = act.space.version();
                         }
                         act.publish(true);
+                        act.note_reminder();
                     }
                     Err(e) => {
                         log::error!("space {} cannot be reloaded: {e}; it stops", act.space.id());
@@ -725,6 +845,32 @@ impl Operation for Write {
 }
 
 /// Start a change stream: the durable changes after `since` now, then each durable write.
+/// The next batch of a firing (see [`SpaceActor::fire_more`]).
+#[derive(Message)]
+#[rtype(result = "()")]
+struct FireMore;
+
+impl Handler<FireMore> for SpaceActor {
+    type Result = ();
+
+    fn handle(&mut self, _: FireMore, ctx: &mut Context<Self>) {
+        self.fire(ctx);
+    }
+}
+
+/// Fires the space's reminders that are due (see [`SpaceActor::fire`]); sent by the
+/// reminder timer.
+pub(crate) struct Fire;
+
+impl Operation for Fire {
+    type Output = ();
+
+    fn run(self, actor: &mut SpaceActor, ctx: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        actor.fire(ctx);
+        ((), 0)
+    }
+}
+
 pub(crate) struct Subscribe {
     /// Changes after this version.
     pub since: u64,
@@ -794,6 +940,7 @@ impl Operation for Replicated {
         actor.pace.add(self.bytes);
         actor.dirty = true;
         actor.release();
+        actor.note_reminder();
         (Ok(()), 0)
     }
 }
@@ -810,7 +957,7 @@ struct Stored {
 impl Handler<Stored> for SpaceActor {
     type Result = ();
 
-    fn handle(&mut self, msg: Stored, _: &mut Context<Self>) {
+    fn handle(&mut self, msg: Stored, ctx: &mut Context<Self>) {
         let live = self
             .pending
             .iter()
@@ -825,6 +972,7 @@ impl Handler<Stored> for SpaceActor {
             }
             Err(e) => self.take_back(msg.version - 1, e),
         }
+        self.fire_more(ctx);
     }
 }
 
@@ -870,6 +1018,7 @@ impl Handler<Forget> for SpaceActor {
         METRICS.count_space(&self.space.view(), -1);
         self.dirty = false;
         self.streams.clear();
+        self.timer.note(self.space.id(), None);
         ctx.stop();
     }
 }
@@ -934,7 +1083,15 @@ mod tests {
         };
         let space = Space::new("s");
         let shown = Arc::new(Shown::new(Arc::new(space.clone())));
-        let actor = SpaceActor::new(space, shown, journal, snapshots, Pace::new(hourly, 0));
+        let timer = super::super::reminders::Timer::new().0;
+        let actor = SpaceActor::new(
+            space,
+            shown,
+            journal,
+            snapshots,
+            Pace::new(hourly, 0),
+            timer,
+        );
         (actor.start(), writer)
     }
 

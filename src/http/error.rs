@@ -356,6 +356,8 @@ impl From<SpaceError> for ApiError {
             SpaceError::SinceAhead { .. } | SpaceError::InvalidRange { .. } => {
                 ApiError::InvalidParameter(detail)
             }
+            // Firings are made by the reminder timer, never by a request.
+            SpaceError::NothingDue { .. } => ApiError::Internal(detail),
             SpaceError::InvalidField { field, message } => ApiError::Validation(ValidationError {
                 errors: vec![FieldError {
                     field: field.into(),

@@ -412,7 +412,8 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
             .max_items(Some(MAX_REMINDERS))
             .description(Some(
                 "When to remind (CONTRACT §18): at an instant, or minutes before dateDue. [] \
-                 clears; never null.",
+                 clears; never null. The server fires them: a write of its own setting \
+                 remindedAt and updatedAt, within 1 s of the time, once per reminder.",
             ))
             .into(),
         FieldType::Stamp => date_time()

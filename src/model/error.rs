@@ -113,6 +113,16 @@ pub enum SpaceError {
         /// The record's id.
         id: String,
     },
+    /// A reminder firing (CONTRACT §18) named a task with no reminder due: deleted,
+    /// finished, or its reminders fired or moved meanwhile. Only the reminder timer makes
+    /// firings, so no request meets this.
+    #[error("{} '{id}' has no reminder due", .kind.noun())]
+    NothingDue {
+        /// The kind named.
+        kind: Kind,
+        /// The record's id.
+        id: String,
+    },
     /// A change feed asked for changes after a version the space has not reached.
     #[error("since must be an integer from 0 to the space version {version}, not {since}")]
     SinceAhead {

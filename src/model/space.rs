@@ -301,6 +301,9 @@ struct Collection {
     graph: Option<Graph>,
     /// Where the kind keeps its time fields, when it has them (tasks).
     times: Option<TimeFields>,
+    /// The records with a reminder left to fire, by when the next one is due (see
+    /// [`TimeFields::next_reminder`]).
+    reminders: OrdSet<(i64, Id)>,
 }
 
 impl Collection {
@@ -311,7 +314,14 @@ impl Collection {
             indexes: Indexes::new(kind),
             graph: Graph::of(kind),
             times: TimeFields::of(kind),
+            reminders: OrdSet::new(),
         }
+    }
+
+    /// Where `record` sits among the records with a reminder to fire, if it does.
+    fn reminder_key(&self, record: &Record) -> Option<(i64, Id)> {
+        let at = self.times.as_ref()?.next_reminder(record)?;
+        Some((at, record.id.clone()))
     }
 
     fn get(&self, id: &str) -> Result<&Arc<Record>, SpaceError> {
@@ -330,10 +340,16 @@ impl Collection {
         };
         if let Some(old) = &old {
             self.indexes.remove(old);
+            if let Some(key) = self.reminder_key(old) {
+                self.reminders.remove(&key);
+            }
         }
         let new = self.records.get(id);
         if let Some(new) = new {
             self.indexes.add(new);
+            if let Some(key) = self.reminder_key(new) {
+                self.reminders.insert(key);
+            }
         }
         if let Some(tasks) = &mut self.indexes.tasks {
             let (old_key, new_key) = (
@@ -453,6 +469,9 @@ pub enum Op {
     Update(Changes),
     /// Soft-delete (`true`) or restore (`false`) the record.
     SetDeleted(bool),
+    /// Fire the task's reminders that are due (CONTRACT §18): `remindedAt` becomes the
+    /// write's time. Refused with [`SpaceError::NothingDue`] when none is.
+    Remind,
 }
 
 /// One record a write touched, in its state after the write.
@@ -666,6 +685,26 @@ impl Space {
         Ok((listed, more, self.version))
     }
 
+    /// When the next reminder of the space is due to fire (CONTRACT §18); it may be past.
+    pub fn next_reminder(&self) -> Option<i64> {
+        self.collection(Kind::Task)
+            .reminders
+            .get_min()
+            .map(|(at, _)| *at)
+    }
+
+    /// The tasks with a reminder due at or before `now`, earliest first, at most `limit`:
+    /// each is fired by a write of [`Op::Remind`].
+    pub fn reminders_due(&self, now: i64, limit: usize) -> Vec<Id> {
+        self.collection(Kind::Task)
+            .reminders
+            .iter()
+            .take_while(|(at, _)| *at <= now)
+            .take(limit)
+            .map(|(_, id)| id.clone())
+            .collect()
+    }
+
     /// Whether applying `commands` may take long enough to hold up the other spaces of a
     /// shared thread (CONTRACT §21): a batch of more than [`LIGHT_COMMANDS`] commands,
     /// more than [`LIGHT_TEXT_BYTES`] of text, a change of the predecessors of a record
@@ -710,7 +749,7 @@ impl Space {
                         .map(str::len)
                         .sum::<usize>();
                 }
-                Op::SetDeleted(_) => {}
+                Op::SetDeleted(_) | Op::Remind => {}
             }
         }
         text > LIGHT_TEXT_BYTES
@@ -891,6 +930,16 @@ impl Space {
                 } else {
                     None
                 };
+                record
+            }
+            Op::Remind => {
+                let mut record = Record::clone(existing(id)?);
+                let nothing = || SpaceError::NothingDue {
+                    kind,
+                    id: id.to_string(),
+                };
+                let times = collection.times.as_ref().ok_or_else(nothing)?;
+                times.fire(kind, &mut record, now)?;
                 record
             }
         };
@@ -1074,6 +1123,11 @@ impl Space {
             if let Some(graph) = &mut collection.graph {
                 graph.rebuild(&collection.records);
             }
+            let reminders = records
+                .iter()
+                .filter_map(|r| collection.reminder_key(r))
+                .collect();
+            collection.reminders = reminders;
         }
         let mut feed: Vec<(FeedKey, Arc<Record>)> = space
             .collections
@@ -1320,6 +1374,84 @@ mod tests {
         space
             .create(kind, changes(kind, Mode::Create, body), 1_000)
             .unwrap()
+    }
+
+    /// The space knows which tasks have a reminder due and when the next one is; a firing
+    /// sets `remindedAt`, takes the task off until a change re-arms it, and is refused
+    /// when nothing is due. Deleted and finished tasks are not listed; a loaded snapshot
+    /// lists the same.
+    #[test]
+    fn reminders_are_listed_by_when_they_are_due_and_fire_once() {
+        const MIN: i64 = 60_000;
+        let mut space = Space::new("s");
+        // dateDue 2030-01-01T10:00Z, reminders at 09:30 (relative) and 09:50 (absolute).
+        let due = 1_893_492_000_000;
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "a", "dateDue": "2030-01-01T10:00:00Z",
+                   "reminders": [{"minutesBefore": 30}, {"at": "2030-01-01T09:50:00Z"}]}),
+        );
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "b", "reminders": [{"at": "2030-01-01T09:00:00Z"}]}),
+        );
+        create(
+            &mut space,
+            Kind::Task,
+            json!({"todoId": "c", "status": "done",
+                   "reminders": [{"at": "2030-01-01T08:00:00Z"}]}),
+        );
+        create(&mut space, Kind::Task, json!({"todoId": "none"}));
+        assert_eq!(space.next_reminder(), Some(due - 60 * MIN));
+        assert!(space.reminders_due(due - 61 * MIN, 10).is_empty());
+        let ids = |v: Vec<Id>| v.iter().map(|id| id.to_string()).collect::<Vec<_>>();
+        assert_eq!(ids(space.reminders_due(due, 10)), ["b", "a"]);
+        assert_eq!(ids(space.reminders_due(due, 1)), ["b"]);
+        let remind =
+            |space: &mut Space, id: &str, now: i64| run(space, Kind::Task, id, Op::Remind, now);
+        let fired = remind(&mut space, "a", due - 30 * MIN).unwrap();
+        let field =
+            |r: &Record, name: &str| r.fields[Kind::Task.field_index(name).unwrap()].clone();
+        assert_eq!(
+            field(&fired.record, "remindedAt"),
+            Value::Time(due - 30 * MIN)
+        );
+        assert_eq!(fired.record.updated_at, due - 30 * MIN);
+        // Its 09:50 reminder is left; firing again before it is refused.
+        assert!(matches!(
+            remind(&mut space, "a", due - 20 * MIN),
+            Err(SpaceError::NothingDue { .. })
+        ));
+        assert!(
+            remind(&mut space, "c", due).is_err(),
+            "finished tasks do not fire"
+        );
+        assert!(remind(&mut space, "none", due).is_err());
+        assert_eq!(ids(space.reminders_due(due, 10)), ["b", "a"]);
+        remind(&mut space, "a", due - 10 * MIN).unwrap();
+        assert_eq!(ids(space.reminders_due(i64::MAX, 10)), ["b"]);
+        // A moved dateDue re-arms the relative reminder.
+        space
+            .update(
+                Kind::Task,
+                "a",
+                changes(
+                    Kind::Task,
+                    Mode::Update,
+                    json!({"dateDue": "2030-01-02T10:00:00Z"}),
+                ),
+                due,
+            )
+            .unwrap();
+        assert_eq!(space.reminders_due(i64::MAX, 10).len(), 2);
+        space.set_deleted(Kind::Task, "b", true, due).unwrap();
+        let rebuilt = Space::from_snapshot(space.snapshot()).unwrap();
+        for s in [&space, &rebuilt] {
+            assert_eq!(ids(s.reminders_due(i64::MAX, 10)), ["a"]);
+            assert_eq!(s.next_reminder(), Some(due + 1_440 * MIN - 30 * MIN));
+        }
     }
 
     /// A completion's roll is decided by the write at its time and kept in the outcome:

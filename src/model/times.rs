@@ -15,7 +15,7 @@ use super::error::SpaceError;
 use super::kind::Kind;
 use super::limits::{FIRST_INSTANT_MS, LAST_INSTANT_MS, OCCURRENCES_SPAN_DAYS};
 use super::record::{Record, Value};
-use super::recurrence::{complete, occurrences, zone, Listed, RecurFrom, Rolled, Rule};
+use super::recurrence::{complete, next_due, occurrences, zone, Listed, RecurFrom, Rolled, Rule};
 use super::validate::Changes;
 
 /// One end of an occurrences listing as a request gives it.
@@ -52,6 +52,8 @@ pub struct TimeFields {
     recur_from: usize,
     completed_count: usize,
     last_completed_at: usize,
+    reminders: usize,
+    reminded_at: usize,
 }
 
 /// Whether a write sets a finished `status` on a task that was not finished: with a
@@ -81,7 +83,46 @@ impl TimeFields {
             recur_from: at("recurFrom")?,
             completed_count: at("completedCount")?,
             last_completed_at: at("lastCompletedAt")?,
+            reminders: at("reminders")?,
+            reminded_at: at("remindedAt")?,
         })
+    }
+
+    /// When a reminder of `record` is next due to fire (CONTRACT §18): the earliest of its
+    /// reminders due after its `remindedAt` (see [`next_due`]); `None` for a deleted or
+    /// finished task, or when none is left. The time may be past: it is then due now.
+    pub fn next_reminder(&self, record: &Record) -> Option<i64> {
+        let Value::Reminders(reminders) = &record.fields[self.reminders] else {
+            return None;
+        };
+        let finished = || {
+            record.fields[self.status]
+                .as_text()
+                .is_some_and(is_finished_status)
+        };
+        if reminders.is_empty() || record.is_deleted() || finished() {
+            return None;
+        }
+        next_due(reminders, self.due(record), self.reminded_at(record))
+    }
+
+    /// The `remindedAt` of `record`.
+    pub fn reminded_at(&self, record: &Record) -> Option<i64> {
+        record.fields[self.reminded_at].as_time()
+    }
+
+    /// Fires the reminders of `record` at `now`: `remindedAt` becomes `now`, which covers
+    /// every reminder due at or before it. [`SpaceError::NothingDue`] when no reminder of
+    /// the task is due by `now` (see [`TimeFields::next_reminder`]).
+    pub fn fire(&self, kind: Kind, record: &mut Record, now: i64) -> Result<(), SpaceError> {
+        if self.next_reminder(record).is_none_or(|at| at > now) {
+            return Err(SpaceError::NothingDue {
+                kind,
+                id: record.id.to_string(),
+            });
+        }
+        record.fields[self.reminded_at] = Value::Time(now);
+        Ok(())
     }
 
     /// The zone `record` names (UTC for `null`).

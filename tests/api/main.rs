@@ -21,6 +21,7 @@ mod listing;
 mod persistence;
 mod queries;
 mod records;
+mod reminders;
 mod replication;
 mod spaces;
 mod sync;

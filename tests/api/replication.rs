@@ -1491,3 +1491,55 @@ async fn the_stream_is_trimmed_by_its_limits_but_never_past_what_a_node_needs() 
         actix_web::rt::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+#[actix_web::test]
+async fn a_reminder_due_after_the_primary_died_is_fired_once_by_the_standby_that_takes_over() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let at = chrono::Utc::now() + chrono::Duration::seconds(2);
+    let at = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let created = a
+        .default_user()
+        .post(
+            "/api/v1/tasks",
+            json!({"todoId": "later", "reminders": [{"at": at}]}),
+        )
+        .await;
+    created.expect(201);
+    // Killed before the reminder is due: the standby holds the task and its reminder.
+    a.crash();
+    primary_within(&b, Duration::from_secs(15)).await;
+    let user = b.default_user();
+    let fired = wait_until_async(Duration::from_secs(10), || async {
+        let reply = user.get("/api/v1/tasks/later").await;
+        reply.status == 200 && reply.data()["remindedAt"] != Value::Null
+    })
+    .await;
+    assert!(fired, "{}", b.log_text());
+    let task = user.get("/api/v1/tasks/later").await;
+    let task = task.data();
+    assert!(crate::helpers::millis(&task["remindedAt"]) >= crate::helpers::millis(&json!(at)));
+    // Fired once: the feed after the creation holds the one firing.
+    let since = created.version();
+    let changes = user.get(&format!("/api/v1/changes?since={since}")).await;
+    let changes = changes.data().as_array().unwrap().clone();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["record"]["remindedAt"], task["remindedAt"]);
+}
+
+/// Waits until `done` answers true, checking every 50 ms for up to `limit`.
+async fn wait_until_async<F: std::future::Future<Output = bool>>(
+    limit: Duration,
+    done: impl Fn() -> F,
+) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if done().await {
+            return true;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    done().await
+}

@@ -1,0 +1,196 @@
+//! The reminder timer (CONTRACT §18): one for every space, so that a server holding a
+//! million future reminders sleeps until the first of them.
+//!
+//! Each space knows which of its tasks has a reminder due next ([`Space::next_reminder`],
+//! an ordered set kept in step with its records). Its actor tells the [`Timer`] whenever
+//! that time changes; the registry tells it the times of the spaces loaded at start-up,
+//! which have no actor yet. The [`Wheel`] keeps one entry per space, ordered by time, and
+//! when the first comes due sends that space a [`Fire`]: the space actor fires each due
+//! task as a write of its own ([`Op::Remind`](crate::model::Op::Remind)), journaled,
+//! replicated and streamed like any other, and reports its next time as every write does.
+//! So reminders that came due while taskd was stopped fire at start-up, once: a firing
+//! sets `remindedAt`, and a task is due only for a reminder after it.
+//!
+//! The wheel sends a space a [`Fire`] at most every [`RESPITE_MS`]: a firing that fails
+//! (the journal refused it) is tried again then, not in a busy loop, and a reminder still
+//! fires within a second of its time. A space with more due than one batch goes on by
+//! itself, a batch at a time as the previous one becomes durable (see `SpaceActor::fire`).
+//! With replication only the primary fires; a standby keeps its entries and fires what is
+//! due once it becomes the primary.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::space::Fire;
+use super::{Failure, Spaces};
+use crate::replication::NodeRole;
+
+/// The most firings a space applies at a time; see `SpaceActor::fire`.
+pub(crate) const FIRE_BATCH: usize = 1_000;
+/// The least time between two [`Fire`]s the wheel sends one space.
+const RESPITE_MS: i64 = 250;
+/// How often a standby looks whether it became the primary, while reminders are due.
+const STANDBY_CHECK: Duration = Duration::from_secs(1);
+
+/// What the wheel hears from a space: its next reminder is due at this time (or it has
+/// none).
+#[derive(Debug)]
+struct Note(Box<str>, Option<i64>);
+
+/// Tells the [`Wheel`] about the reminders of spaces; cheap to clone, and a note costs a
+/// channel send.
+#[derive(Debug, Clone)]
+pub struct Timer(mpsc::UnboundedSender<Note>);
+
+impl Timer {
+    /// A timer and the wheel it tells, which [`Wheel::run`] drives.
+    pub(crate) fn new() -> (Timer, Wheel) {
+        let (notes, heard) = mpsc::unbounded_channel();
+        let timer = Timer(notes);
+        let wheel = Wheel {
+            timer: timer.clone(),
+            heard,
+            spaces: HashMap::new(),
+            queue: BTreeSet::new(),
+        };
+        (timer, wheel)
+    }
+
+    /// Space `space`'s next reminder is due at `next` (`None`: it has none).
+    pub(crate) fn note(&self, space: &str, next: Option<i64>) {
+        // Without a wheel (its server is stopping) nothing is left to fire.
+        let _ = self.0.send(Note(space.into(), next));
+    }
+}
+
+/// What the wheel knows of one space.
+#[derive(Debug, Default)]
+struct Entry {
+    /// When its next reminder is due, as last noted.
+    next: Option<i64>,
+    /// It is not fired before this time (see [`RESPITE_MS`]).
+    not_before: i64,
+    /// Its place in the queue, if it is queued.
+    queued: Option<i64>,
+}
+
+/// Every space's next reminder, in time order; see the module documentation.
+#[derive(Debug)]
+pub(crate) struct Wheel {
+    /// For the firings it starts, which note a deleted space.
+    timer: Timer,
+    heard: mpsc::UnboundedReceiver<Note>,
+    spaces: HashMap<Box<str>, Entry>,
+    queue: BTreeSet<(i64, Box<str>)>,
+}
+
+impl Wheel {
+    /// Fires the reminders of `spaces` as they come due, while this node is the primary
+    /// (`role`; always without replication), for as long as the runtime runs.
+    pub(crate) async fn run(mut self, spaces: Arc<Spaces>, role: Option<Arc<NodeRole>>) {
+        loop {
+            let now = now_ms();
+            let primary = role.as_ref().is_none_or(|r| r.is_primary());
+            let wait = match self.queue.first() {
+                None => None,
+                Some(_) if !primary => Some(STANDBY_CHECK),
+                Some((at, _)) => Some(until(*at, now)),
+            };
+            if wait == Some(Duration::ZERO) {
+                for space in self.take_due(now) {
+                    let (spaces, timer) = (Arc::clone(&spaces), self.timer.clone());
+                    actix_web::rt::spawn(async move {
+                        match spaces.call(&space, Fire).await {
+                            Ok(()) => {}
+                            // A deleted space, or one whose actor stopped (it could not
+                            // be reloaded, and says so in the log), fires nothing more.
+                            Err(Failure::Gone | Failure::Stopped) => timer.note(&space, None),
+                            // Busy or stalled: its entry stays, tried after the respite.
+                            Err(e) => log::debug!("reminders of space {space} not fired: {e}"),
+                        }
+                    });
+                }
+                continue;
+            }
+            let note = match wait {
+                Some(wait) => match tokio::time::timeout(wait, self.heard.recv()).await {
+                    Ok(note) => note,
+                    Err(_) => continue,
+                },
+                None => self.heard.recv().await,
+            };
+            // The wheel holds a timer itself, so the channel stays open.
+            let Some(note) = note else { return };
+            self.hear(note);
+            // Take in everything already sent before looking at the clock again.
+            while let Ok(note) = self.heard.try_recv() {
+                self.hear(note);
+            }
+        }
+    }
+
+    /// Takes in one note.
+    fn hear(&mut self, Note(space, next): Note) {
+        match next {
+            None => {
+                if let Some(entry) = self.spaces.remove(&space) {
+                    if let Some(at) = entry.queued {
+                        self.queue.remove(&(at, space));
+                    }
+                }
+            }
+            next => {
+                self.spaces.entry(space.clone()).or_default().next = next;
+                self.requeue(space);
+            }
+        }
+    }
+
+    /// Puts `space` in the queue at its next time, not before its respite ends.
+    fn requeue(&mut self, space: Box<str>) {
+        let Some(entry) = self.spaces.get_mut(&space) else {
+            return;
+        };
+        let at = entry.next.map(|next| next.max(entry.not_before));
+        if at == entry.queued {
+            return;
+        }
+        if let Some(old) = entry.queued.take() {
+            self.queue.remove(&(old, space.clone()));
+        }
+        if let Some(at) = at {
+            entry.queued = Some(at);
+            self.queue.insert((at, space));
+        }
+    }
+
+    /// Takes the spaces due at `now` off the queue, each with its respite begun.
+    fn take_due(&mut self, now: i64) -> Vec<Box<str>> {
+        let mut due = Vec::new();
+        while let Some((at, _)) = self.queue.first() {
+            if *at > now {
+                break;
+            }
+            let (_, space) = self.queue.pop_first().expect("checked");
+            if let Some(entry) = self.spaces.get_mut(&space) {
+                entry.queued = None;
+                entry.not_before = now + RESPITE_MS;
+            }
+            due.push(space);
+        }
+        due
+    }
+}
+
+/// The time from `now` until `at`, zero when it is past.
+fn until(at: i64, now: i64) -> Duration {
+    Duration::from_millis(u64::try_from(at.saturating_sub(now)).unwrap_or(0))
+}
+
+/// The current time, in milliseconds since the Unix epoch.
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
