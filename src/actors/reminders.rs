@@ -177,7 +177,7 @@ impl Wheel {
             let (_, space) = self.queue.pop_first().expect("checked");
             if let Some(entry) = self.spaces.get_mut(&space) {
                 entry.queued = None;
-                entry.not_before = now + RESPITE_MS;
+                entry.not_before = now.saturating_add(RESPITE_MS);
             }
             due.push(space);
         }
@@ -193,4 +193,58 @@ fn until(at: i64, now: i64) -> Duration {
 /// The current time, in milliseconds since the Unix epoch.
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heard(wheel: &mut Wheel) {
+        while let Ok(note) = wheel.heard.try_recv() {
+            wheel.hear(note);
+        }
+    }
+
+    #[test]
+    fn spaces_come_due_in_time_order_and_a_fired_one_waits_out_its_respite() {
+        let (timer, mut wheel) = Timer::new();
+        timer.note("b", Some(2_000));
+        timer.note("a", Some(1_000));
+        timer.note("c", Some(9_000));
+        heard(&mut wheel);
+        assert!(wheel.take_due(999).is_empty());
+        assert_eq!(
+            wheel.take_due(2_000),
+            vec!["a".into(), "b".into()] as Vec<Box<str>>
+        );
+        // Still due (its firing failed): not before the respite ends.
+        timer.note("a", Some(1_000));
+        heard(&mut wheel);
+        assert!(wheel.take_due(2_000 + RESPITE_MS - 1).is_empty());
+        assert_eq!(
+            wheel.take_due(2_000 + RESPITE_MS),
+            vec!["a".into()] as Vec<Box<str>>
+        );
+        // A later reminder is queued at its own time; none left drops the space.
+        timer.note("b", Some(5_000));
+        timer.note("c", None);
+        heard(&mut wheel);
+        assert_eq!(wheel.queue.len(), 1);
+        assert_eq!(wheel.take_due(i64::MAX), vec!["b".into()] as Vec<Box<str>>);
+        assert!(!wheel.spaces.contains_key("c"));
+    }
+
+    #[test]
+    fn a_new_time_replaces_the_old_one() {
+        let (timer, mut wheel) = Timer::new();
+        timer.note("a", Some(5_000));
+        timer.note("a", Some(7_000));
+        heard(&mut wheel);
+        assert_eq!(wheel.queue.len(), 1);
+        assert!(wheel.take_due(6_000).is_empty());
+        timer.note("a", Some(3_000));
+        heard(&mut wheel);
+        assert_eq!(wheel.take_due(6_000), vec!["a".into()] as Vec<Box<str>>);
+        assert!(wheel.queue.is_empty());
+    }
 }
