@@ -77,6 +77,17 @@ pub struct Config {
           value_delimiter = ',', value_parser = address_block)]
     pub trusted_proxy: Vec<IpNet>,
 
+    /// Let webhooks (CONTRACT §19) reach loopback, private, link-local and unspecified
+    /// addresses, refused otherwise at creation and at every delivery.
+    #[arg(long, env = "TASKD_WEBHOOK_ALLOW_PRIVATE",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub webhook_allow_private: bool,
+
+    /// For tests only: divide the webhook retry schedule's delays (5 s to 24 h) by this.
+    #[arg(long, env = "TASKD_WEBHOOK_RETRY_DIVISOR", hide = true, default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub webhook_retry_divisor: u32,
+
     /// Answer task listings without the query indexes of CONTRACT §17 (every filter,
     /// search and order scans or walks the listing order): for measuring what the indexes
     /// gain, not for serving.

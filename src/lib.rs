@@ -14,6 +14,9 @@
 //!   (and by the backup copy).
 //! - [`replication`]: with `--nats`, the journal appended to a NATS JetStream stream,
 //!   fenced, and the lease that makes one node the primary.
+//! - [`webhooks`]: the webhook sender (§19), a front beside [`http`]: it reads each space's
+//!   change feed through the registry and POSTs the events, signed, to the webhooks'
+//!   receivers.
 //! - [`tools`]: the subcommands `backup`, `export`, `import`, `healthcheck` and `bench`
 //!   (the load generator of the `taskd-bench` crate, `crates/bench`); the progress line
 //!   they draw on a terminal is the `taskd-progress` crate's (`crates/progress`).
@@ -31,3 +34,4 @@ mod service;
 pub mod startup;
 pub mod store;
 pub mod tools;
+mod webhooks;

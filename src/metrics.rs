@@ -55,6 +55,18 @@ pub(crate) struct ReasonLabels {
 }
 
 /// The reasons of a 403 (see `model::access::Reason`), shown at 0 from the start.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct OutcomeLabels {
+    pub outcome: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct WebhookLabels {
+    pub webhook: String,
+}
+
+const WEBHOOK_OUTCOMES: [&str; 4] = ["delivered", "failed", "given_up", "gone"];
+
 const FORBIDDEN_REASONS: [&str; 5] = [
     "role",
     "read_only_token",
@@ -66,6 +78,12 @@ const FORBIDDEN_REASONS: [&str; 5] = [
 /// Every metric taskd exports.
 pub(crate) struct Metrics {
     registry: Registry,
+    /// `taskd_webhook_deliveries_total{outcome}`: delivery attempts (CONTRACT §19) by
+    /// outcome: `delivered`, `failed`, `given_up`, `gone`.
+    pub webhook_deliveries: Family<OutcomeLabels, Counter>,
+    /// `taskd_webhook_pending{webhook}`: events not yet delivered, per webhook this node
+    /// delivers for.
+    pub webhook_pending: Family<WebhookLabels, Gauge>,
     /// `taskd_http_requests_total{method,route,status}`.
     pub requests: Family<RequestLabels, Counter>,
     /// `taskd_http_request_duration_seconds{route}`.
@@ -133,6 +151,8 @@ impl Metrics {
     fn new() -> Metrics {
         let mut metrics = Metrics {
             registry: Registry::with_prefix("taskd"),
+            webhook_deliveries: Family::default(),
+            webhook_pending: Family::default(),
             requests: Family::default(),
             request_seconds: Family::new_with_constructor(seconds),
             spaces_loaded: Gauge::default(),
@@ -160,6 +180,12 @@ impl Metrics {
             replication_fenced: Counter::default(),
             replication_lease_changes: Counter::default(),
         };
+        for outcome in WEBHOOK_OUTCOMES {
+            metrics
+                .webhook_deliveries
+                .get_or_create(&OutcomeLabels { outcome })
+                .inc_by(0);
+        }
         for reason in FORBIDDEN_REASONS {
             metrics
                 .forbidden
@@ -254,6 +280,16 @@ impl Metrics {
             "Requests answered 403, by reason: role, read_only_token, primary_token_only, \
              admin_token, admin_only",
             metrics.forbidden.clone(),
+        );
+        r.register(
+            "webhook_deliveries",
+            "Webhook delivery attempts, by outcome: delivered, failed, given_up, gone",
+            metrics.webhook_deliveries.clone(),
+        );
+        r.register(
+            "webhook_pending",
+            "Events not yet delivered, per webhook",
+            metrics.webhook_pending.clone(),
         );
         r.register("users", "Users", metrics.users.clone());
         r.register(

@@ -33,6 +33,7 @@ use crate::service::Service;
 use crate::store::codec::Entry;
 use crate::store::journal::{Durability, Journal, StorageError};
 use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
+use crate::webhooks::{Settings as WebhookSettings, Webhooks};
 
 const DEFAULT_TOKEN_FILE: &str = "default.token";
 const ADMIN_TOKEN_FILE: &str = "admin.token";
@@ -94,6 +95,8 @@ pub struct Application {
     metrics: Option<Server>,
     state: State,
     arbiters: Vec<Arbiter>,
+    /// The webhook sender's arbiter.
+    sender: Arbiter,
     signals: Signals,
     /// The listening sockets' queues and the worker threads, for the shutdown's catch-up.
     queues: ListenQueues,
@@ -117,6 +120,7 @@ pub struct State {
     keys: web::Data<Keys>,
     streams: web::Data<Streams>,
     service: web::Data<Service>,
+    webhooks: web::Data<Webhooks>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
 }
@@ -206,6 +210,7 @@ impl State {
             )),
             streams: web::Data::new(Streams::default()),
             service: web::Data::new(Service::new(journal.clone(), store.dir().to_path_buf())),
+            webhooks: web::Data::new(Webhooks::default()),
             journal,
             snapshots,
         }
@@ -224,8 +229,15 @@ impl State {
             trusted_proxies: self.trusted_proxies.clone(),
             body_timeout: *self.body_timeout.get_ref(),
             plan: self.plan,
+            webhooks: self.webhooks.clone(),
         }))
         .configure(crate::http::configure);
+    }
+
+    /// Sends webhooks as `settings` say.
+    fn webhooks(mut self, settings: WebhookSettings) -> State {
+        self.webhooks = web::Data::new(Webhooks::new(settings));
+        self
     }
 
     /// Believes the `X-Forwarded-For` of peers in `trusted` (none by default).
@@ -341,10 +353,20 @@ impl Application {
             Plan::Scan
         } else {
             Plan::Indexes
+        })
+        .webhooks(WebhookSettings {
+            allow_private: config.webhook_allow_private,
+            retry_divisor: config.webhook_retry_divisor,
         });
         if let Some(replicator) = &replicator {
             replicator.follow_into(state.journal.clone(), state.follower());
         }
+        let sender = crate::webhooks::start(
+            state.webhooks.clone().into_inner(),
+            state.directory.clone().into_inner(),
+            state.spaces.clone().into_inner(),
+            replicator.as_ref().map(|r| Arc::clone(r.role())),
+        );
         let saver = state.clone();
         actix_web::rt::spawn(async move {
             let mut tick = actix_web::rt::time::interval(interval);
@@ -417,6 +439,7 @@ impl Application {
             metrics,
             state,
             arbiters,
+            sender,
             signals,
             queues,
             workers: worker_threads,
@@ -500,6 +523,8 @@ impl Application {
         } else {
             state.spaces.flush_all().await
         };
+        self.sender.stop();
+        state.webhooks.flush(&state.directory).await;
         state.directory.save(&state.snapshots, true).await;
         state.keys.save(&state.snapshots, true).await;
         let (done, closed) = oneshot::channel();

@@ -136,6 +136,25 @@ impl Directory {
         within_storage(&health, changed, late).await
     }
 
+    /// Makes a change no request asked for (the webhook sender's positions, a webhook a
+    /// receiver turned off): as [`Directory::change`] with no answer and no key, waiting
+    /// as long as the journal takes.
+    pub(crate) async fn note(&self, change: Change) -> Result<Result<(), DirectoryError>, Failure> {
+        let nothing = || KeptAnswer {
+            status: 204,
+            content_type: "".into(),
+            location: None,
+            etag: None,
+            body: Vec::new(),
+        };
+        let answer = |_: &DirectoryState| Answer {
+            shown: nothing(),
+            kept: nothing(),
+        };
+        let changed = self.make(change, None, answer, |_: &Change| {}).await?;
+        Ok(changed.map(drop))
+    }
+
     /// [`Directory::change`], waiting as long as the journal takes.
     async fn make(
         &self,

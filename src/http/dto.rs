@@ -75,6 +75,9 @@ envelope! {
     MeEnvelope(Me<'static>): "The caller.";
     CreatedUserEnvelope(CreatedUser): "A user and its token.";
     BackupEnvelope(Backup): "What a backup copy holds.";
+    WebhookEnvelope(Webhook): "One webhook.";
+    WebhookList(Vec<Webhook>): "A space's webhooks, by `webhookId`.";
+    DeliveryList(Vec<Delivery>): "A webhook's last 100 delivery attempts, newest first.";
 }
 
 /// A member's role in a space.
@@ -354,6 +357,87 @@ pub(crate) struct MemberPut {
     role: RoleName,
 }
 
+/// A webhook (CONTRACT §19).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Webhook {
+    pub webhook_id: Box<str>,
+    pub space_id: Box<str>,
+    /// Where the events are POSTed, as sent.
+    pub url: Box<str>,
+    /// The event types it gets (`<kind>.changed`, `<kind>.deleted`, `task.reminder`), or
+    /// `["*"]` for all.
+    pub events: Vec<Box<str>>,
+    #[schema(required = true)]
+    pub description: Option<Box<str>>,
+    /// Whether it is delivered to (false after a PATCH, or after its receiver answered
+    /// `410`).
+    pub active: bool,
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: Stamp,
+    /// The space version its deliveries have passed (delivered, filtered out or given
+    /// up); null before the first.
+    #[schema(required = true)]
+    pub last_delivered_version: Option<u64>,
+    /// Events not yet delivered that `events` selects, the one in flight included.
+    pub pending: u64,
+    /// `gone` when its receiver answered `410`; null otherwise.
+    #[schema(required = true)]
+    pub disabled_reason: Option<Box<str>>,
+    /// The signing secret (`whsec_` + base64 of 32 bytes): only in the answer to a
+    /// creation or a rotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub secret: Option<Box<str>>,
+}
+
+/// A new webhook.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub(crate) struct WebhookCreate {
+    /// An absolute `http` or `https` URL of at most 2,000 characters; a host that
+    /// resolves to a loopback, private, link-local or unspecified address is refused
+    /// (422 `invalid_webhook_url`) unless the server allows them.
+    url: String,
+    /// `["*"]` (the default) or distinct event types.
+    events: Option<Vec<String>>,
+    /// At most 1,000 characters.
+    description: Option<String>,
+}
+
+/// The fields of a webhook a PATCH may change.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub(crate) struct WebhookUpdate {
+    url: Option<String>,
+    events: Option<Vec<String>>,
+    description: Option<String>,
+    /// `true` clears `disabledReason`; `false` keeps the position.
+    active: Option<bool>,
+}
+
+/// One delivery attempt.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Delivery {
+    /// The `webhook-id` header: `<spaceId>.<kind>.<id>.<version>`.
+    pub webhook_message_id: String,
+    /// Its number for that message, from 1.
+    pub attempt: u32,
+    /// When it started.
+    #[schema(value_type = String, format = DateTime)]
+    pub at: Stamp,
+    /// The HTTP status; null when there was no answer.
+    #[schema(required = true)]
+    pub status: Option<u16>,
+    pub duration_ms: u64,
+    /// Null on a `2xx`; else why (`given up` on the last attempt of an event).
+    #[schema(required = true)]
+    pub error: Option<String>,
+}
+
 /// A new scoped token.
 #[derive(ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -553,6 +637,7 @@ macro_rules! path_param {
 path_param!(SpaceIdPath, space_id, "spaceId", "The space.");
 path_param!(UserIdPath, user_id, "userId", "The user.");
 path_param!(TokenIdPath, token_id, "tokenId", "The scoped token.");
+path_param!(WebhookIdPath, webhook_id, "webhookId", "The webhook.");
 
 /// The pattern of a record id (CONTRACT §3).
 pub(crate) fn id_pattern() -> String {

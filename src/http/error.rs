@@ -69,6 +69,8 @@ pub enum ApiError {
     UnsupportedMediaType,
     /// 422 invalid_reference.
     InvalidReference(String),
+    /// 422 invalid_webhook_url: the URL's host resolves to an address §19 refuses.
+    InvalidWebhookUrl(String),
     /// 422 dependency_cycle: predecessors that would close a cycle; the body's `cycle`
     /// lists its ids in order (CONTRACT §15).
     DependencyCycle {
@@ -134,6 +136,7 @@ impl ApiError {
             ApiError::PayloadTooLarge => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::InvalidReference(_) => "invalid_reference",
+            ApiError::InvalidWebhookUrl(_) => "invalid_webhook_url",
             ApiError::DependencyCycle { .. } => "dependency_cycle",
             ApiError::DependencyTooComplex(_) => "dependency_too_complex",
             ApiError::TooManyRequests(_) | ApiError::TooManyKeys(_) | ApiError::TooManyStreams => {
@@ -156,6 +159,7 @@ impl ApiError {
             | ApiError::PreconditionFailed(d)
             | ApiError::LimitReached(d)
             | ApiError::InvalidReference(d)
+            | ApiError::InvalidWebhookUrl(d)
             | ApiError::DependencyTooComplex(d)
             | ApiError::DependencyCycle { detail: d, .. } => d.clone(),
             ApiError::DefaultSpace => DirectoryError::DefaultSpace.to_string(),
@@ -248,6 +252,7 @@ impl ResponseError for ApiError {
             }
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::InvalidReference(_)
+            | ApiError::InvalidWebhookUrl(_)
             | ApiError::DependencyCycle { .. }
             | ApiError::DependencyTooComplex(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

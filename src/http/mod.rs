@@ -22,6 +22,7 @@ pub(crate) mod spaces;
 pub(crate) mod stream;
 pub(crate) mod throttle;
 pub(crate) mod tokens;
+pub(crate) mod webhooks;
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -43,6 +44,7 @@ use crate::model::times::TimeFields;
 use crate::model::{Kind, Plan};
 use crate::replication::NodeRole;
 use crate::service::Service;
+use crate::webhooks::Webhooks;
 use idempotency::Guard;
 
 pub(crate) use client::TrustedProxies;
@@ -124,6 +126,8 @@ pub(crate) struct AppState {
     pub body_timeout: extract::BodyTimeout,
     /// How task listings find their records.
     pub plan: Plan,
+    /// The webhook sender's delivery logs and positions, and its address check.
+    pub webhooks: Data<Webhooks>,
 }
 
 /// The state of the app serving `req`.
@@ -285,6 +289,29 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             .route(web::get().to(tokens::get))
             .route(keyed(web::delete().to(tokens::revoke), Guard::Account))
             .default_service(disallowed("GET, DELETE")),
+    )
+    .service(
+        web::resource("/api/v1/webhooks")
+            .route(web::get().to(webhooks::list))
+            .route(web::post().to(webhooks::create))
+            .default_service(disallowed("GET, POST")),
+    )
+    .service(
+        web::resource("/api/v1/webhooks/{webhookId}")
+            .route(web::get().to(webhooks::get))
+            .route(web::patch().to(webhooks::update))
+            .route(web::delete().to(webhooks::delete))
+            .default_service(disallowed("GET, PATCH, DELETE")),
+    )
+    .service(
+        web::resource("/api/v1/webhooks/{webhookId}/secret")
+            .route(web::post().to(webhooks::rotate))
+            .default_service(disallowed("POST")),
+    )
+    .service(
+        web::resource("/api/v1/webhooks/{webhookId}/deliveries")
+            .route(web::get().to(webhooks::deliveries))
+            .default_service(disallowed("GET")),
     )
     .service(
         web::resource("/api/v1/admin/backup")

@@ -39,7 +39,7 @@ use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Required, Schema};
 use utoipa::{Modify, OpenApi as _};
 
 use super::dto::{self, id_pattern, nullable_date_time};
-use super::{batch, handlers, spaces, stream, tokens};
+use super::{batch, handlers, spaces, stream, tokens, webhooks};
 use crate::model::kind::FieldType;
 use crate::model::limits::{
     thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
@@ -87,6 +87,13 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         tokens::create,
         tokens::get,
         tokens::revoke,
+        webhooks::create,
+        webhooks::list,
+        webhooks::get,
+        webhooks::update,
+        webhooks::delete,
+        webhooks::rotate,
+        webhooks::deliveries,
     ),
     components(
         schemas(
@@ -127,6 +134,13 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
             dto::TokenEnvelope,
             dto::TokenList,
             dto::TokenCreate,
+            dto::Webhook,
+            dto::WebhookEnvelope,
+            dto::WebhookList,
+            dto::WebhookCreate,
+            dto::WebhookUpdate,
+            dto::Delivery,
+            dto::DeliveryList,
             dto::Occurrence,
             dto::OccurrencePage,
         ),
@@ -1358,14 +1372,48 @@ mod tests {
         assert!(occurrences["responses"]["200"].is_object(), "{occurrences}");
     }
 
+    /// Webhooks (CONTRACT §19): the routes, the object with its secret only when shown,
+    /// and the 422 of a refused address.
+    #[test]
+    fn webhooks_have_their_routes_and_objects() {
+        let document = json();
+        let paths = &document["paths"];
+        let create = &paths["/api/v1/webhooks"]["post"];
+        assert!(create["responses"]["201"].is_object(), "{create}");
+        assert!(create["responses"]["422"].is_object(), "{create}");
+        for (path, method) in [
+            ("/api/v1/webhooks", "get"),
+            ("/api/v1/webhooks/{webhookId}", "patch"),
+            ("/api/v1/webhooks/{webhookId}", "delete"),
+            ("/api/v1/webhooks/{webhookId}/secret", "post"),
+            ("/api/v1/webhooks/{webhookId}/deliveries", "get"),
+        ] {
+            assert!(
+                paths[path][method]["responses"]["200"].is_object(),
+                "{method} {path}"
+            );
+        }
+        let webhook = &document["components"]["schemas"]["Webhook"];
+        let required = webhook["required"].to_string();
+        for field in [
+            "webhookId",
+            "lastDeliveredVersion",
+            "pending",
+            "disabledReason",
+        ] {
+            assert!(required.contains(field), "{field} in {required}");
+        }
+        assert!(!required.contains("secret"), "{required}");
+    }
+
     /// Every operation derived from a handler lists its statuses and is found in the
     /// document; none is lost between the handlers and the generated routes.
     #[test]
     fn every_route_has_its_operations() {
         let document = json();
         let paths = document["paths"].as_object().unwrap();
-        // 5 collections × 3 paths, a task's occurrences, and the other routes.
-        assert_eq!(paths.len(), 15 + 1 + 19);
+        // 5 collections × 3 paths, a task's occurrences, 4 of webhooks, and the others.
+        assert_eq!(paths.len(), 15 + 1 + 4 + 19);
         for (path, item) in paths {
             for (method, operation) in item.as_object().unwrap() {
                 let responses = operation["responses"].as_object().unwrap();

@@ -11,10 +11,12 @@ use super::dto::{self, MemberState, Stamp};
 use crate::actors::directory::Answer;
 use crate::model::kept::KeptAnswer;
 use crate::model::recurrence::Reminder;
+use crate::model::webhook::{Position, Webhook};
 use crate::model::{
     Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Record, Role,
     SpaceInfo, Token, Touched, Value,
 };
+use crate::webhooks::Attempt;
 
 /// A record of `kind` in space `space`, as JSON.
 pub(crate) struct RecordJson<'a> {
@@ -290,6 +292,45 @@ pub(crate) fn token(token: &Token, secret: Option<&str>) -> dto::Token {
     }
 }
 
+/// A webhook object (CONTRACT §19) at `position` with `pending` events, with its secret
+/// only when given.
+pub(crate) fn webhook(
+    webhook: &Webhook,
+    position: &Position,
+    pending: u64,
+    secret: Option<&str>,
+) -> dto::Webhook {
+    let at = Webhook {
+        position: position.clone(),
+        ..webhook.clone()
+    };
+    dto::Webhook {
+        webhook_id: webhook.id.clone(),
+        space_id: webhook.space.clone(),
+        url: webhook.url.clone(),
+        events: webhook.events.clone(),
+        description: webhook.description.clone(),
+        active: webhook.active,
+        created_at: Stamp(webhook.created_at),
+        last_delivered_version: at.last_delivered(),
+        pending,
+        disabled_reason: webhook.disabled_reason.clone(),
+        secret: secret.map(Box::from),
+    }
+}
+
+/// A delivery attempt of a webhook's log.
+pub(crate) fn delivery_attempt(attempt: &Attempt) -> dto::Delivery {
+    dto::Delivery {
+        webhook_message_id: attempt.webhook_message_id.clone(),
+        attempt: attempt.attempt,
+        at: Stamp(attempt.at),
+        status: attempt.status,
+        duration_ms: attempt.duration_ms,
+        error: attempt.error.clone(),
+    }
+}
+
 /// `{"data": data}` with `status`, and `Location` when given, as an answer to keep.
 pub(crate) fn data<T: Serialize>(
     status: StatusCode,
@@ -430,6 +471,33 @@ fn change_json(out: &mut Vec<u8>, space: &str, change: &Touched) {
     if serde_json::to_writer(&mut *out, &ChangeJson::of(space, change)).is_err() {
         log::error!("cannot render a change of space {space}");
     }
+}
+
+/// A webhook delivery's body (CONTRACT §19): `{"type", "spaceId", "version" (the record's
+/// `versionUpdatedAt`), "timestamp" (its `updatedAt`), "data": <record>}`.
+pub(crate) fn delivery(event: &str, space: &str, change: &Touched) -> Vec<u8> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Delivery<'a> {
+        r#type: &'a str,
+        space_id: &'a str,
+        version: u64,
+        timestamp: Stamp,
+        data: RecordJson<'a>,
+    }
+    let record = &change.record;
+    let body = Delivery {
+        r#type: event,
+        space_id: space,
+        version: record.version,
+        timestamp: Stamp(record.updated_at),
+        data: RecordJson {
+            kind: change.kind,
+            space,
+            record,
+        },
+    };
+    serde_json::to_vec(&body).expect("a record renders as JSON")
 }
 
 /// The server-sent event of one change: `id`, `event: change`, `data`.

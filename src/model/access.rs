@@ -24,6 +24,9 @@ pub enum Action {
     Accept,
     /// Creates a space or manages the caller's tokens (no space named).
     Account,
+    /// Reads or manages the space's webhooks (§19): owners only, through the primary token
+    /// or a `write` token that reaches the space.
+    Webhooks,
 }
 
 /// Why a caller was refused.
@@ -92,14 +95,16 @@ pub fn decide(
     let needs = match action {
         Action::Read => Role::Viewer,
         Action::Write => Role::Editor,
-        Action::Manage => Role::Owner,
+        Action::Manage | Action::Webhooks => Role::Owner,
         Action::Leave | Action::Accept | Action::Account => Role::Viewer,
     };
     match (&caller.scope, action) {
         (Scope::Scoped(_), Action::Manage | Action::Leave | Action::Account) => {
             return Err(Denied::Forbidden(Reason::PrimaryTokenOnly))
         }
-        (Scope::Scoped(token), Action::Write) if token.token.access == Access::Read => {
+        (Scope::Scoped(token), Action::Write | Action::Webhooks)
+            if token.token.access == Access::Read =>
+        {
             return Err(Denied::Forbidden(Reason::ReadOnlyToken))
         }
         _ => {}
@@ -184,17 +189,23 @@ mod tests {
             Some(Role::Owner),
         ];
         let tokens = ["primary", "read", "write", "write-here", "write-elsewhere"];
-        let actions = [Action::Read, Action::Write, Action::Manage, Action::Leave];
-        // Rows: roles; within a row, per token: the four actions.
+        let actions = [
+            Action::Read,
+            Action::Write,
+            Action::Manage,
+            Action::Leave,
+            Action::Webhooks,
+        ];
+        // Rows: roles; within a row, per token: the five actions.
         let expected = [
             // no member: hidden whatever the token
-            ["HHHH", "HHHH", "HHHH", "HHHH", "HHHH"],
+            ["HHHHH", "HHHHH", "HHHHH", "HHHHH", "HHHHH"],
             // viewer
-            ["AFFA", "AFFF", "AFFF", "AFFF", "HHHH"],
+            ["AFFAF", "AFFFF", "AFFFF", "AFFFF", "HHHHH"],
             // editor
-            ["AAFA", "AFFF", "AAFF", "AAFF", "HHHH"],
-            // owner
-            ["AAAA", "AFFF", "AAFF", "AAFF", "HHHH"],
+            ["AAFAF", "AFFFF", "AAFFF", "AAFFF", "HHHHH"],
+            // owner: webhooks through the primary token or a write token reaching it
+            ["AAAAA", "AFFFF", "AAFFA", "AAFFA", "HHHHH"],
         ];
         for (role, row) in roles.iter().zip(expected) {
             for (token, cells) in tokens.iter().zip(row) {

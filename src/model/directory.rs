@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::user::{TokenHash, User, UsersSnapshot};
+use super::webhook::{Position, Webhook, MAX_WEBHOOKS_PER_SPACE};
 
 pub use super::limits::{
     MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT, MAX_MEMBERS, MAX_SPACES_PER_USER,
@@ -281,6 +282,25 @@ pub enum Change {
         /// When.
         at: i64,
     },
+    /// A webhook was created (CONTRACT §19).
+    WebhookCreated(Box<Webhook>),
+    /// A webhook was changed (its settings or its secrets): it is now this one, except that
+    /// its position never moves back (the sender may have moved it meanwhile).
+    WebhookSet(Box<Webhook>),
+    /// A webhook was deleted.
+    WebhookDeleted {
+        /// The webhook id.
+        webhook: Box<str>,
+    },
+    /// Webhooks' deliveries went this far (webhooks deleted meanwhile are skipped; a
+    /// position never moves back).
+    WebhookPositions(Vec<(Box<str>, Position)>),
+    /// A webhook's receiver answered `410 Gone`: the webhook is turned off, with
+    /// `disabledReason` `gone`.
+    WebhookGone {
+        /// The webhook id.
+        webhook: Box<str>,
+    },
 }
 
 /// Why a directory change was refused; it changed nothing.
@@ -300,7 +320,8 @@ pub enum DirectoryError {
     LimitReached(String),
 }
 
-/// The directory file's contents (format 4 on; format 3 lacks `invitations`).
+/// The directory file's contents (format 6 on; format 3 lacks `invitations`, formats 3 to 5
+/// lack `webhooks`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DirectorySnapshot {
     /// How many changes it holds: the next change is number `applied`.
@@ -315,6 +336,8 @@ pub struct DirectorySnapshot {
     pub deleted: Vec<Box<str>>,
     /// Pending invitations, by space, then user.
     pub invitations: Vec<Invited>,
+    /// Webhooks, by id, with their secrets.
+    pub webhooks: Vec<Webhook>,
 }
 
 impl DirectorySnapshot {
@@ -435,6 +458,8 @@ pub struct DirectoryState {
     /// How many pending invitations each user has sent, and has sent to each other user.
     sent: HashMap<Box<str>, usize>,
     sent_to: HashMap<(Box<str>, Box<str>), usize>,
+    /// Webhooks by id.
+    webhooks: BTreeMap<Box<str>, Webhook>,
     applied: u64,
     /// Memberships of all spaces, summed.
     members: usize,
@@ -465,6 +490,11 @@ impl DirectoryState {
         {
             directory.add_invitation(&space, &user, invitation);
         }
+        directory.webhooks = snapshot
+            .webhooks
+            .into_iter()
+            .map(|w| (w.id.clone(), w))
+            .collect();
         directory
     }
 
@@ -498,7 +528,23 @@ impl DirectoryState {
                     .collect(),
                 |i| (i.space.clone(), i.user.clone()),
             ),
+            webhooks: self.webhooks.values().cloned().collect(),
         }
+    }
+
+    /// Webhook `id`.
+    pub fn webhook(&self, id: &str) -> Option<&Webhook> {
+        self.webhooks.get(id)
+    }
+
+    /// Every webhook, by id.
+    pub fn webhooks(&self) -> impl Iterator<Item = &Webhook> {
+        self.webhooks.values()
+    }
+
+    /// Space `space`'s webhooks, by id.
+    pub fn webhooks_of<'a>(&'a self, space: &'a str) -> impl Iterator<Item = &'a Webhook> + 'a {
+        self.webhooks.values().filter(move |w| *w.space == *space)
     }
 
     /// How many changes the directory holds.
@@ -749,6 +795,28 @@ impl DirectoryState {
                 }
                 full(member)
             }
+            Change::WebhookCreated(webhook) => {
+                space(&webhook.space)?;
+                if self.webhooks_of(&webhook.space).count() >= MAX_WEBHOOKS_PER_SPACE {
+                    return Err(DirectoryError::LimitReached(format!(
+                        "a space has at most {MAX_WEBHOOKS_PER_SPACE} webhooks"
+                    )));
+                }
+                Ok(())
+            }
+            Change::WebhookSet(webhook) => self.has_webhook(&webhook.id),
+            Change::WebhookDeleted { webhook } | Change::WebhookGone { webhook } => {
+                self.has_webhook(webhook)
+            }
+            Change::WebhookPositions(_) => Ok(()),
+        }
+    }
+
+    /// Whether webhook `id` exists.
+    fn has_webhook(&self, id: &str) -> Result<(), DirectoryError> {
+        match self.webhooks.contains_key(id) {
+            true => Ok(()),
+            false => Err(DirectoryError::NotFound(format!("webhook '{id}'"))),
         }
     }
 
@@ -816,6 +884,7 @@ impl DirectoryState {
                     self.remove_invitation(space, user);
                 }
                 self.deleted.insert(space.clone());
+                self.webhooks.retain(|_, w| w.space != *space);
             }
             Change::MemberSet {
                 space,
@@ -893,6 +962,37 @@ impl DirectoryState {
                     };
                     info.members.insert(user.clone(), member);
                     self.set_membership(user, space, Some(invitation.role));
+                }
+            }
+            Change::WebhookCreated(webhook) => {
+                self.webhooks
+                    .insert(webhook.id.clone(), Webhook::clone(webhook));
+            }
+            Change::WebhookSet(webhook) => {
+                if let Some(old) = self.webhooks.get_mut(&webhook.id) {
+                    let position = old.position.clone();
+                    *old = Webhook::clone(webhook);
+                    if position.at_or_past(&old.position) {
+                        old.position = position;
+                    }
+                }
+            }
+            Change::WebhookGone { webhook } => {
+                if let Some(webhook) = self.webhooks.get_mut(webhook) {
+                    webhook.active = false;
+                    webhook.disabled_reason = Some("gone".into());
+                }
+            }
+            Change::WebhookDeleted { webhook } => {
+                self.webhooks.remove(webhook);
+            }
+            Change::WebhookPositions(positions) => {
+                for (id, position) in positions {
+                    if let Some(webhook) = self.webhooks.get_mut(id) {
+                        if !webhook.position.at_or_past(position) {
+                            webhook.position = position.clone();
+                        }
+                    }
                 }
             }
         }
@@ -1036,6 +1136,89 @@ mod tests {
                 },
             )]),
         })
+    }
+
+    fn webhook(id: &str, space: &str) -> Webhook {
+        Webhook {
+            id: id.into(),
+            space: space.into(),
+            url: "https://example.com/".into(),
+            events: vec!["*".into()],
+            description: None,
+            active: true,
+            disabled_reason: None,
+            created_at: 3,
+            start: 0,
+            position: Position {
+                version: 0,
+                key: None,
+            },
+            secrets: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn webhooks_are_limited_per_space_keep_their_positions_and_go_with_their_space() {
+        let mut d = directory(&["u"]);
+        d.apply(&shared("u"));
+        for n in 0..MAX_WEBHOOKS_PER_SPACE {
+            let created = Change::WebhookCreated(Box::new(webhook(&format!("w{n}"), "s")));
+            assert_eq!(d.check(&created, 0), Ok(()));
+            d.apply(&created);
+        }
+        let over = Change::WebhookCreated(Box::new(webhook("over", "s")));
+        assert!(matches!(
+            d.check(&over, 0),
+            Err(DirectoryError::LimitReached(_))
+        ));
+        let elsewhere = Change::WebhookCreated(Box::new(webhook("x", "nowhere")));
+        assert!(matches!(
+            d.check(&elsewhere, 0),
+            Err(DirectoryError::NotFound(_))
+        ));
+        assert!(matches!(
+            d.check(&Change::WebhookSet(Box::new(webhook("x", "s"))), 0),
+            Err(DirectoryError::NotFound(_))
+        ));
+
+        let at = |version| Position { version, key: None };
+        d.apply(&Change::WebhookPositions(vec![
+            ("w0".into(), at(7)),
+            ("gone".into(), at(9)),
+        ]));
+        assert_eq!(d.webhook("w0").unwrap().position, at(7));
+        d.apply(&Change::WebhookPositions(vec![("w0".into(), at(5))]));
+        assert_eq!(d.webhook("w0").unwrap().position, at(7), "never back");
+        // A change made from a copy taken before the position moved keeps the position.
+        let mut patched = webhook("w0", "s");
+        patched.description = Some("d".into());
+        d.apply(&Change::WebhookSet(Box::new(patched)));
+        let w0 = d.webhook("w0").unwrap();
+        assert_eq!(
+            (w0.description.as_deref(), &w0.position),
+            (Some("d"), &at(7))
+        );
+        d.apply(&Change::WebhookGone {
+            webhook: "w0".into(),
+        });
+        let w0 = d.webhook("w0").unwrap();
+        assert_eq!(
+            (w0.active, w0.disabled_reason.as_deref()),
+            (false, Some("gone"))
+        );
+
+        let snapshot = d.snapshot();
+        assert_eq!(snapshot.webhooks.len(), MAX_WEBHOOKS_PER_SPACE);
+        assert_eq!(
+            DirectoryState::from_snapshot(snapshot.clone()).snapshot(),
+            snapshot
+        );
+        d.apply(&Change::WebhookDeleted {
+            webhook: "w1".into(),
+        });
+        assert!(d.webhook("w1").is_none());
+        d.apply(&Change::SpaceDeleted { space: "s".into() });
+        assert_eq!(d.webhooks().count(), 0);
     }
 
     fn set(user: &str, role: Role) -> Change {

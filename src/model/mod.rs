@@ -21,6 +21,7 @@ pub mod time;
 pub mod times;
 pub mod user;
 pub mod validate;
+pub mod webhook;
 
 pub use directory::{
     Access, Account, Caller, Change, DirectoryError, DirectorySnapshot, DirectoryState, Invitation,

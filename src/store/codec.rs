@@ -43,6 +43,7 @@
 //! | 3 | the users file holds the directory ([`DirectorySnapshot`]: users, spaces, members, tokens); journal entry [`Entry::Directory`]; a task record has two more fields, last: `predecessorIds` (`Value::Ids`) and `isBlocked` (`Value::Bool`). Task records of formats 1 and 2 (space files, journal `Write` entries) are read with `[]` and `false` appended ([`upgrade_record`]): right, since those formats had no predecessors |
 //! | 4 | the directory holds pending invitations ([`DirectorySnapshot::invitations`], last); directory changes [`Change::RoleSet`] and [`Change::Accepted`] (new variants, last). A format 3 users file is read without invitations, and format 3 memberships are active |
 //! | 5 | a task record has eight more fields, last (CONTRACT §18): `timeZone`, `isAllDay`, `recurrence`, `recurFrom`, `reminders` (the new `Value::Reminders`, last), `remindedAt`, `completedCount`, `lastCompletedAt`. Task records of formats 1 to 4 are read with them at their defaults appended ([`upgrade_record`]): right, since those formats had no time fields |
+//! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -54,12 +55,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::{
-    Account, Change, DirectorySnapshot, Kind, Outcome, Record, Records, SpaceInfo, SpaceSnapshot,
-    SpaceView, Token, User, Value,
+    Account, Change, DirectorySnapshot, Invited, Kind, Outcome, Record, Records, SpaceInfo,
+    SpaceSnapshot, SpaceView, Token, User, Value,
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 5;
+pub const FORMAT_VERSION: u16 = 6;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -217,7 +218,7 @@ impl Serialize for RecordSeq<'_> {
     }
 }
 
-/// A space file's payload in formats 2 to 5 (they differ only in the records' fields).
+/// A space file's payload in formats 2 to 6 (they differ only in the records' fields).
 #[derive(Deserialize)]
 struct SpaceV2 {
     id: Box<str>,
@@ -356,6 +357,19 @@ pub fn decode_directory(bytes: &[u8], now: i64) -> Result<DirectorySnapshot, Cod
                 tokens: v3.tokens,
                 deleted: v3.deleted,
                 invitations: Vec::new(),
+                webhooks: Vec::new(),
+            })
+        }
+        4 | 5 => {
+            let v4: DirectoryV4 = deserialize(payload)?;
+            Ok(DirectorySnapshot {
+                applied: v4.applied,
+                accounts: v4.accounts,
+                spaces: v4.spaces,
+                tokens: v4.tokens,
+                deleted: v4.deleted,
+                invitations: v4.invitations,
+                webhooks: Vec::new(),
             })
         }
         _ => deserialize(payload),
@@ -370,6 +384,17 @@ struct DirectoryV3 {
     spaces: Vec<SpaceInfo>,
     tokens: Vec<Token>,
     deleted: Vec<Box<str>>,
+}
+
+/// The users file's payload in formats 4 and 5: the directory without webhooks.
+#[derive(Deserialize)]
+struct DirectoryV4 {
+    applied: u64,
+    accounts: Vec<Account>,
+    spaces: Vec<SpaceInfo>,
+    tokens: Vec<Token>,
+    deleted: Vec<Box<str>>,
+    invitations: Vec<Invited>,
 }
 
 /// Writes the idempotency keys file to `out`; its length.

@@ -323,6 +323,10 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             let listed = user.get("/api/v1/invitations").await;
             assert_eq!(listed.expect(200).data(), invitations, "{name} invitations");
         }
+        if let Some(webhooks) = state.get("webhooks") {
+            let listed = user.get("/api/v1/webhooks").await;
+            assert_eq!(listed.expect(200).data(), webhooks, "{name} webhooks");
+        }
     }
     for (token, state) in expected
         .get("scoped")
@@ -406,6 +410,13 @@ async fn the_format_4_golden_data_dir_loads_to_the_exact_invitations_and_members
 #[actix_web::test]
 async fn the_format_5_golden_data_dir_loads_to_the_exact_time_fields() {
     golden_data_dir_loads_exactly("v5").await;
+}
+
+/// Format 6 adds webhooks (§19) with their secrets and positions: in the users file and in
+/// the journal (a change, a rotation, a deletion, a creation).
+#[actix_web::test]
+async fn the_format_6_golden_data_dir_loads_to_the_exact_webhooks() {
+    golden_data_dir_loads_exactly("v6").await;
 }
 
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after

@@ -27,4 +27,5 @@ mod spaces;
 mod sync;
 mod time;
 mod tokens;
+mod webhooks;
 mod writes;

@@ -1,0 +1,354 @@
+//! Webhooks (CONTRACT §19): `/api/v1/webhooks` and its items, their secrets and delivery
+//! logs. The sender that delivers them is [`crate::webhooks`].
+//!
+//! Every route is for the space's owner, through the primary token or a `write` token that
+//! reaches the space ([`access::decide`] with [`Action::Webhooks`]); a webhook of a space
+//! the caller does not reach is `404` as the space is. A secret is shown only in the
+//! answers to a creation and a rotation.
+
+use actix_web::http::StatusCode;
+use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse};
+
+use super::error::ApiError;
+use super::extract::{space_of, JsonObject, Params, UserCaller};
+use super::openapi::problems::*;
+use super::spaces::segment;
+use super::AppState;
+use super::{dto, render};
+use crate::actors::directory::Answer;
+use crate::model::access::{self, Action, Denied};
+use crate::model::webhook::{new_secret, parse_webhook, pending, Position, Webhook};
+use crate::model::{Caller, Change, DirectoryState};
+
+/// The webhook the path names, once `caller` may manage its space's webhooks.
+fn named(req: &HttpRequest, caller: &Caller, app: &AppState) -> Result<Webhook, ApiError> {
+    let id = segment(req, "webhookId");
+    let not_found = || ApiError::NotFound(format!("webhook '{id}' not found"));
+    let webhook = app
+        .directory
+        .read()
+        .webhook(id)
+        .cloned()
+        .ok_or_else(not_found)?;
+    match access::decide(caller, Some(&webhook.space), Action::Webhooks) {
+        Err(Denied::Hidden) => Err(not_found()),
+        decided => decided.map(|_| webhook).map_err(ApiError::from),
+    }
+}
+
+/// `webhooks` as their objects, each with its position and pending events now.
+async fn shown(app: &AppState, webhooks: Vec<Webhook>) -> Result<Vec<dto::Webhook>, ApiError> {
+    let Some(space) = webhooks.first().map(|w| w.space.clone()) else {
+        return Ok(Vec::new());
+    };
+    let at: Vec<(Webhook, Position)> = webhooks
+        .into_iter()
+        .map(|w| {
+            let position = app.webhooks.position(&w);
+            (w, position)
+        })
+        .collect();
+    let counted = app
+        .spaces
+        .read(&space, move |s| {
+            at.into_iter()
+                .map(|(w, p)| {
+                    let count = pending(s, &w, &p);
+                    render::webhook(&w, &p, count, None)
+                })
+                .collect()
+        })
+        .await?;
+    Ok(counted)
+}
+
+/// Makes `change` and answers `status` with `webhook` (with `secret` when given, not kept
+/// for a replay: webhook routes take no idempotency key).
+async fn changed(
+    app: &AppState,
+    change: Change,
+    status: StatusCode,
+    webhook: dto::Webhook,
+    location: Option<String>,
+) -> Result<HttpResponse, ApiError> {
+    let answer = move |_: &DirectoryState| {
+        let shown = render::data(status, &webhook, location);
+        Answer {
+            kept: shown.clone(),
+            shown,
+        }
+    };
+    let answer = app
+        .directory
+        .clone()
+        .into_inner()
+        .change(change, None, answer, |_: &Change| {}, drop)
+        .await??;
+    Ok(render::kept(&answer.shown))
+}
+
+/// Create a webhook; its secret is shown only here
+///
+/// The space is the query's `spaceId`, else the caller's default space. Its events are the
+/// space's changes from now on. 400: a bad body. 403: not the owner, a read-only token or
+/// the admin token. 404: a space the caller does not reach. 409 limit_reached: 10 webhooks
+/// in the space. 422 invalid_webhook_url: the host resolves to a refused address.
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks",
+    operation_id = "create_webhook",
+    tag = "webhooks",
+    security(("bearer" = [])),
+    params(dto::SpaceParam),
+    request_body = dto::WebhookCreate,
+    responses(
+        (status = 201, description = "The webhook, with its secret", body = dto::WebhookEnvelope, headers(("Location" = String, description = "The webhook's path."))),
+        DirectoryBodyWrites,
+    ),
+)]
+pub(crate) async fn create(
+    UserCaller(caller): UserCaller,
+    params: Params,
+    body: JsonObject,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let space = space_of(&caller, params.space_id(), None, Action::Webhooks)?;
+    let fields = parse_webhook(body.0, false)?;
+    let url = fields.url.expect("parse_webhook requires url on creation");
+    if let Some(why) = app.webhooks.refuses(&url).await {
+        return Err(ApiError::InvalidWebhookUrl(format!("url: {why}")));
+    }
+    let start = app.spaces.version(space).await?;
+    let secret = new_secret();
+    let webhook = Webhook {
+        id: uuid::Uuid::new_v4().to_string().into(),
+        space: space.into(),
+        url,
+        events: fields.events.unwrap_or_else(|| vec!["*".into()]),
+        description: fields.description.flatten(),
+        active: true,
+        disabled_reason: None,
+        created_at: chrono::Utc::now().timestamp_millis(),
+        start,
+        position: Position {
+            version: start,
+            key: None,
+        },
+        secrets: vec![crate::model::webhook::Secret {
+            key: secret.clone(),
+            until: None,
+        }],
+    };
+    let location = format!("/api/v1/webhooks/{}", webhook.id);
+    let shown = render::webhook(&webhook, &webhook.position, 0, Some(&secret));
+    let change = Change::WebhookCreated(Box::new(webhook));
+    changed(&app, change, StatusCode::CREATED, shown, Some(location)).await
+}
+
+/// A space's webhooks, without secrets
+///
+/// Ordered by `webhookId`. 403: not the owner, a read-only token or the admin token. 404: a
+/// space the caller does not reach.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks",
+    operation_id = "list_webhooks",
+    tag = "webhooks",
+    security(("bearer" = [])),
+    params(dto::SpaceParam),
+    responses(
+        (status = 200, description = "The webhooks", body = dto::WebhookList),
+        UserReads,
+    ),
+)]
+pub(crate) async fn list(
+    UserCaller(caller): UserCaller,
+    params: Params,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let space = space_of(&caller, params.space_id(), None, Action::Webhooks)?;
+    let webhooks: Vec<Webhook> = app.directory.read().webhooks_of(space).cloned().collect();
+    let data = shown(&app, webhooks).await?;
+    Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
+}
+
+/// One webhook, without its secret
+///
+/// 403: not the owner of its space, a read-only token or the admin token. 404: no such
+/// webhook in a space the caller reaches.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/{webhookId}",
+    operation_id = "get_webhook",
+    tag = "webhooks",
+    security(("bearer" = [])),
+    params(dto::WebhookIdPath),
+    responses(
+        (status = 200, description = "The webhook", body = dto::WebhookEnvelope),
+        UserReads,
+    ),
+)]
+pub(crate) async fn get(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let webhook = named(&req, &caller, &app)?;
+    let data = shown(&app, vec![webhook]).await?.remove(0);
+    Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
+}
+
+/// Change a webhook
+///
+/// `url` is checked as at creation; `events` applies to what is not yet delivered;
+/// `active: false` keeps the position (changes made meanwhile are delivered after `active:
+/// true`, which also clears `disabledReason`). 400: a bad body. 403, 404: as for a GET.
+/// 422 invalid_webhook_url.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/webhooks/{webhookId}",
+    operation_id = "update_webhook",
+    tag = "webhooks",
+    security(("bearer" = [])),
+    params(dto::WebhookIdPath),
+    request_body = dto::WebhookUpdate,
+    responses(
+        (status = 200, description = "The webhook", body = dto::WebhookEnvelope),
+        DirectoryBodyWrites,
+    ),
+)]
+pub(crate) async fn update(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    body: JsonObject,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let mut webhook = named(&req, &caller, &app)?;
+    let fields = parse_webhook(body.0, true)?;
+    if let Some(url) = fields.url {
+        if let Some(why) = app.webhooks.refuses(&url).await {
+            return Err(ApiError::InvalidWebhookUrl(format!("url: {why}")));
+        }
+        webhook.url = url;
+    }
+    if let Some(events) = fields.events {
+        webhook.events = events;
+    }
+    if let Some(description) = fields.description {
+        webhook.description = description;
+    }
+    if let Some(active) = fields.active {
+        webhook.active = active;
+        if active {
+            webhook.disabled_reason = None;
+        }
+    }
+    let data = shown(&app, vec![webhook.clone()]).await?.remove(0);
+    changed(
+        &app,
+        Change::WebhookSet(Box::new(webhook)),
+        StatusCode::OK,
+        data,
+        None,
+    )
+    .await
+}
+
+/// Delete a webhook
+///
+/// Its deliveries stop; the answer is the webhook as it was. 403, 404: as for a GET.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/webhooks/{webhookId}",
+    operation_id = "delete_webhook",
+    tag = "webhooks",
+    security(("bearer" = [])),
+    params(dto::WebhookIdPath),
+    responses(
+        (status = 200, description = "The webhook as it was", body = dto::WebhookEnvelope),
+        DirectoryWrites,
+    ),
+)]
+pub(crate) async fn delete(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let webhook = named(&req, &caller, &app)?;
+    let data = shown(&app, vec![webhook.clone()]).await?.remove(0);
+    let deleted = Change::WebhookDeleted {
+        webhook: webhook.id.clone(),
+    };
+    let answer = changed(&app, deleted, StatusCode::OK, data, None).await;
+    if answer.is_ok() {
+        app.webhooks.forget(&webhook.id);
+    }
+    answer
+}
+
+/// Rotate a webhook's secret; the new one is shown only here
+///
+/// Deliveries of the next 24 hours carry signatures of both the new and the previous
+/// secret. 403, 404: as for a GET.
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/{webhookId}/secret",
+    operation_id = "rotate_webhook_secret",
+    tag = "webhooks",
+    security(("bearer" = [])),
+    params(dto::WebhookIdPath),
+    responses(
+        (status = 200, description = "The webhook, with its new secret", body = dto::WebhookEnvelope),
+        DirectoryWrites,
+    ),
+)]
+pub(crate) async fn rotate(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let webhook = named(&req, &caller, &app)?;
+    let secret = new_secret();
+    let rotated = webhook.rotated(secret.clone(), chrono::Utc::now().timestamp_millis());
+    let mut data = shown(&app, vec![rotated.clone()]).await?.remove(0);
+    data.secret = Some(secret);
+    changed(
+        &app,
+        Change::WebhookSet(Box::new(rotated)),
+        StatusCode::OK,
+        data,
+        None,
+    )
+    .await
+}
+
+/// A webhook's last 100 delivery attempts, newest first
+///
+/// Kept in memory: a restart empties it. 403, 404: as for a GET.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/{webhookId}/deliveries",
+    operation_id = "list_webhook_deliveries",
+    tag = "webhooks",
+    security(("bearer" = [])),
+    params(dto::WebhookIdPath),
+    responses(
+        (status = 200, description = "The attempts", body = dto::DeliveryList),
+        UserReads,
+    ),
+)]
+pub(crate) async fn deliveries(
+    req: HttpRequest,
+    UserCaller(caller): UserCaller,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let webhook = named(&req, &caller, &app)?;
+    let data: Vec<dto::Delivery> = app
+        .webhooks
+        .log(&webhook.id)
+        .iter()
+        .map(render::delivery_attempt)
+        .collect();
+    Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
+}

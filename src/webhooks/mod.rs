@@ -1,0 +1,467 @@
+//! The webhook sender (CONTRACT §19): a front like the JSON API, which reads each space's
+//! change feed through the registry (as a feed page does) and moves webhooks' positions
+//! through the directory (as a request changes a token).
+//!
+//! # How it runs
+//! One arbiter (a thread of its own, so receivers never slow requests) runs a supervisor
+//! and one task per active webhook. The supervisor, every [`TICK`], starts a task for each
+//! active webhook of the directory, stops those whose webhook was deleted, turned off or
+//! changed (a changed one starts again at once with its new settings), and on a standby
+//! (§16) runs none. Every [`FLUSH`] it journals the positions acknowledged since the last
+//! time, as one directory change, and sets the pending gauges.
+//!
+//! A webhook's task delivers one event at a time, in feed order: it finds the first feed
+//! item after its position that the webhook selects ([`next_event`]: the record as it is
+//! now, so a record changed many times while the receiver was down goes once), POSTs it,
+//! and on a `2xx` moves its position past it in memory; other answers are retried on the
+//! schedule (or after `Retry-After`), each attempt finding the next item afresh. A webhook
+//! that is behind holds only its position: the feed is the queue. Nothing waits on a
+//! webhook's task but the task itself; a hanging receiver holds up only its own webhook.
+//!
+//! # What a crash leaves
+//! Positions are journaled lazily, at most [`FLUSH`] after their acknowledgement: after a
+//! `kill -9` a webhook resumes from its last journaled position and sends again the events
+//! acknowledged since (receivers dedupe by `webhook-id`). The delivery log is in memory
+//! only.
+
+mod client;
+
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use actix::Arbiter;
+use actix_web::web::Bytes;
+use rand::Rng;
+use tokio::task::JoinHandle;
+
+use crate::actors::{Directory, Failure, Spaces};
+use crate::http::render::delivery;
+use crate::metrics::{OutcomeLabels, WebhookLabels, METRICS};
+use crate::model::webhook::{
+    jittered, next_event, pending, signature, Position, Webhook, RETRY_SCHEDULE,
+};
+use crate::model::{Change, DirectoryError, Touched};
+use crate::replication::NodeRole;
+use client::{Sender, Sent};
+
+/// How often the supervisor looks at the directory.
+const TICK: Duration = Duration::from_millis(200);
+/// How often acknowledged positions are journaled (CONTRACT §19: after a crash, at most
+/// the events acknowledged in the last second come again).
+const FLUSH: Duration = Duration::from_millis(900);
+/// How often an idle webhook looks for new events.
+const POLL: Duration = Duration::from_millis(20);
+/// How many feed items a webhook looks at in one read.
+const SCAN: usize = 256;
+/// How many attempts a webhook's delivery log keeps.
+const LOG_LEN: usize = 100;
+
+/// How the sender behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Settings {
+    /// Deliveries may go to loopback, private, link-local and unspecified addresses
+    /// (`--webhook-allow-private`).
+    pub allow_private: bool,
+    /// The retry schedule's delays are divided by this: for tests only
+    /// (`TASKD_WEBHOOK_RETRY_DIVISOR`), 1 when serving.
+    pub retry_divisor: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            allow_private: false,
+            retry_divisor: 1,
+        }
+    }
+}
+
+/// One attempt of the delivery log (`GET /api/v1/webhooks/{id}/deliveries`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Attempt {
+    /// `webhook-id` of the attempt.
+    pub webhook_message_id: String,
+    /// Its number for that message, from 1.
+    pub attempt: u32,
+    /// Its start, milliseconds since the epoch.
+    pub at: i64,
+    /// The HTTP status, if there was an answer.
+    pub status: Option<u16>,
+    /// How long it took.
+    pub duration_ms: u64,
+    /// `null` on a `2xx`, else why it failed (`given up` on the last one).
+    pub error: Option<String>,
+}
+
+/// What the sender shares with the JSON API: the delivery logs and the positions
+/// acknowledged but not yet journaled. Cheap to share (`web::Data`).
+#[derive(Debug, Default)]
+pub(crate) struct Webhooks {
+    settings: Settings,
+    logs: Mutex<HashMap<Box<str>, VecDeque<Attempt>>>,
+    acked: Mutex<HashMap<Box<str>, Position>>,
+}
+
+impl Webhooks {
+    /// The shared state of a sender with `settings`.
+    pub(crate) fn new(settings: Settings) -> Webhooks {
+        Webhooks {
+            settings,
+            ..Webhooks::default()
+        }
+    }
+
+    /// Why `url` may not be a webhook's (its host resolves to a refused address), or
+    /// `None` when it may.
+    pub(crate) async fn refuses(&self, url: &str) -> Option<String> {
+        client::check_url(url, self.settings.allow_private).await
+    }
+
+    /// Webhook `id`'s delivery log, newest first.
+    pub(crate) fn log(&self, id: &str) -> Vec<Attempt> {
+        let logs = self.logs.lock().unwrap_or_else(PoisonError::into_inner);
+        logs.get(id)
+            .map(|l| l.iter().rev().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Where `webhook` is: its journaled position, or the one acknowledged since.
+    pub(crate) fn position(&self, webhook: &Webhook) -> Position {
+        let acked = self.acked.lock().unwrap_or_else(PoisonError::into_inner);
+        match acked.get(&webhook.id) {
+            Some(p) if p.at_or_past(&webhook.position) => p.clone(),
+            _ => webhook.position.clone(),
+        }
+    }
+
+    /// Forgets a deleted webhook's log and position.
+    pub(crate) fn forget(&self, id: &str) {
+        self.logs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        self.acked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        METRICS
+            .webhook_pending
+            .remove(&WebhookLabels { webhook: id.into() });
+    }
+
+    fn note(&self, id: &str, attempt: Attempt) {
+        let mut logs = self.logs.lock().unwrap_or_else(PoisonError::into_inner);
+        let log = logs.entry(id.into()).or_default();
+        if log.len() == LOG_LEN {
+            log.pop_front();
+        }
+        log.push_back(attempt);
+    }
+
+    fn ack(&self, id: &str, position: Position) {
+        let mut acked = self.acked.lock().unwrap_or_else(PoisonError::into_inner);
+        let moved = acked.get(id).is_none_or(|p| !p.at_or_past(&position));
+        if moved {
+            acked.insert(id.into(), position);
+        }
+    }
+
+    /// Journals the positions acknowledged since they were last journaled, as one
+    /// directory change; what could not be journaled is tried again next time.
+    pub(crate) async fn flush(&self, directory: &Directory) {
+        let moved: Vec<(Box<str>, Position)> = {
+            let acked = self.acked.lock().unwrap_or_else(PoisonError::into_inner);
+            let state = directory.read();
+            acked
+                .iter()
+                .filter(|(id, p)| state.webhook(id).is_some_and(|w| !w.position.at_or_past(p)))
+                .map(|(id, p)| (id.clone(), p.clone()))
+                .collect()
+        };
+        if moved.is_empty() {
+            return;
+        }
+        match directory.note(Change::WebhookPositions(moved)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => log::warn!("webhook positions not journaled: {e}"),
+            Err(e) => log::warn!("webhook positions not journaled: {e}"),
+        }
+    }
+}
+
+/// What the sender's tasks share, on its arbiter.
+struct Shared {
+    webhooks: Arc<Webhooks>,
+    directory: Arc<Directory>,
+    spaces: Arc<Spaces>,
+    sender: Sender,
+}
+
+/// Starts the sender on an arbiter of its own; stop the arbiter to stop it (after a last
+/// [`Webhooks::flush`]). With `role`, only the primary delivers.
+pub(crate) fn start(
+    webhooks: Arc<Webhooks>,
+    directory: Arc<Directory>,
+    spaces: Arc<Spaces>,
+    role: Option<Arc<NodeRole>>,
+) -> Arbiter {
+    let arbiter = Arbiter::new();
+    // The client is made on the arbiter's thread, where it stays.
+    arbiter.spawn_fn(move || {
+        let shared = Rc::new(Shared {
+            sender: Sender::new(webhooks.settings.allow_private),
+            webhooks,
+            directory,
+            spaces,
+        });
+        actix_web::rt::spawn(supervise(shared, role));
+    });
+    arbiter
+}
+
+/// A running webhook task and the settings it runs with.
+struct Running {
+    settings: Webhook,
+    task: JoinHandle<()>,
+}
+
+/// A webhook's settings: all of it but its position.
+fn settings_of(webhook: &Webhook) -> Webhook {
+    Webhook {
+        position: Position {
+            version: 0,
+            key: None,
+        },
+        ..webhook.clone()
+    }
+}
+
+async fn supervise(shared: Rc<Shared>, role: Option<Arc<NodeRole>>) {
+    let mut running: HashMap<Box<str>, Running> = HashMap::new();
+    let mut tick = tokio::time::interval(TICK);
+    let mut flushed = Instant::now();
+    loop {
+        tick.tick().await;
+        let primary = role.as_ref().is_none_or(|r| r.is_primary());
+        let wanted: HashMap<Box<str>, Webhook> = if primary {
+            shared
+                .directory
+                .read()
+                .webhooks()
+                .filter(|w| w.active)
+                .map(|w| (w.id.clone(), settings_of(w)))
+                .collect()
+        } else {
+            HashMap::new()
+        };
+        running.retain(|id, run| {
+            let keep = wanted.get(id) == Some(&run.settings) && !run.task.is_finished();
+            if !keep {
+                run.task.abort();
+            }
+            keep
+        });
+        for (id, settings) in wanted {
+            if let Entry::Vacant(slot) = running.entry(id) {
+                let task = actix_web::rt::spawn(deliver(Rc::clone(&shared), slot.key().clone()));
+                slot.insert(Running { settings, task });
+            }
+        }
+        if flushed.elapsed() >= FLUSH {
+            flushed = Instant::now();
+            shared.webhooks.flush(&shared.directory).await;
+            gauge_pending(&shared, running.keys()).await;
+        }
+    }
+}
+
+/// Sets `taskd_webhook_pending` of each running webhook.
+async fn gauge_pending<'a>(shared: &Shared, ids: impl Iterator<Item = &'a Box<str>>) {
+    for id in ids {
+        let Some(webhook) = shared.directory.read().webhook(id).cloned() else {
+            continue;
+        };
+        let position = shared.webhooks.position(&webhook);
+        let space = webhook.space.clone();
+        let count = shared
+            .spaces
+            .read(&space, move |s| pending(s, &webhook, &position))
+            .await;
+        if let Ok(count) = count {
+            METRICS
+                .webhook_pending
+                .get_or_create(&WebhookLabels {
+                    webhook: id.to_string(),
+                })
+                .set(count as i64);
+        }
+    }
+}
+
+/// The failures in a row of a webhook's current event, and the last message tried.
+#[derive(Default)]
+struct Streak {
+    failures: usize,
+    message: Option<(String, u32)>,
+}
+
+/// Delivers webhook `id`'s events until it is deleted, turned off or changed (then the
+/// supervisor stops this task) or its space is deleted.
+async fn deliver(shared: Rc<Shared>, id: Box<str>) {
+    let mut streak = Streak::default();
+    loop {
+        let Some(webhook) = shared.directory.read().webhook(&id).cloned() else {
+            return;
+        };
+        let position = shared.webhooks.position(&webhook);
+        let scan = {
+            let webhook = webhook.clone();
+            let position = position.clone();
+            shared
+                .spaces
+                .read(&webhook.space.clone(), move |s| {
+                    next_event(s, &webhook, &position, SCAN)
+                })
+                .await
+        };
+        let next = match scan {
+            Ok(next) => next,
+            Err(Failure::Gone) => return,
+            Err(e) => {
+                log::warn!("webhook {id}: its space cannot be read: {e}");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        if let Some(passed) = next.passed {
+            shared.webhooks.ack(&id, passed);
+        }
+        let Some((touched, event)) = next.event else {
+            tokio::time::sleep(POLL).await;
+            continue;
+        };
+        match attempt(&shared, &webhook, &touched, &event, &mut streak).await {
+            Then::Next => {}
+            Then::Wait(wait) => tokio::time::sleep(wait).await,
+            Then::Stop => return,
+        }
+    }
+}
+
+/// What a webhook's task does after an attempt.
+enum Then {
+    /// The next event (the position moved on).
+    Next,
+    /// The next attempt, after this long.
+    Wait(Duration),
+    /// Nothing: the webhook is turned off.
+    Stop,
+}
+
+/// Makes one attempt to deliver `touched` to `webhook`.
+async fn attempt(
+    shared: &Shared,
+    webhook: &Webhook,
+    touched: &Touched,
+    event: &str,
+    streak: &mut Streak,
+) -> Then {
+    let record = &touched.record;
+    let message_id = format!(
+        "{}.{}.{}.{}",
+        webhook.space,
+        touched.kind.noun(),
+        record.id,
+        record.version
+    );
+    let number = match &streak.message {
+        Some((m, n)) if *m == message_id => n + 1,
+        _ => 1,
+    };
+    streak.message = Some((message_id.clone(), number));
+    let body = Bytes::from(delivery(event, &webhook.space, touched));
+    let now = chrono::Utc::now();
+    let signed = signature(
+        webhook.signing(now.timestamp_millis()),
+        &message_id,
+        now.timestamp(),
+        &body,
+    );
+    let headers = [
+        ("webhook-id", message_id.clone()),
+        ("webhook-timestamp", now.timestamp().to_string()),
+        ("webhook-signature", signed),
+    ];
+    let started = Instant::now();
+    let sent = shared.sender.post(&webhook.url, &headers, body).await;
+    let mut entry = Attempt {
+        webhook_message_id: message_id,
+        attempt: number,
+        at: now.timestamp_millis(),
+        status: None,
+        duration_ms: started.elapsed().as_millis() as u64,
+        error: None,
+    };
+    let passed = Position {
+        version: record.version,
+        key: Some((touched.kind, (*record.id).into())),
+    };
+    let (then, outcome) = match sent {
+        Sent::Status(status @ 200..=299, _) => {
+            entry.status = Some(status);
+            *streak = Streak::default();
+            shared.webhooks.ack(&webhook.id, passed);
+            (Then::Next, "delivered")
+        }
+        Sent::Status(410, _) => {
+            entry.status = Some(410);
+            entry.error = Some("410 Gone: the webhook is turned off".into());
+            let gone = Change::WebhookGone {
+                webhook: webhook.id.clone(),
+            };
+            match shared.directory.note(gone).await {
+                Ok(Ok(())) | Ok(Err(DirectoryError::NotFound(_))) => {}
+                Ok(Err(e)) => log::warn!("webhook {}: not turned off after a 410: {e}", webhook.id),
+                Err(e) => log::warn!("webhook {}: not turned off after a 410: {e}", webhook.id),
+            }
+            (Then::Stop, "gone")
+        }
+        failed => {
+            let (status, asked) = match failed {
+                Sent::Status(status, asked) => (Some(status), asked),
+                Sent::Failed(why) => {
+                    entry.error = Some(why);
+                    (None, None)
+                }
+            };
+            entry.status = status;
+            if entry.error.is_none() {
+                entry.error = status.map(|s| format!("HTTP {s}"));
+            }
+            match RETRY_SCHEDULE.get(streak.failures) {
+                Some(step) => {
+                    streak.failures += 1;
+                    let divisor = shared.webhooks.settings.retry_divisor.max(1);
+                    let scheduled =
+                        jittered(*step / divisor, rand::thread_rng().gen_range(-1.0..=1.0));
+                    (Then::Wait(asked.unwrap_or(scheduled)), "failed")
+                }
+                None => {
+                    entry.error = Some("given up".into());
+                    *streak = Streak::default();
+                    shared.webhooks.ack(&webhook.id, passed);
+                    (Then::Next, "given_up")
+                }
+            }
+        }
+    };
+    METRICS
+        .webhook_deliveries
+        .get_or_create(&OutcomeLabels { outcome })
+        .inc();
+    shared.webhooks.note(&webhook.id, entry);
+    then
+}
