@@ -777,3 +777,118 @@ async fn after_kill_9_during_delivery_every_change_is_seen_in_its_final_state_in
     }
     assert!(first.windows(2).all(|w| w[0] < w[1]), "{first:?}");
 }
+
+#[actix_web::test]
+async fn a_hanging_receiver_holds_up_only_its_own_webhook() {
+    let app = spawn_sender(1);
+    // Answers each POST after 30 s: longer than the 10 s a delivery may take.
+    let hanging = Receiver::start(|_| Answer {
+        status: 200,
+        headers: Vec::new(),
+        delay: Duration::from_secs(30),
+    });
+    let prompt = Receiver::start(|_| Answer::status(200));
+    let owner = app.default_user();
+    let home = app.get("/api/v1/me").await.data()["defaultSpaceId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let other = sid(&new_space(owner, "Other").await);
+    new_webhook(owner, &home, &hanging.url, json!({})).await;
+    let (same_space, _) = new_webhook(owner, &home, &prompt.url, json!({})).await;
+    let (other_space, _) = new_webhook(owner, &other, &prompt.url, json!({})).await;
+    for n in 0..20 {
+        app.create("tasks", json!({ "todoId": format!("t{n}") }))
+            .await;
+        owner
+            .post(
+                &format!("/api/v1/tasks?spaceId={other}"),
+                json!({ "todoId": format!("o{n}") }),
+            )
+            .await
+            .expect(201);
+    }
+    for webhook in [&same_space, &other_space] {
+        let id = webhook["webhookId"].as_str().unwrap();
+        assert_eq!(settled(owner, id).await["pending"], 0, "{id}");
+    }
+    assert_eq!(
+        prompt.acked().len(),
+        40,
+        "every change of both spaces arrived"
+    );
+    assert_eq!(
+        hanging.got().len(),
+        1,
+        "one delivery at a time: the first still hangs"
+    );
+}
+
+#[actix_web::test]
+async fn the_python_standardwebhooks_package_verifies_a_delivery() {
+    // `.ci/run` installs the package and names its interpreter; elsewhere the test needs
+    // `python3` with `standardwebhooks` installed, and skips without it.
+    let python = std::env::var("TASKD_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has = std::process::Command::new(&python)
+        .args(["-c", "import standardwebhooks"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has {
+        assert!(
+            std::env::var_os("TASKD_REQUIRE_STANDARDWEBHOOKS").is_none(),
+            "{python} has no standardwebhooks package"
+        );
+        eprintln!("skipped: {python} has no standardwebhooks package");
+        return;
+    }
+    let app = spawn_sender(1);
+    let receiver = Receiver::start(|_| Answer::status(200));
+    let owner = app.default_user();
+    let space = app.get("/api/v1/me").await.data()["defaultSpaceId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (webhook, old) = new_webhook(owner, &space, &receiver.url, json!({})).await;
+    let id = webhook["webhookId"].as_str().unwrap();
+    app.create("tasks", json!({"todoId": "t1", "name": "Bücher ✓"}))
+        .await;
+    let rotated = owner
+        .post(&format!("/api/v1/webhooks/{id}/secret"), json!({}))
+        .await;
+    let new = rotated.data()["secret"].as_str().unwrap().to_string();
+    app.create("tasks", json!({"todoId": "t2"})).await;
+    assert!(eventually(Duration::from_secs(20), || receiver.got().len() >= 2).await);
+    let script = "import json, sys\n\
+        from standardwebhooks.webhooks import Webhook\n\
+        case = json.load(sys.stdin)\n\
+        body = bytes.fromhex(case['body'])\n\
+        for secret in case['secrets']:\n\
+        \x20   Webhook(secret).verify(body, case['headers'])\n\
+        print('verified')\n";
+    for (got, secrets) in receiver.got().iter().zip([vec![&old], vec![&new, &old]]) {
+        let case = json!({
+            "body": got.raw.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+            "headers": got.headers,
+            "secrets": secrets,
+        });
+        let mut child = std::process::Command::new(&python)
+            .args(["-c", script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(case.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success() && out.stdout.starts_with(b"verified"),
+            "standardwebhooks refused {got:#?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
