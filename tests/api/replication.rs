@@ -17,9 +17,9 @@ use serde_json::{json, Value};
 use crate::helpers::{assert_problem, wait_until, Options, TestApp};
 
 /// A JetStream-enabled `nats-server` on a free port, killed on drop.
-struct Nats {
+pub(crate) struct Nats {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     store: tempfile::TempDir,
 }
 
@@ -69,7 +69,7 @@ fn spawn_nats(store: &tempfile::TempDir, port: &str) -> Option<(Child, String)> 
 }
 
 /// Starts `nats-server`, or `None` when there is none here.
-fn nats() -> Option<Nats> {
+pub(crate) fn nats() -> Option<Nats> {
     let store = tempfile::tempdir().unwrap();
     let Some((child, url)) = spawn_nats(&store, "-1") else {
         // CI installs it and sets this, so that a missing server fails there.
@@ -89,7 +89,12 @@ fn node(nats: &Nats, name: &str, dir: Arc<tempfile::TempDir>) -> TestApp {
 }
 
 /// A taskd node of cluster `test` on the NATS servers `urls`, with more `args`.
-fn node_on(urls: &str, name: &str, dir: Arc<tempfile::TempDir>, args: &[&str]) -> TestApp {
+pub(crate) fn node_on(
+    urls: &str,
+    name: &str,
+    dir: Arc<tempfile::TempDir>,
+    args: &[&str],
+) -> TestApp {
     TestApp::start(dir, node_options(urls, name, args))
         .unwrap_or_else(|f| panic!("node {name} did not start: {f:#?}"))
 }
@@ -120,7 +125,7 @@ async fn is_primary(app: &TestApp) -> bool {
 }
 
 /// Waits until `app` says it is the primary, at most `limit`; how long it took.
-async fn primary_within(app: &TestApp, limit: Duration) -> Duration {
+pub(crate) async fn primary_within(app: &TestApp, limit: Duration) -> Duration {
     let started = Instant::now();
     while started.elapsed() < limit {
         if is_primary(app).await {
@@ -132,7 +137,7 @@ async fn primary_within(app: &TestApp, limit: Duration) -> Duration {
 }
 
 /// Waits until `app` says it is the primary.
-async fn until_primary(app: &TestApp) {
+pub(crate) async fn until_primary(app: &TestApp) {
     primary_within(app, Duration::from_secs(10)).await;
 }
 
