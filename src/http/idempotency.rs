@@ -75,6 +75,9 @@ pub(crate) enum Guard {
         /// Whether the body may name the space.
         body: bool,
     },
+    /// Managing webhooks (§19): of the webhook the path names, else of the space the
+    /// query's `spaceId` names (else the caller's default space).
+    Webhooks,
 }
 
 /// Whether the request `req` with body `body` passes `guard`: the failure it would get
@@ -99,6 +102,15 @@ fn admit(guard: Guard, req: &HttpRequest, body: &[u8]) -> Result<(), ApiError> {
                 true => Ok(()),
                 false => Err(ApiError::NotFound(format!("space '{}' not found", space()))),
             }
+        }
+        Guard::Webhooks => {
+            let caller = user()?;
+            if segment(req, "webhookId").is_empty() {
+                let params = Params::extract(req).into_inner()?;
+                return space_of(&caller, params.space_id(), None, Action::Webhooks).map(drop);
+            }
+            let app = super::state(req).ok_or_else(|| ApiError::Internal("no app state".into()))?;
+            super::webhooks::named(req, &caller, app).map(drop)
         }
         Guard::Records { body: named } => {
             #[derive(serde::Deserialize)]

@@ -293,19 +293,19 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
     .service(
         web::resource("/api/v1/webhooks")
             .route(web::get().to(webhooks::list))
-            .route(web::post().to(webhooks::create))
+            .route(keyed(web::post().to(webhooks::create), Guard::Webhooks))
             .default_service(disallowed("GET, POST")),
     )
     .service(
         web::resource("/api/v1/webhooks/{webhookId}")
             .route(web::get().to(webhooks::get))
-            .route(web::patch().to(webhooks::update))
-            .route(web::delete().to(webhooks::delete))
+            .route(keyed(web::patch().to(webhooks::update), Guard::Webhooks))
+            .route(keyed(web::delete().to(webhooks::delete), Guard::Webhooks))
             .default_service(disallowed("GET, PATCH, DELETE")),
     )
     .service(
         web::resource("/api/v1/webhooks/{webhookId}/secret")
-            .route(web::post().to(webhooks::rotate))
+            .route(keyed(web::post().to(webhooks::rotate), Guard::Webhooks))
             .default_service(disallowed("POST")),
     )
     .service(

@@ -4,14 +4,16 @@
 //! Every route is for the space's owner, through the primary token or a `write` token that
 //! reaches the space ([`access::decide`] with [`Action::Webhooks`]); a webhook of a space
 //! the caller does not reach is `404` as the space is. A secret is shown only in the
-//! answers to a creation and a rotation.
+//! answers to a creation and a rotation: the answer kept for an idempotency key goes
+//! without it.
 
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 
 use super::error::ApiError;
-use super::extract::{space_of, JsonObject, Params, UserCaller};
+use super::extract::{space_of, JsonObject, KeyClaim, Params, UserCaller};
+use super::handlers;
 use super::openapi::problems::*;
 use super::spaces::segment;
 use super::AppState;
@@ -22,7 +24,11 @@ use crate::model::webhook::{new_secret, parse_webhook, pending, Position, Webhoo
 use crate::model::{Caller, Change, DirectoryState};
 
 /// The webhook the path names, once `caller` may manage its space's webhooks.
-fn named(req: &HttpRequest, caller: &Caller, app: &AppState) -> Result<Webhook, ApiError> {
+pub(crate) fn named(
+    req: &HttpRequest,
+    caller: &Caller,
+    app: &AppState,
+) -> Result<Webhook, ApiError> {
     let id = segment(req, "webhookId");
     let not_found = || ApiError::NotFound(format!("webhook '{id}' not found"));
     let webhook = app
@@ -63,29 +69,26 @@ async fn shown(app: &AppState, webhooks: Vec<Webhook>) -> Result<Vec<dto::Webhoo
     Ok(counted)
 }
 
-/// Makes `change` and answers `status` with `webhook` (with `secret` when given, not kept
-/// for a replay: webhook routes take no idempotency key).
+/// Makes `change` and answers `status` with `webhook`; the answer kept for the request's
+/// idempotency key goes without the secret.
 async fn changed(
+    req: &HttpRequest,
     app: &AppState,
+    key: KeyClaim,
     change: Change,
-    status: StatusCode,
-    webhook: dto::Webhook,
-    location: Option<String>,
+    answer: (StatusCode, dto::Webhook, Option<String>),
+    then: impl FnOnce(&Change) + 'static,
 ) -> Result<HttpResponse, ApiError> {
-    let answer = move |_: &DirectoryState| {
-        let shown = render::data(status, &webhook, location);
-        Answer {
-            kept: shown.clone(),
-            shown,
-        }
+    let (status, webhook, location) = answer;
+    let kept = dto::Webhook {
+        secret: None,
+        ..webhook.clone()
     };
-    let answer = app
-        .directory
-        .clone()
-        .into_inner()
-        .change(change, None, answer, |_: &Change| {}, drop)
-        .await??;
-    Ok(render::kept(&answer.shown))
+    let answer = move |_: &DirectoryState| Answer {
+        shown: render::data(status, &webhook, location.clone()),
+        kept: render::data(status, &kept, location),
+    };
+    handlers::change(req, app.directory.clone(), change, key, answer, then).await
 }
 
 /// Create a webhook; its secret is shown only here
@@ -100,7 +103,7 @@ async fn changed(
     operation_id = "create_webhook",
     tag = "webhooks",
     security(("bearer" = [])),
-    params(dto::SpaceParam),
+    params(dto::SpaceParam, dto::KeyHeader),
     request_body = dto::WebhookCreate,
     responses(
         (status = 201, description = "The webhook, with its secret", body = dto::WebhookEnvelope, headers(("Location" = String, description = "The webhook's path."))),
@@ -108,8 +111,10 @@ async fn changed(
     ),
 )]
 pub(crate) async fn create(
+    req: HttpRequest,
     UserCaller(caller): UserCaller,
     params: Params,
+    key: KeyClaim,
     body: JsonObject,
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -143,7 +148,8 @@ pub(crate) async fn create(
     let location = format!("/api/v1/webhooks/{}", webhook.id);
     let shown = render::webhook(&webhook, &webhook.position, 0, Some(&secret));
     let change = Change::WebhookCreated(Box::new(webhook));
-    changed(&app, change, StatusCode::CREATED, shown, Some(location)).await
+    let answer = (StatusCode::CREATED, shown, Some(location));
+    changed(&req, &app, key, change, answer, |_: &Change| {}).await
 }
 
 /// A space's webhooks, without secrets
@@ -211,7 +217,7 @@ pub(crate) async fn get(
     operation_id = "update_webhook",
     tag = "webhooks",
     security(("bearer" = [])),
-    params(dto::WebhookIdPath),
+    params(dto::WebhookIdPath, dto::KeyHeader),
     request_body = dto::WebhookUpdate,
     responses(
         (status = 200, description = "The webhook", body = dto::WebhookEnvelope),
@@ -221,6 +227,7 @@ pub(crate) async fn get(
 pub(crate) async fn update(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
+    key: KeyClaim,
     body: JsonObject,
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -245,12 +252,14 @@ pub(crate) async fn update(
         }
     }
     let data = shown(&app, vec![webhook.clone()]).await?.remove(0);
+    let change = Change::WebhookSet(Box::new(webhook));
     changed(
+        &req,
         &app,
-        Change::WebhookSet(Box::new(webhook)),
-        StatusCode::OK,
-        data,
-        None,
+        key,
+        change,
+        (StatusCode::OK, data, None),
+        |_: &Change| {},
     )
     .await
 }
@@ -264,7 +273,7 @@ pub(crate) async fn update(
     operation_id = "delete_webhook",
     tag = "webhooks",
     security(("bearer" = [])),
-    params(dto::WebhookIdPath),
+    params(dto::WebhookIdPath, dto::KeyHeader),
     responses(
         (status = 200, description = "The webhook as it was", body = dto::WebhookEnvelope),
         DirectoryWrites,
@@ -273,6 +282,7 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
+    key: KeyClaim,
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let webhook = named(&req, &caller, &app)?;
@@ -280,11 +290,9 @@ pub(crate) async fn delete(
     let deleted = Change::WebhookDeleted {
         webhook: webhook.id.clone(),
     };
-    let answer = changed(&app, deleted, StatusCode::OK, data, None).await;
-    if answer.is_ok() {
-        app.webhooks.forget(&webhook.id);
-    }
-    answer
+    let webhooks = app.webhooks.clone();
+    let then = move |_: &Change| webhooks.forget(&webhook.id);
+    changed(&req, &app, key, deleted, (StatusCode::OK, data, None), then).await
 }
 
 /// Rotate a webhook's secret; the new one is shown only here
@@ -297,7 +305,7 @@ pub(crate) async fn delete(
     operation_id = "rotate_webhook_secret",
     tag = "webhooks",
     security(("bearer" = [])),
-    params(dto::WebhookIdPath),
+    params(dto::WebhookIdPath, dto::KeyHeader),
     responses(
         (status = 200, description = "The webhook, with its new secret", body = dto::WebhookEnvelope),
         DirectoryWrites,
@@ -306,6 +314,7 @@ pub(crate) async fn delete(
 pub(crate) async fn rotate(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
+    key: KeyClaim,
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let webhook = named(&req, &caller, &app)?;
@@ -313,12 +322,14 @@ pub(crate) async fn rotate(
     let rotated = webhook.rotated(secret.clone(), chrono::Utc::now().timestamp_millis());
     let mut data = shown(&app, vec![rotated.clone()]).await?.remove(0);
     data.secret = Some(secret);
+    let change = Change::WebhookSet(Box::new(rotated));
     changed(
+        &req,
         &app,
-        Change::WebhookSet(Box::new(rotated)),
-        StatusCode::OK,
-        data,
-        None,
+        key,
+        change,
+        (StatusCode::OK, data, None),
+        |_: &Change| {},
     )
     .await
 }

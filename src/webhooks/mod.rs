@@ -55,7 +55,7 @@ const FLUSH: Duration = Duration::from_millis(900);
 /// How often an idle webhook looks for new events.
 const POLL: Duration = Duration::from_millis(20);
 /// How many feed items a webhook looks at in one read.
-const SCAN: usize = 256;
+const SCAN: usize = 32;
 /// How many attempts a webhook's delivery log keeps.
 const LOG_LEN: usize = 100;
 

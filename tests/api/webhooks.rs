@@ -983,3 +983,49 @@ async fn with_nats_only_the_primary_delivers_and_a_standby_resumes_after_kill_9_
     }
     assert!(first.windows(2).all(|w| w[0] < w[1]), "{first:?}");
 }
+
+#[actix_web::test]
+async fn a_creation_retried_with_its_idempotency_key_answers_the_same_webhook_without_its_secret() {
+    let app = spawn_app_with(Options::default());
+    let body = json!({"url": "https://nowhere.invalid/hook"});
+    let key = [("Idempotency-Key", "hook-1")];
+    let send = || {
+        app.send_with(
+            actix_web::http::Method::POST,
+            "/api/v1/webhooks",
+            Some(&body),
+            &key,
+        )
+    };
+    let first = send().await;
+    first.expect(201);
+    assert!(first.data()["secret"].is_string());
+    let again = send().await;
+    again.expect(201);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.data()["webhookId"], first.data()["webhookId"]);
+    assert!(again.data().get("secret").is_none(), "{:#}", again.data());
+    assert_eq!(
+        app.get("/api/v1/webhooks")
+            .await
+            .data()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // Access is decided before a key is looked at: a webhook the caller does not reach
+    // is 404, with a key as without.
+    let stranger = app.create_user("stranger").await;
+    let path = format!(
+        "/api/v1/webhooks/{}",
+        first.data()["webhookId"].as_str().unwrap()
+    );
+    let stranger = app.user(&stranger.token);
+    let method = actix_web::http::Method::DELETE;
+    let reply = stranger
+        .send_with(method, &path, None, &[("Idempotency-Key", "x")])
+        .await;
+    assert_problem(&reply, 404, "not_found");
+    assert_problem(&stranger.delete(&path).await, 404, "not_found");
+}
