@@ -12,9 +12,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use actix_tls::connect::{Connector as TcpConnector, Resolve, Resolver};
+use actix_service::ServiceExt;
+use actix_tls::connect::{Connection, Connector as TcpConnector, Resolve, Resolver};
+use actix_web::http::Uri;
 use actix_web::web::Bytes;
 use futures_util::future::LocalBoxFuture;
+use tokio::net::TcpStream;
 
 use crate::model::webhook::{refused, retry_after, url_host};
 
@@ -98,7 +101,9 @@ pub(super) struct Sender {
 impl Sender {
     /// A client that refuses the addresses §19 refuses unless `allow_private`.
     pub(super) fn new(allow_private: bool) -> Sender {
-        let tcp = TcpConnector::new(Resolver::custom(Checked { allow_private })).service();
+        let tcp = TcpConnector::new(Resolver::custom(Checked { allow_private }))
+            .service()
+            .map(no_delay);
         let connector = awc::Connector::new()
             .connector(tcp)
             .timeout(ANSWER_TIMEOUT)
@@ -153,6 +158,15 @@ impl Sender {
         .await;
         Sent::Status(status, wait)
     }
+}
+
+/// `connection` without Nagle's algorithm: awc writes a request's head and body apart, and
+/// with Nagle the body would wait for the receiver's (delayed) acknowledgement of the head.
+fn no_delay(connection: Connection<Uri, TcpStream>) -> Connection<Uri, TcpStream> {
+    if let Err(e) = connection.io_ref().set_nodelay(true) {
+        log::debug!("webhooks: TCP_NODELAY not set: {e}");
+    }
+    connection
 }
 
 /// rustls over the system's root certificates, HTTP/1.1 only.
