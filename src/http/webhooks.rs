@@ -43,7 +43,8 @@ pub(crate) fn named(
     }
 }
 
-/// `webhooks` as their objects, each with its position and pending events now.
+/// `webhooks`, all of one space, as their objects, each with its position and pending
+/// events now.
 async fn shown(app: &AppState, webhooks: Vec<Webhook>) -> Result<Vec<dto::Webhook>, ApiError> {
     let Some(space) = webhooks.first().map(|w| w.space.clone()) else {
         return Ok(Vec::new());

@@ -8,7 +8,8 @@
 //! active webhook of the directory, stops those whose webhook was deleted, turned off or
 //! changed (a changed one starts again at once with its new settings), and on a standby
 //! (§16) runs none. Every [`FLUSH`] it journals the positions acknowledged since the last
-//! time, as one directory change, and sets the pending gauges.
+//! time, as one directory change, sets the pending gauges, and forgets what it kept of
+//! webhooks that are gone.
 //!
 //! A webhook's task delivers one event at a time, in feed order: it finds the first feed
 //! item after its position that the webhook selects ([`next_event`]: the record as it is
@@ -27,7 +28,7 @@
 mod client;
 
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -139,17 +140,19 @@ impl Webhooks {
 
     /// Forgets a deleted webhook's log and position.
     pub(crate) fn forget(&self, id: &str) {
+        self.keep_only(|kept| kept != id);
+    }
+
+    /// Forgets the logs and positions of the webhooks `keep` says no to.
+    fn keep_only(&self, keep: impl Fn(&str) -> bool) {
         self.logs
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
+            .retain(|id, _| keep(id));
         self.acked
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
-        METRICS
-            .webhook_pending
-            .remove(&WebhookLabels { webhook: id.into() });
+            .retain(|id, _| keep(id));
     }
 
     fn note(&self, id: &str, attempt: Attempt) {
@@ -241,6 +244,7 @@ fn settings_of(webhook: &Webhook) -> Webhook {
 
 async fn supervise(shared: Rc<Shared>, role: Option<Arc<NodeRole>>) {
     let mut running: HashMap<Box<str>, Running> = HashMap::new();
+    let mut gauged = HashSet::new();
     let mut tick = tokio::time::interval(TICK);
     let mut flushed = Instant::now();
     loop {
@@ -273,16 +277,34 @@ async fn supervise(shared: Rc<Shared>, role: Option<Arc<NodeRole>>) {
         if flushed.elapsed() >= FLUSH {
             flushed = Instant::now();
             shared.webhooks.flush(&shared.directory).await;
-            gauge_pending(&shared, running.keys()).await;
+            gauged = gauge_pending(&shared, primary, gauged).await;
         }
     }
 }
 
-/// Sets `taskd_webhook_pending` of each running webhook.
-async fn gauge_pending<'a>(shared: &Shared, ids: impl Iterator<Item = &'a Box<str>>) {
-    for id in ids {
-        let Some(webhook) = shared.directory.read().webhook(id).cloned() else {
-            continue;
+/// Sets `taskd_webhook_pending` of every webhook this node delivers for (none on a
+/// standby), removes the gauges in `gauged` of the others, and forgets the logs and
+/// positions of webhooks that are gone (deleted, or with their space); the webhooks gauged
+/// now.
+async fn gauge_pending(
+    shared: &Shared,
+    primary: bool,
+    gauged: HashSet<Box<str>>,
+) -> HashSet<Box<str>> {
+    let webhooks: Vec<Webhook> = shared.directory.read().webhooks().cloned().collect();
+    shared
+        .webhooks
+        .keep_only(|id| webhooks.iter().any(|w| *w.id == *id));
+    let webhooks = if primary { webhooks } else { Vec::new() };
+    let now: HashSet<Box<str>> = webhooks.iter().map(|w| w.id.clone()).collect();
+    for id in gauged.difference(&now) {
+        METRICS.webhook_pending.remove(&WebhookLabels {
+            webhook: id.to_string(),
+        });
+    }
+    for webhook in webhooks {
+        let labels = WebhookLabels {
+            webhook: webhook.id.to_string(),
         };
         let position = shared.webhooks.position(&webhook);
         let space = webhook.space.clone();
@@ -293,12 +315,11 @@ async fn gauge_pending<'a>(shared: &Shared, ids: impl Iterator<Item = &'a Box<st
         if let Ok(count) = count {
             METRICS
                 .webhook_pending
-                .get_or_create(&WebhookLabels {
-                    webhook: id.to_string(),
-                })
+                .get_or_create(&labels)
                 .set(count as i64);
         }
     }
+    now
 }
 
 /// The failures in a row of a webhook's current event, and the last message tried.
