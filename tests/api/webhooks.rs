@@ -1029,3 +1029,158 @@ async fn a_creation_retried_with_its_idempotency_key_answers_the_same_webhook_wi
     assert_problem(&reply, 404, "not_found");
     assert_problem(&stranger.delete(&path).await, 404, "not_found");
 }
+
+/// Runs `program` with `args`; whether it succeeded.
+fn run(program: &str, args: &[&str], dir: &std::path::Path) -> bool {
+    std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Waits for webhook `id`'s first logged attempt, at most 20 s.
+async fn first_attempt(user: As<'_>, id: &str) -> Value {
+    for _ in 0..400 {
+        let log = user.get(&format!("/api/v1/webhooks/{id}/deliveries")).await;
+        if let Some(first) = log.data().as_array().and_then(|l| l.last()) {
+            return first.clone();
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no attempt logged");
+}
+
+#[actix_web::test]
+async fn https_deliveries_check_the_receivers_certificate_against_the_trusted_roots() {
+    // A CA and a certificate it signed for 127.0.0.1, made with the openssl command, and
+    // an HTTPS receiver in Python; skipped where either is missing.
+    let dir = tempfile::tempdir().unwrap();
+    let ext = "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n";
+    std::fs::write(dir.path().join("leaf.ext"), ext).unwrap();
+    let made = run(
+        "openssl",
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-subj",
+            "/CN=taskd test CA",
+            "-days",
+            "1",
+        ],
+        dir.path(),
+    ) && run(
+        "openssl",
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "leaf.key",
+            "-out",
+            "leaf.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+        dir.path(),
+    ) && run(
+        "openssl",
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "leaf.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "leaf.pem",
+            "-days",
+            "1",
+            "-extfile",
+            "leaf.ext",
+        ],
+        dir.path(),
+    );
+    if !made {
+        eprintln!("skipped: no openssl command");
+        return;
+    }
+    let script = "import http.server, ssl, sys\n\
+        class H(http.server.BaseHTTPRequestHandler):\n\
+        \x20   protocol_version = 'HTTP/1.1'\n\
+        \x20   def do_POST(self):\n\
+        \x20       self.rfile.read(int(self.headers.get('content-length', 0)))\n\
+        \x20       self.send_response(200)\n\
+        \x20       self.send_header('content-length', '0')\n\
+        \x20       self.end_headers()\n\
+        \x20   def log_message(self, *args):\n\
+        \x20       pass\n\
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)\n\
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n\
+        tls.load_cert_chain('leaf.pem', 'leaf.key')\n\
+        server.socket = tls.wrap_socket(server.socket, server_side=True)\n\
+        print(server.server_address[1], flush=True)\n\
+        server.serve_forever()\n";
+    let Ok(mut receiver) = std::process::Command::new("python3")
+        .args(["-c", script])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("skipped: no python3");
+        return;
+    };
+    let mut port = String::new();
+    BufReader::new(receiver.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    let url = format!("https://127.0.0.1:{}/hook", port.trim());
+    let ca = dir.path().join("ca.pem").to_string_lossy().to_string();
+    for (trusted, env) in [
+        (true, vec![("SSL_CERT_FILE".to_string(), ca)]),
+        (false, Vec::new()),
+    ] {
+        let app = spawn_app_with(Options {
+            args: vec!["--webhook-allow-private".into()],
+            env,
+            ..Options::default()
+        });
+        let owner = app.default_user();
+        let space = app.get("/api/v1/me").await.data()["defaultSpaceId"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let (webhook, _) = new_webhook(owner, &space, &url, json!({})).await;
+        app.create("tasks", json!({"todoId": "t1"})).await;
+        let first = first_attempt(owner, webhook["webhookId"].as_str().unwrap()).await;
+        if trusted {
+            assert_eq!(
+                (first["status"].clone(), first["error"].clone()),
+                (json!(200), Value::Null),
+                "{first:#}"
+            );
+        } else {
+            assert_eq!(first["status"], Value::Null, "{first:#}");
+            let error = first["error"].as_str().unwrap().to_lowercase();
+            assert!(
+                error.contains("certificate") || error.contains("issuer"),
+                "{error}"
+            );
+        }
+    }
+    let _ = receiver.kill();
+    let _ = receiver.wait();
+}
