@@ -189,6 +189,8 @@ pub struct Next {
     /// Where the position may move without a delivery: past the items before `event` (or
     /// every item scanned, when there is none) that the webhook does not select.
     pub passed: Option<Position>,
+    /// The space version the scan saw.
+    pub version: u64,
 }
 
 /// The feed item of `space` after `position` that `webhook` delivers next, in its current
@@ -202,6 +204,7 @@ pub fn next_event(space: &Space, webhook: &Webhook, position: &Position, scan: u
     let mut next = Next {
         event: None,
         passed: None,
+        version: space.version(),
     };
     let Ok(page) = space.changes(since, scan) else {
         return next;

@@ -11,7 +11,8 @@
 //! time, as one directory change, sets the pending gauges, and forgets what it kept of
 //! webhooks that are gone.
 //!
-//! A webhook's task delivers one event at a time, in feed order: it finds the first feed
+//! An idle webhook's task waits for its space's next durable write ([`Wake`]). It
+//! delivers one event at a time, in feed order: it finds the first feed
 //! item after its position that the webhook selects ([`next_event`]: the record as it is
 //! now, so a record changed many times while the receiver was down goes once), POSTs it,
 //! and on a `2xx` moves its position past it in memory; other answers are retried on the
@@ -36,8 +37,10 @@ use std::time::{Duration, Instant};
 use actix::Arbiter;
 use actix_web::web::Bytes;
 use rand::Rng;
+use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio::task::JoinHandle;
 
+use crate::actors::space::{Committed, Subscribe};
 use crate::actors::{Directory, Failure, Spaces};
 use crate::http::render::delivery;
 use crate::metrics::{OutcomeLabels, WebhookLabels, METRICS};
@@ -53,8 +56,10 @@ const TICK: Duration = Duration::from_millis(200);
 /// How often acknowledged positions are journaled (CONTRACT §19: after a crash, at most
 /// the events acknowledged in the last second come again).
 const FLUSH: Duration = Duration::from_millis(900);
-/// How often an idle webhook looks for new events.
-const POLL: Duration = Duration::from_millis(20);
+/// How often an idle webhook looks for new events when no durable write woke it.
+const POLL: Duration = Duration::from_secs(1);
+/// The signals of durable writes a webhook's task holds before its space ends its stream.
+const WAKE_BUFFER: usize = 64;
 /// How many feed items a webhook looks at in one read.
 const SCAN: usize = 32;
 /// How many attempts a webhook's delivery log keeps.
@@ -333,7 +338,9 @@ struct Streak {
 /// supervisor stops this task) or its space is deleted.
 async fn deliver(shared: Rc<Shared>, id: Box<str>) {
     let mut streak = Streak::default();
+    let mut wake = Wake(None);
     loop {
+        wake.clear();
         let Some(webhook) = shared.directory.read().webhook(&id).cloned() else {
             return;
         };
@@ -361,13 +368,63 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
             shared.webhooks.ack(&id, passed);
         }
         let Some((touched, event)) = next.event else {
-            tokio::time::sleep(POLL).await;
+            wake.wait(&shared.spaces, &webhook.space, next.version)
+                .await;
             continue;
         };
         match attempt(&shared, &webhook, &touched, &event, &mut streak).await {
             Then::Next => {}
             Then::Wait(wait) => tokio::time::sleep(wait).await,
             Then::Stop => return,
+        }
+    }
+}
+
+/// Wakes an idle webhook's task when its space has a durable write: a change stream of the
+/// space (as a client's, CONTRACT §12) whose items serve only as signals, the events being
+/// read from the feed. When the task does not keep up, the space ends the stream (its
+/// buffer is full) and the next wait starts another; a lost signal costs at most [`POLL`].
+struct Wake(Option<mpsc::Receiver<Arc<Committed>>>);
+
+impl Wake {
+    /// Drops the signals of writes the next scan will see anyway.
+    fn clear(&mut self) {
+        if let Some(signals) = &mut self.0 {
+            loop {
+                match signals.try_recv() {
+                    Ok(_) => {}
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => {
+                        self.0 = None;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for a durable write of `space` after `version` (the version the last scan
+    /// saw), at most [`POLL`].
+    async fn wait(&mut self, spaces: &Spaces, space: &str, version: u64) {
+        if self.0.is_none() {
+            let (changes, signals) = mpsc::channel(WAKE_BUFFER);
+            let subscribe = Subscribe {
+                since: version,
+                changes,
+            };
+            if let Ok(Ok(())) = spaces.call(space, subscribe).await {
+                self.0 = Some(signals);
+            }
+        }
+        let Some(signals) = &mut self.0 else {
+            tokio::time::sleep(POLL).await;
+            return;
+        };
+        tokio::select! {
+            signal = signals.recv() => if signal.is_none() {
+                self.0 = None;
+            },
+            _ = tokio::time::sleep(POLL) => {}
         }
     }
 }
