@@ -54,8 +54,9 @@ use client::{Sender, Sent};
 /// How often the supervisor looks at the directory.
 const TICK: Duration = Duration::from_millis(200);
 /// How often acknowledged positions are journaled (CONTRACT §19: after a crash, at most
-/// the events acknowledged in the last second come again).
-const FLUSH: Duration = Duration::from_millis(900);
+/// the events acknowledged in the last second come again): a multiple of [`TICK`], with
+/// room for the journal's sync within the second.
+const FLUSH: Duration = Duration::from_millis(800);
 /// How often an idle webhook looks for new events when no durable write woke it.
 const POLL: Duration = Duration::from_secs(1);
 /// The signals of durable writes a webhook's task holds before its space ends its stream.
