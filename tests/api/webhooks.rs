@@ -1184,3 +1184,57 @@ async fn https_deliveries_check_the_receivers_certificate_against_the_trusted_ro
     let _ = receiver.kill();
     let _ = receiver.wait();
 }
+
+#[actix_web::test]
+async fn a_firing_reminder_is_a_task_reminder_event_not_a_task_changed_one() {
+    let app = spawn_sender(1);
+    let (reminders, changes) = (
+        Receiver::start(|_| Answer::status(200)),
+        Receiver::start(|_| Answer::status(200)),
+    );
+    let owner = app.default_user();
+    let space = app.get("/api/v1/me").await.data()["defaultSpaceId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let only = |types: &[&str]| json!({ "events": types });
+    let (r, _) = new_webhook(owner, &space, &reminders.url, only(&["task.reminder"])).await;
+    let (c, _) = new_webhook(owner, &space, &changes.url, only(&["task.changed"])).await;
+    let at = chrono::Utc::now() + chrono::Duration::milliseconds(1_500);
+    let at = at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    app.create(
+        "tasks",
+        json!({"todoId": "call", "reminders": [{ "at": at }]}),
+    )
+    .await;
+    for webhook in [&r, &c] {
+        let id = webhook["webhookId"].as_str().unwrap();
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            let w = owner.get(&format!("/api/v1/webhooks/{id}")).await;
+            if w.data()["lastDeliveredVersion"] == 2 && w.data()["pending"] == 0 {
+                break;
+            }
+            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let fired = reminders.acked();
+    assert_eq!(fired.len(), 1, "{fired:#?}");
+    assert_eq!(fired[0].body["type"], "task.reminder");
+    assert_eq!(
+        fired[0].body["data"]["remindedAt"],
+        fired[0].body["data"]["updatedAt"]
+    );
+    // The creation was a change; the firing, its current state now, is not one.
+    let changed = changes.acked();
+    assert!(
+        changed.iter().all(|g| g.body["type"] == "task.changed"),
+        "{changed:#?}"
+    );
+    assert!(
+        changed
+            .iter()
+            .all(|g| g.body["data"]["remindedAt"].is_null()),
+        "{changed:#?}"
+    );
+}
