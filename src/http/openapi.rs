@@ -419,8 +419,9 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         FieldType::Stamp => date_time()
             .read_only(Some(true))
             .description(Some(
-                "Read-only (CONTRACT §18): remindedAt, when a reminder of the task last fired; \
-                 lastCompletedAt, the time of the last completion of a recurring task.",
+                "Read-only (CONTRACT §18, §20): remindedAt, when a reminder of the task last \
+                 fired; lastCompletedAt, the time of the last completion of a recurring task; \
+                 completedAt, when status last became finished (null while unfinished).",
             ))
             .into(),
         FieldType::Tally => ObjectBuilder::new()
@@ -430,6 +431,11 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
             .description(Some(
                 "Read-only (CONTRACT §18): how often the recurring task was completed.",
             ))
+            .into(),
+        // Hidden: no schema lists it (see `record_schema`); an object if one did.
+        FieldType::Calendar => ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .read_only(Some(true))
             .into(),
         FieldType::Blocked => ObjectBuilder::new()
             .schema_type(Type::Boolean)
@@ -459,7 +465,7 @@ fn record_schema(kind: Kind) -> Object {
         .property(kind.id_field(), id_string())
         .property("spaceId", string())
         .property("sortOrder", ObjectBuilder::new().schema_type(Type::Number));
-    for field in kind.fields() {
+    for field in kind.fields().iter().filter(|f| !f.ty.is_hidden()) {
         record = record.property(field.name, field_schema(field.ty));
     }
     record = record
@@ -475,7 +481,12 @@ fn record_schema(kind: Kind) -> Object {
         );
     let required = ["id", kind.id_field(), "spaceId", "sortOrder"]
         .into_iter()
-        .chain(kind.fields().iter().map(|f| f.name))
+        .chain(
+            kind.fields()
+                .iter()
+                .filter(|f| !f.ty.is_hidden())
+                .map(|f| f.name),
+        )
         .chain([
             "createdAt",
             "updatedAt",

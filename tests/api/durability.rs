@@ -408,6 +408,12 @@ async fn the_format_5_golden_data_dir_loads_to_the_exact_time_fields() {
     golden_data_dir_loads_exactly("v5").await;
 }
 
+/// Format 6 adds `completedAt` and the calendar data tasks keep (§20).
+#[actix_web::test]
+async fn the_format_6_golden_data_dir_loads_to_the_exact_completion_times() {
+    golden_data_dir_loads_exactly("v6").await;
+}
+
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after
 /// its own journal entries, and a crash then replays both kinds of entry: the predecessors,
 /// `isBlocked` and the reverse index that flips it all come back.
