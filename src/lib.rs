@@ -6,6 +6,8 @@
 //! - [`startup`]: loads the data directory, starts the actors and the HTTP server, and runs
 //!   the shutdown sequence.
 //! - [`http`]: routes, extractors, rendering and the one mapping of errors to problem+json.
+//! - `ical`: tasks as iCalendar VTODOs and back (CONTRACT §20), pure: the mapping the
+//!   `.ics` routes of [`http`] call.
 //! - [`service`]: the boundary the fronts call for storage health, kept answers and
 //!   backups (actors for the rest); no front reaches into [`store`].
 //! - [`actors`]: one actor per space, the directory of users and spaces, the snapshot actor.
@@ -23,6 +25,7 @@
 mod actors;
 pub mod config;
 mod http;
+mod ical;
 pub mod logging;
 mod metrics;
 pub mod model;

@@ -8,6 +8,7 @@
 //! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
 
 pub(crate) mod batch;
+pub(crate) mod calendar;
 pub(crate) mod client;
 pub(crate) mod dto;
 pub(crate) mod error;
@@ -300,6 +301,12 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
         web::resource("/api/v1/changes/stream")
             .route(web::get().to(stream::stream))
             .default_service(disallowed("GET")),
+    )
+    .service(
+        web::resource("/api/v1/calendar.ics")
+            .route(web::get().to(calendar::export))
+            .route(web::post().to(calendar::import))
+            .default_service(disallowed("GET, POST")),
     )
     .service(
         web::resource("/api/v1/batch")

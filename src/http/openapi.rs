@@ -39,7 +39,7 @@ use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Required, Schema};
 use utoipa::{Modify, OpenApi as _};
 
 use super::dto::{self, id_pattern, nullable_date_time};
-use super::{batch, handlers, spaces, stream, tokens};
+use super::{batch, calendar, handlers, spaces, stream, tokens};
 use crate::model::kind::FieldType;
 use crate::model::limits::{
     thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
@@ -73,6 +73,8 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         handlers::occurrences,
         stream::stream,
         batch::batch,
+        calendar::export,
+        calendar::import,
         spaces::list,
         spaces::create,
         spaces::get,
@@ -129,6 +131,7 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
             dto::TokenCreate,
             dto::Occurrence,
             dto::OccurrencePage,
+            dto::CalendarImport,
         ),
         responses(
             problems::Problem400,
@@ -1369,14 +1372,35 @@ mod tests {
         assert!(occurrences["responses"]["200"].is_object(), "{occurrences}");
     }
 
+    /// CONTRACT §20: `completedAt` is read-only, the hidden calendar data is in no schema,
+    /// and the calendar path has its export and import.
+    #[test]
+    fn a_task_has_completed_at_and_the_calendar_routes_are_documented() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        assert_eq!(
+            schemas["Task"]["properties"]["completedAt"]["readOnly"],
+            true
+        );
+        for schema in ["Task", "TaskCreate", "TaskUpdate"] {
+            assert!(
+                schemas[schema]["properties"].get("calendar").is_none(),
+                "{schema}"
+            );
+        }
+        let calendar = &document["paths"]["/api/v1/calendar.ics"];
+        assert_eq!(calendar["get"]["operationId"], "exportCalendar");
+        assert_eq!(calendar["post"]["operationId"], "importCalendar");
+    }
+
     /// Every operation derived from a handler lists its statuses and is found in the
     /// document; none is lost between the handlers and the generated routes.
     #[test]
     fn every_route_has_its_operations() {
         let document = json();
         let paths = document["paths"].as_object().unwrap();
-        // 5 collections × 3 paths, a task's occurrences, and the other routes.
-        assert_eq!(paths.len(), 15 + 1 + 19);
+        // 5 collections × 3 paths, a task's occurrences, the calendar, and the other routes.
+        assert_eq!(paths.len(), 15 + 1 + 1 + 19);
         for (path, item) in paths {
             for (method, operation) in item.as_object().unwrap() {
                 let responses = operation["responses"].as_object().unwrap();

@@ -340,6 +340,16 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             &state["spaces"]
         );
     }
+    // From format 6 on: what tasks keep for calendar clients comes back in an export.
+    for (token, calendar) in expected
+        .get("calendar")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let exported = app.user(token).get("/api/v1/calendar.ics").await;
+        assert_eq!(exported.expect(200).body, *calendar, "{name} calendar");
+    }
     for token in expected
         .get("refused")
         .and_then(Value::as_array)

@@ -8,6 +8,7 @@ mod backup;
 mod bench;
 mod bench_plot;
 mod bounds;
+mod calendar;
 mod concurrency;
 mod crash_safety;
 mod dependencies;
