@@ -6,6 +6,8 @@
 //! - [`startup`]: loads the data directory, starts the actors and the HTTP server, and runs
 //!   the shutdown sequence.
 //! - [`http`]: routes, extractors, rendering and the one mapping of errors to problem+json.
+//! - `dav`: the CalDAV front beside [`http`], sharing its application state: discovery
+//!   (`/.well-known/caldav`, Basic auth with a token, `PROPFIND` of the principal).
 //! - `ical`: tasks as iCalendar VTODOs and back (CONTRACT §20), pure: the mapping the
 //!   `.ics` routes of [`http`] call.
 //! - [`service`]: the boundary the fronts call for storage health, kept answers and
@@ -24,6 +26,7 @@
 
 mod actors;
 pub mod config;
+mod dav;
 mod http;
 mod ical;
 pub mod logging;

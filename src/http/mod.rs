@@ -316,6 +316,7 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             ))
             .default_service(disallowed("POST")),
     );
+    crate::dav::configure(cfg);
     #[cfg(feature = "failpoints")]
     cfg.service(
         web::resource("/api/v1/admin/failpoints/{name}")

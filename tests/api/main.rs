@@ -11,6 +11,7 @@ mod bounds;
 mod calendar;
 mod concurrency;
 mod crash_safety;
+mod dav;
 mod dependencies;
 mod durability;
 mod ecosystem;

@@ -1,0 +1,263 @@
+//! WebDAV XML (RFC 4918) with `quick-xml`: the properties a `PROPFIND` asks for, and the
+//! `207 Multi-Status` body that answers it.
+
+use std::io;
+
+use quick_xml::events::{BytesDecl, BytesText, Event};
+use quick_xml::name::ResolveResult;
+use quick_xml::{NsReader, Writer};
+
+/// The WebDAV namespace.
+pub(super) const DAV: &str = "DAV:";
+/// The CalDAV namespace (RFC 4791).
+pub(super) const CALDAV: &str = "urn:ietf:params:xml:ns:caldav";
+
+/// A property by its namespace and local name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Prop {
+    /// Its namespace (empty when it has none).
+    pub(super) namespace: String,
+    /// Its local name.
+    pub(super) name: String,
+}
+
+impl Prop {
+    pub(super) fn new(namespace: &str, name: &str) -> Prop {
+        Prop {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+}
+
+/// The properties asked of one resource, each with its value, or `None` where the
+/// resource does not have it.
+pub(super) type Found = Vec<(Prop, Option<PropValue>)>;
+
+/// What a `PROPFIND` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Requested {
+    /// Every property (an empty body, `allprop`, or `propname`).
+    All,
+    /// These properties.
+    Props(Vec<Prop>),
+}
+
+/// The value of a property found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum PropValue {
+    /// One `href`.
+    Href(String),
+    /// Text.
+    Text(String),
+    /// Empty elements by namespace and name (a `resourcetype`).
+    Elements(Vec<(&'static str, &'static str)>),
+}
+
+/// The properties a `PROPFIND` body asks for: the children of `propfind/prop`; an empty
+/// body is `allprop` (RFC 4918 §9.1). A body that is not XML is an error.
+pub(super) fn requested(body: &[u8]) -> Result<Requested, String> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Requested::All);
+    }
+    let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
+    let mut reader = NsReader::from_str(text);
+    // Elements open from the root down, by namespace and name.
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut props = Vec::new();
+    let mut all = false;
+    loop {
+        let (ns, event) = reader
+            .read_resolved_event()
+            .map_err(|e| format!("the body is not XML: {e}"))?;
+        let namespace = match ns {
+            ResolveResult::Bound(ns) => ns.into_inner().to_owned(),
+            _ => String::new(),
+        };
+        let (element, empty) = match &event {
+            Event::Start(e) => (e.local_name().as_ref().to_owned(), false),
+            Event::Empty(e) => (e.local_name().as_ref().to_owned(), true),
+            Event::End(_) => {
+                open.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let parent = |depth: usize, name: &str| {
+            open.get(depth)
+                .is_some_and(|(ns, n)| ns == DAV && n == name)
+        };
+        let in_propfind = open.len() == 1 && parent(0, "propfind");
+        if in_propfind && namespace == DAV && (element == "allprop" || element == "propname") {
+            all = true;
+        }
+        if open.len() == 2 && parent(0, "propfind") && parent(1, "prop") {
+            props.push(Prop {
+                namespace: namespace.clone(),
+                name: element.clone(),
+            });
+        }
+        if !empty {
+            open.push((namespace, element));
+        }
+    }
+    Ok(match all {
+        true => Requested::All,
+        false => Requested::Props(props),
+    })
+}
+
+/// The prefix a namespace is written with.
+fn prefix(namespace: &str) -> Option<&'static str> {
+    match namespace {
+        DAV => Some("d"),
+        CALDAV => Some("c"),
+        _ => None,
+    }
+}
+
+/// Writes the empty element `prop` (a property's name, as a `404` shows it, or the start
+/// of a found one).
+fn write_prop(w: &mut Writer<Vec<u8>>, prop: &Prop, value: Option<&PropValue>) -> io::Result<()> {
+    let (name, attribute) = match prefix(&prop.namespace) {
+        Some(p) => (format!("{p}:{}", prop.name), None),
+        None if prop.namespace.is_empty() => (prop.name.clone(), None),
+        None => (
+            format!("x:{}", prop.name),
+            Some(("xmlns:x", prop.namespace.as_str())),
+        ),
+    };
+    let element = w.create_element(name.as_str());
+    let element = match attribute {
+        Some(attribute) => element.with_attribute(attribute),
+        None => element,
+    };
+    match value {
+        None => element.write_empty()?,
+        Some(PropValue::Text(text)) => element.write_text_content(BytesText::new(text))?,
+        Some(PropValue::Href(href)) => element.write_inner_content(|w| {
+            w.create_element("d:href")
+                .write_text_content(BytesText::new(href))?;
+            Ok(())
+        })?,
+        Some(PropValue::Elements(children)) => element.write_inner_content(|w| {
+            for (namespace, child) in children {
+                let p = prefix(namespace).unwrap_or("d");
+                w.create_element(format!("{p}:{child}")).write_empty()?;
+            }
+            Ok(())
+        })?,
+    };
+    Ok(())
+}
+
+/// One `propstat` of the properties `props` with `status`.
+fn write_propstat(
+    w: &mut Writer<Vec<u8>>,
+    props: &[(&Prop, Option<&PropValue>)],
+    status: &str,
+) -> io::Result<()> {
+    if props.is_empty() {
+        return Ok(());
+    }
+    w.create_element("d:propstat").write_inner_content(|w| {
+        w.create_element("d:prop").write_inner_content(|w| {
+            for (prop, value) in props {
+                write_prop(w, prop, *value)?;
+            }
+            Ok(())
+        })?;
+        w.create_element("d:status")
+            .write_text_content(BytesText::new(status))?;
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// A `207 Multi-Status` body: per resource (by path), the properties found (`200`) and
+/// those it does not have (`404`).
+pub(super) fn multistatus(responses: &[(String, Found)]) -> Vec<u8> {
+    let mut w = Writer::new(Vec::new());
+    let written: io::Result<()> = (|| {
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("utf-8"), None)))?;
+        w.create_element("d:multistatus")
+            .with_attribute(("xmlns:d", DAV))
+            .with_attribute(("xmlns:c", CALDAV))
+            .write_inner_content(|w| {
+                for (href, props) in responses {
+                    w.create_element("d:response").write_inner_content(|w| {
+                        w.create_element("d:href")
+                            .write_text_content(BytesText::new(href))?;
+                        let found: Vec<_> = props
+                            .iter()
+                            .filter_map(|(p, v)| v.as_ref().map(|v| (p, Some(v))))
+                            .collect();
+                        let missing: Vec<_> = props
+                            .iter()
+                            .filter(|(_, v)| v.is_none())
+                            .map(|(p, _)| (p, None))
+                            .collect();
+                        write_propstat(w, &found, "HTTP/1.1 200 OK")?;
+                        write_propstat(w, &missing, "HTTP/1.1 404 Not Found")
+                    })?;
+                }
+                Ok(())
+            })?;
+        Ok(())
+    })();
+    // Writing into a Vec cannot fail.
+    written.expect("XML into memory");
+    w.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_propfind_names_its_properties_by_namespace() {
+        let body = br#"<?xml version="1.0"?>
+            <D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+              <D:prop><D:current-user-principal/><C:calendar-home-set/>
+                <X:odd xmlns:X="urn:x"><X:inner/></X:odd></D:prop>
+            </D:propfind>"#;
+        assert_eq!(
+            requested(body).unwrap(),
+            Requested::Props(vec![
+                Prop::new(DAV, "current-user-principal"),
+                Prop::new(CALDAV, "calendar-home-set"),
+                Prop::new("urn:x", "odd"),
+            ])
+        );
+        assert_eq!(requested(b"").unwrap(), Requested::All);
+        let all = br#"<propfind xmlns="DAV:"><allprop/></propfind>"#;
+        assert_eq!(requested(all).unwrap(), Requested::All);
+        assert!(requested(b"<a><b></a>").is_err());
+    }
+
+    #[test]
+    fn a_multistatus_splits_found_and_missing_properties() {
+        let body = multistatus(&[(
+            "/dav/".into(),
+            vec![
+                (
+                    Prop::new(DAV, "current-user-principal"),
+                    Some(PropValue::Href("/dav/principals/u/".into())),
+                ),
+                (Prop::new("urn:x", "odd"), None),
+            ],
+        )]);
+        let text = String::from_utf8(body).unwrap();
+        assert!(
+            text.contains(
+                "<d:propstat><d:prop><d:current-user-principal><d:href>/dav/principals/u/</d:href>\
+             </d:current-user-principal></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(
+            "<d:prop><x:odd xmlns:x=\"urn:x\"/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status>"
+        ), "{text}");
+    }
+}

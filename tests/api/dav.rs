@@ -1,0 +1,140 @@
+//! CalDAV (CONTRACT §20) over HTTP, as far as it is built: discovery from
+//! `/.well-known/caldav`, Basic authentication with a token, `OPTIONS` and `PROPFIND` of
+//! the root and the principal.
+
+use actix_web::http::Method;
+use base64::Engine;
+
+use crate::helpers::{spawn_app, Reply, TestApp};
+
+fn propfind() -> Method {
+    Method::from_bytes(b"PROPFIND").unwrap()
+}
+
+/// `Authorization: Basic` with any user name and `token` as the password.
+fn basic(token: &str) -> String {
+    let pair = format!("someone@example.com:{token}");
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(pair)
+    )
+}
+
+const ASK: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+  <d:prop><d:current-user-principal/><c:calendar-home-set/><d:resourcetype/>
+    <d:displayname/><x:unknown xmlns:x="urn:x"/></d:prop>
+</d:propfind>"#;
+
+async fn dav(app: &TestApp, method: Method, path: &str, auth: Option<&str>, body: &str) -> Reply {
+    let mut request = app
+        .request(method, path)
+        .insert_header(("Depth", "0"))
+        .insert_header(("Content-Type", "application/xml"));
+    if let Some(auth) = auth {
+        request = request.insert_header(("Authorization", auth));
+    }
+    app.send(request, Some(body.as_bytes().to_vec())).await
+}
+
+fn text(reply: &Reply) -> &str {
+    reply.body.as_str().unwrap_or_default()
+}
+
+#[actix_web::test]
+async fn a_client_finds_its_principal_and_calendar_home_from_the_well_known_url() {
+    let app = spawn_app();
+    let me = app.get("/api/v1/me").await;
+    let user = me.data()["userId"].as_str().unwrap().to_owned();
+    let redirect = app
+        .send(app.request(propfind(), "/.well-known/caldav"), None)
+        .await;
+    assert_eq!(redirect.status, 301);
+    assert_eq!(redirect.header("location"), Some("/dav/"));
+    let auth = basic(&app.default_token);
+    let root = dav(&app, propfind(), "/dav/", Some(&auth), ASK).await;
+    assert_eq!(root.status, 207, "{root:?}");
+    let principal = format!("/dav/principals/{user}/");
+    assert!(
+        text(&root).contains(&format!(
+            "<d:current-user-principal><d:href>{principal}</d:href></d:current-user-principal>"
+        )),
+        "{}",
+        text(&root)
+    );
+    assert!(text(&root).contains("<x:unknown xmlns:x=\"urn:x\"/>"));
+    assert!(text(&root).contains("HTTP/1.1 404 Not Found"));
+    let found = dav(&app, propfind(), &principal, Some(&auth), ASK).await;
+    assert_eq!(found.status, 207, "{found:?}");
+    let body = text(&found);
+    assert!(
+        body.contains(&format!(
+            "<c:calendar-home-set><d:href>/dav/calendars/{user}/</d:href></c:calendar-home-set>"
+        )),
+        "{body}"
+    );
+    assert!(
+        body.contains("<d:resourcetype><d:collection/><d:principal/></d:resourcetype>"),
+        "{body}"
+    );
+    assert!(
+        body.contains("<d:displayname>default</d:displayname>"),
+        "{body}"
+    );
+    // An empty body asks for every property.
+    let all = dav(&app, propfind(), &principal, Some(&auth), "").await;
+    assert!(text(&all).contains("calendar-home-set"), "{}", text(&all));
+    // Bearer works too.
+    let bearer = format!("Bearer {}", app.default_token);
+    assert_eq!(
+        dav(&app, propfind(), "/dav/", Some(&bearer), ASK)
+            .await
+            .status,
+        207
+    );
+}
+
+#[actix_web::test]
+async fn without_a_valid_token_a_client_is_asked_for_basic_and_others_principals_are_not_found() {
+    let app = spawn_app();
+    let none = dav(&app, propfind(), "/dav/", None, ASK).await;
+    assert_eq!(none.status, 401);
+    assert_eq!(
+        none.header("www-authenticate"),
+        Some(r#"Basic realm="taskd""#)
+    );
+    let wrong = dav(&app, propfind(), "/dav/", Some(&basic("not-a-token")), ASK).await;
+    assert_eq!(wrong.status, 401);
+    let other = app.create_user("other").await;
+    let path = format!("/dav/principals/{}/", other.user_id);
+    let reply = dav(
+        &app,
+        propfind(),
+        &path,
+        Some(&basic(&app.default_token)),
+        ASK,
+    )
+    .await;
+    assert_eq!(reply.status, 404);
+    let bad = dav(
+        &app,
+        propfind(),
+        "/dav/",
+        Some(&basic(&app.default_token)),
+        "<a><b></a>",
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+}
+
+#[actix_web::test]
+async fn options_names_the_dav_classes_and_other_methods_are_not_allowed() {
+    let app = spawn_app();
+    let options = dav(&app, Method::OPTIONS, "/dav/", None, "").await;
+    assert_eq!(options.status, 200);
+    assert_eq!(options.header("dav"), Some("1, 3, calendar-access"));
+    let auth = basic(&app.default_token);
+    let delete = dav(&app, Method::DELETE, "/dav/", Some(&auth), "").await;
+    assert_eq!(delete.status, 405);
+    assert_eq!(delete.header("allow"), Some("OPTIONS, PROPFIND"));
+}
