@@ -7,8 +7,10 @@
 //! `/dav/principals/<userId>/` answers the properties a client asks for
 //! ([`xml::requested`]) in a `207 Multi-Status` ([`xml::multistatus`]): who the caller is
 //! (`current-user-principal`) and where its calendars live (`calendar-home-set`,
-//! `/dav/calendars/<userId>/`). Failures are [`DavError`], rendered as DAV clients expect
-//! (plain statuses, not problem+json).
+//! `/dav/calendars/<userId>/`); `PROPFIND` of that home lists one calendar collection per
+//! list of each space the caller reaches, `<spaceId>.<listId>`, and one per space for its
+//! tasks without a list, `<spaceId>` ([`calendars`]). Failures are [`DavError`], rendered
+//! as DAV clients expect (plain statuses, not problem+json).
 
 #![deny(unreachable_pub)]
 
@@ -22,7 +24,8 @@ use base64::Engine;
 use futures_util::future::{ready, Ready};
 
 use crate::http::AppState;
-use crate::model::Caller;
+use crate::model::access::{self, Action};
+use crate::model::{Caller, Kind};
 use xml::{Prop, PropValue, Requested};
 
 /// The `DAV` header: the classes and the calendar access taskd speaks.
@@ -162,20 +165,16 @@ async fn propfind(
     if path != "/dav/" && path != principal(&caller.account.id) {
         return Err(DavError::NotFound);
     }
-    let requested = xml::requested(&body).map_err(DavError::BadRequest)?;
-    let props = match requested {
-        Requested::Props(props) => props,
-        Requested::All => [
+    let props = asked(
+        &body,
+        &[
             (xml::DAV, "current-user-principal"),
             (xml::DAV, "principal-URL"),
             (xml::DAV, "resourcetype"),
             (xml::DAV, "displayname"),
             (xml::CALDAV, "calendar-home-set"),
-        ]
-        .into_iter()
-        .map(|(namespace, name)| Prop::new(namespace, name))
-        .collect(),
-    };
+        ],
+    )?;
     let found = props
         .into_iter()
         .map(|prop| {
@@ -183,9 +182,159 @@ async fn propfind(
             (prop, value)
         })
         .collect::<xml::Found>();
-    Ok(HttpResponse::build(StatusCode::MULTI_STATUS)
+    Ok(multi_status(&[(path, found)]))
+}
+
+/// One calendar collection as `PROPFIND` shows it.
+struct CalendarInfo {
+    /// Its path.
+    path: String,
+    /// Its display name: the list's name (its id when it has none), or the space's.
+    name: String,
+    /// The space version, its `getctag`.
+    version: u64,
+    /// Whether the caller may write in its space.
+    writable: bool,
+}
+
+/// The calendars of `caller` (see the module doc), in space and list id order.
+async fn calendars(app: &AppState, caller: &Caller) -> Vec<CalendarInfo> {
+    let user = &*caller.account.id;
+    let spaces: Vec<(String, String)> = {
+        let directory = app.directory.read();
+        caller
+            .reached()
+            .filter_map(|(id, _)| {
+                directory
+                    .space(id)
+                    .map(|s| (id.to_owned(), s.name.to_string()))
+            })
+            .collect()
+    };
+    let name_at = Kind::List.field_index("name").expect("lists have a name");
+    let mut calendars = Vec::new();
+    for (space, space_name) in spaces {
+        let writable = access::decide(caller, Some(&space), Action::Write).is_ok();
+        let read = app
+            .spaces
+            .read(&space, |s| {
+                let view = s.view();
+                (view.collections[Kind::List.index()].clone(), view.version)
+            })
+            .await;
+        // A space deleted since the directory was read has no calendars.
+        let Ok((lists, version)) = read else {
+            continue;
+        };
+        calendars.push(CalendarInfo {
+            path: format!("{}{space}/", calendar_home(user)),
+            name: space_name,
+            version,
+            writable,
+        });
+        for list in lists.values().filter(|l| !l.is_deleted()) {
+            calendars.push(CalendarInfo {
+                path: format!("{}{space}.{}/", calendar_home(user), list.id),
+                name: list.fields[name_at]
+                    .as_text()
+                    .map_or_else(|| list.id.to_string(), str::to_owned),
+                version,
+                writable,
+            });
+        }
+    }
+    calendars
+}
+
+/// The value of `prop` on `calendar`, or `None` where it has none.
+fn calendar_prop(caller: &Caller, calendar: &CalendarInfo, prop: &Prop) -> Option<PropValue> {
+    Some(match (prop.namespace.as_str(), prop.name.as_str()) {
+        (xml::DAV, "current-user-principal") => PropValue::Href(principal(&caller.account.id)),
+        (xml::DAV, "resourcetype") => {
+            PropValue::Elements(vec![(xml::DAV, "collection"), (xml::CALDAV, "calendar")])
+        }
+        (xml::DAV, "displayname") => PropValue::Text(calendar.name.clone()),
+        (xml::CALENDARSERVER, "getctag") => PropValue::Text(calendar.version.to_string()),
+        (xml::CALDAV, "supported-calendar-component-set") => PropValue::Components(vec!["VTODO"]),
+        (xml::DAV, "current-user-privilege-set") => {
+            PropValue::Privileges(match calendar.writable {
+                true => vec!["read", "write"],
+                false => vec!["read"],
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// The value of `prop` on the calendar home.
+fn home_prop(caller: &Caller, prop: &Prop) -> Option<PropValue> {
+    Some(match (prop.namespace.as_str(), prop.name.as_str()) {
+        (xml::DAV, "current-user-principal") => PropValue::Href(principal(&caller.account.id)),
+        (xml::DAV, "resourcetype") => PropValue::Elements(vec![(xml::DAV, "collection")]),
+        (xml::DAV, "current-user-privilege-set") => PropValue::Privileges(vec!["read"]),
+        _ => return None,
+    })
+}
+
+/// Whether a `PROPFIND` reaches the members of a collection: `Depth: 0` does not, `1`
+/// and `infinity` (or none) do, as far as this collection's members go.
+fn with_members(req: &HttpRequest) -> bool {
+    req.headers()
+        .get("Depth")
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|depth| depth.trim() != "0")
+}
+
+/// `PROPFIND` of the caller's calendar home (another user's: `404`): the home, and with
+/// `Depth: 1` each calendar collection with the properties asked for (all of them for an
+/// empty body or `allprop`). `207 Multi-Status`.
+async fn propfind_home(
+    req: HttpRequest,
+    DavCaller(caller): DavCaller,
+    body: web::Bytes,
+    app: Data<AppState>,
+) -> Result<HttpResponse, DavError> {
+    let path = req.path().to_owned();
+    if path != calendar_home(&caller.account.id) {
+        return Err(DavError::NotFound);
+    }
+    let asked = asked(
+        &body,
+        &[
+            (xml::DAV, "current-user-principal"),
+            (xml::DAV, "resourcetype"),
+            (xml::DAV, "displayname"),
+            (xml::CALENDARSERVER, "getctag"),
+            (xml::CALDAV, "supported-calendar-component-set"),
+            (xml::DAV, "current-user-privilege-set"),
+        ],
+    )?;
+    let answer = |value: &dyn Fn(&Prop) -> Option<PropValue>| -> xml::Found {
+        asked.iter().map(|p| (p.clone(), value(p))).collect()
+    };
+    let mut responses = vec![(path, answer(&|p| home_prop(&caller, p)))];
+    if with_members(&req) {
+        for calendar in calendars(&app, &caller).await {
+            let found = answer(&|p| calendar_prop(&caller, &calendar, p));
+            responses.push((calendar.path, found));
+        }
+    }
+    Ok(multi_status(&responses))
+}
+
+/// The properties a `PROPFIND` body asks for; `all` for an empty body or `allprop`.
+fn asked(body: &[u8], all: &[(&str, &str)]) -> Result<Vec<Prop>, DavError> {
+    Ok(match xml::requested(body).map_err(DavError::BadRequest)? {
+        Requested::Props(props) => props,
+        Requested::All => all.iter().map(|(ns, name)| Prop::new(ns, name)).collect(),
+    })
+}
+
+/// A `207 Multi-Status` answer.
+fn multi_status(responses: &[(String, xml::Found)]) -> HttpResponse {
+    HttpResponse::build(StatusCode::MULTI_STATUS)
         .content_type("application/xml; charset=utf-8")
-        .body(xml::multistatus(&[(path, found)])))
+        .body(xml::multistatus(responses))
 }
 
 /// `/.well-known/caldav` (any method): `301` to `/dav/` (RFC 6764).
@@ -212,4 +361,10 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
                 .default_service(web::to(not_allowed)),
         );
     }
+    cfg.service(
+        web::resource("/dav/calendars/{userId}/")
+            .route(web::method(Method::OPTIONS).to(options))
+            .route(web::method(propfind_method).to(propfind_home))
+            .default_service(web::to(not_allowed)),
+    );
 }

@@ -11,6 +11,8 @@ use quick_xml::{NsReader, Writer};
 pub(super) const DAV: &str = "DAV:";
 /// The CalDAV namespace (RFC 4791).
 pub(super) const CALDAV: &str = "urn:ietf:params:xml:ns:caldav";
+/// The Calendar Server namespace, of `getctag`.
+pub(super) const CALENDARSERVER: &str = "http://calendarserver.org/ns/";
 
 /// A property by its namespace and local name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +54,10 @@ pub(super) enum PropValue {
     Text(String),
     /// Empty elements by namespace and name (a `resourcetype`).
     Elements(Vec<(&'static str, &'static str)>),
+    /// CalDAV `comp` elements with these names (`supported-calendar-component-set`).
+    Components(Vec<&'static str>),
+    /// DAV `privilege` elements with these privileges (`current-user-privilege-set`).
+    Privileges(Vec<&'static str>),
 }
 
 /// The properties a `PROPFIND` body asks for: the children of `propfind/prop`; an empty
@@ -113,6 +119,7 @@ fn prefix(namespace: &str) -> Option<&'static str> {
     match namespace {
         DAV => Some("d"),
         CALDAV => Some("c"),
+        CALENDARSERVER => Some("cs"),
         _ => None,
     }
 }
@@ -145,6 +152,23 @@ fn write_prop(w: &mut Writer<Vec<u8>>, prop: &Prop, value: Option<&PropValue>) -
             for (namespace, child) in children {
                 let p = prefix(namespace).unwrap_or("d");
                 w.create_element(format!("{p}:{child}")).write_empty()?;
+            }
+            Ok(())
+        })?,
+        Some(PropValue::Components(names)) => element.write_inner_content(|w| {
+            for name in names {
+                w.create_element("c:comp")
+                    .with_attribute(("name", *name))
+                    .write_empty()?;
+            }
+            Ok(())
+        })?,
+        Some(PropValue::Privileges(privileges)) => element.write_inner_content(|w| {
+            for privilege in privileges {
+                w.create_element("d:privilege").write_inner_content(|w| {
+                    w.create_element(format!("d:{privilege}")).write_empty()?;
+                    Ok(())
+                })?;
             }
             Ok(())
         })?,
@@ -184,6 +208,7 @@ pub(super) fn multistatus(responses: &[(String, Found)]) -> Vec<u8> {
         w.create_element("d:multistatus")
             .with_attribute(("xmlns:d", DAV))
             .with_attribute(("xmlns:c", CALDAV))
+            .with_attribute(("xmlns:cs", CALENDARSERVER))
             .write_inner_content(|w| {
                 for (href, props) in responses {
                     w.create_element("d:response").write_inner_content(|w| {

@@ -1,9 +1,10 @@
 //! CalDAV (CONTRACT §20) over HTTP, as far as it is built: discovery from
 //! `/.well-known/caldav`, Basic authentication with a token, `OPTIONS` and `PROPFIND` of
-//! the root and the principal.
+//! the root, the principal and the calendar home with its calendars.
 
 use actix_web::http::Method;
 use base64::Engine;
+use serde_json::json;
 
 use crate::helpers::{spawn_app, Reply, TestApp};
 
@@ -137,4 +138,64 @@ async fn options_names_the_dav_classes_and_other_methods_are_not_allowed() {
     let delete = dav(&app, Method::DELETE, "/dav/", Some(&auth), "").await;
     assert_eq!(delete.status, 405);
     assert_eq!(delete.header("allow"), Some("OPTIONS, PROPFIND"));
+}
+
+#[actix_web::test]
+async fn the_calendar_home_lists_a_calendar_per_list_and_one_per_space() {
+    let app = spawn_app();
+    let me = app.get("/api/v1/me").await;
+    let user = me.data()["userId"].as_str().unwrap().to_owned();
+    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    app.create("lists", json!({"listId": "work", "name": "Work"}))
+        .await;
+    app.create("lists", json!({"listId": "old", "name": "Old"}))
+        .await;
+    app.delete("/api/v1/lists/old").await.expect(200);
+    let version = app.space_version().await;
+    let home = format!("/dav/calendars/{user}/");
+    let auth = basic(&app.default_token);
+    let reply = dav(&app, propfind(), &home, None, "").await;
+    assert_eq!(reply.status, 401);
+    let mut request = app
+        .request(propfind(), &home)
+        .insert_header(("Depth", "1"))
+        .insert_header(("Authorization", auth.as_str()));
+    request = request.insert_header(("Content-Type", "application/xml"));
+    let listed = app.send(request, Some(Vec::new())).await;
+    assert_eq!(listed.status, 207, "{listed:?}");
+    let body = text(&listed);
+    for expected in [
+        format!("<d:href>{home}{space}/</d:href>"),
+        format!("<d:href>{home}{space}.work/</d:href>"),
+        "<d:displayname>Work</d:displayname>".to_owned(),
+        "<d:displayname>default</d:displayname>".to_owned(),
+        format!("<cs:getctag>{version}</cs:getctag>"),
+        "<c:supported-calendar-component-set><c:comp name=\"VTODO\"/>".to_owned(),
+        "<d:resourcetype><d:collection/><c:calendar/></d:resourcetype>".to_owned(),
+        "<d:privilege><d:write/></d:privilege>".to_owned(),
+    ] {
+        assert!(body.contains(&expected), "{expected} not in {body}");
+    }
+    assert!(!body.contains(".old/"), "{body}");
+    // Depth 0: the home alone.
+    let alone = dav(&app, propfind(), &home, Some(&auth), "").await;
+    assert!(!text(&alone).contains(".work/"), "{}", text(&alone));
+    // A read token sees the calendars without write.
+    let token = app
+        .post("/api/v1/tokens", json!({"name": "read", "access": "read"}))
+        .await;
+    let read = token.data()["token"].as_str().unwrap().to_owned();
+    let request = app
+        .request(propfind(), &home)
+        .insert_header(("Depth", "1"))
+        .insert_header(("Authorization", basic(&read)));
+    let listed = app.send(request, Some(Vec::new())).await;
+    assert!(text(&listed).contains(".work/"), "{}", text(&listed));
+    assert!(!text(&listed).contains("<d:write/>"), "{}", text(&listed));
+    let other = app.create_user("other").await;
+    let theirs = format!("/dav/calendars/{}/", other.user_id);
+    assert_eq!(
+        dav(&app, propfind(), &theirs, Some(&auth), "").await.status,
+        404
+    );
 }
