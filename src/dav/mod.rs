@@ -9,8 +9,10 @@
 //! (`current-user-principal`) and where its calendars live (`calendar-home-set`,
 //! `/dav/calendars/<userId>/`); `PROPFIND` of that home lists one calendar collection per
 //! list of each space the caller reaches, `<spaceId>.<listId>`, and one per space for its
-//! tasks without a list, `<spaceId>` ([`calendars`]). Failures are [`DavError`], rendered
-//! as DAV clients expect (plain statuses, not problem+json).
+//! tasks without a list, `<spaceId>` ([`calendars`]); `PROPFIND` of a calendar lists its
+//! tasks' objects with their `ETag`s, and `GET` of an object answers its `VTODO`
+//! ([`crate::ical`]). Failures are [`DavError`], rendered as DAV clients expect (plain
+//! statuses, not problem+json).
 
 #![deny(unreachable_pub)]
 
@@ -24,14 +26,18 @@ use base64::Engine;
 use futures_util::future::{ready, Ready};
 
 use crate::http::AppState;
+use crate::ical::{object_name, uid_of, write_calendar};
 use crate::model::access::{self, Action};
+use crate::model::record::{Record, Records};
 use crate::model::{Caller, Kind};
 use xml::{Prop, PropValue, Requested};
 
 /// The `DAV` header: the classes and the calendar access taskd speaks.
 const DAV_CLASSES: &str = "1, 3, calendar-access";
-/// The methods the discovery resources answer.
-const ALLOW: &str = "OPTIONS, PROPFIND";
+/// The methods collections answer.
+const COLLECTION: &str = "OPTIONS, PROPFIND";
+/// The methods objects answer.
+const OBJECT: &str = "OPTIONS, GET";
 
 /// Why a CalDAV request failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,9 +48,9 @@ pub(crate) enum DavError {
     /// Not a resource of the caller.
     #[error("not found")]
     NotFound,
-    /// A method the resource does not answer.
+    /// A method the resource does not answer; those it does.
     #[error("method not allowed")]
-    MethodNotAllowed,
+    MethodNotAllowed(&'static str),
     /// A body or header that cannot be read: why.
     #[error("{0}")]
     BadRequest(String),
@@ -55,7 +61,7 @@ impl ResponseError for DavError {
         match self {
             DavError::Unauthorized => StatusCode::UNAUTHORIZED,
             DavError::NotFound => StatusCode::NOT_FOUND,
-            DavError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            DavError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             DavError::BadRequest(_) => StatusCode::BAD_REQUEST,
         }
     }
@@ -66,8 +72,8 @@ impl ResponseError for DavError {
             DavError::Unauthorized => {
                 response.insert_header((header::WWW_AUTHENTICATE, r#"Basic realm="taskd""#));
             }
-            DavError::MethodNotAllowed => {
-                response.insert_header((header::ALLOW, ALLOW));
+            DavError::MethodNotAllowed(allow) => {
+                response.insert_header((header::ALLOW, *allow));
             }
             _ => {}
         }
@@ -125,12 +131,30 @@ fn calendar_home(user: &str) -> String {
     format!("/dav/calendars/{user}/")
 }
 
-/// `OPTIONS`: the DAV classes and the methods.
-async fn options() -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header(("DAV", DAV_CLASSES))
-        .insert_header((header::ALLOW, ALLOW))
-        .finish()
+/// A resource answering `OPTIONS` (the DAV classes and `allow`), `method` with `handler`,
+/// and `405` for any other method.
+fn resource<F, Args>(
+    path: &str,
+    allow: &'static str,
+    method: Method,
+    handler: F,
+) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::method(Method::OPTIONS).to(move || async move {
+            HttpResponse::Ok()
+                .insert_header(("DAV", DAV_CLASSES))
+                .insert_header((header::ALLOW, allow))
+                .finish()
+        }))
+        .route(web::method(method).to(handler))
+        .default_service(web::to(move || async move {
+            Err::<HttpResponse, _>(DavError::MethodNotAllowed(allow))
+        }))
 }
 
 /// The value of `prop` on the discovery resource `path` of `caller`, or `None` where it
@@ -175,13 +199,7 @@ async fn propfind(
             (xml::CALDAV, "calendar-home-set"),
         ],
     )?;
-    let found = props
-        .into_iter()
-        .map(|prop| {
-            let value = discovery_prop(&caller, &path, &prop);
-            (prop, value)
-        })
-        .collect::<xml::Found>();
+    let found = props.answer(|p| discovery_prop(&caller, &path, p));
     Ok(multi_status(&[(path, found)]))
 }
 
@@ -309,24 +327,42 @@ async fn propfind_home(
             (xml::DAV, "current-user-privilege-set"),
         ],
     )?;
-    let answer = |value: &dyn Fn(&Prop) -> Option<PropValue>| -> xml::Found {
-        asked.iter().map(|p| (p.clone(), value(p))).collect()
-    };
-    let mut responses = vec![(path, answer(&|p| home_prop(&caller, p)))];
+    let mut responses = vec![(path, asked.answer(|p| home_prop(&caller, p)))];
     if with_members(&req) {
         for calendar in calendars(&app, &caller).await {
-            let found = answer(&|p| calendar_prop(&caller, &calendar, p));
+            let found = asked.answer(|p| calendar_prop(&caller, &calendar, p));
             responses.push((calendar.path, found));
         }
     }
     Ok(multi_status(&responses))
 }
 
+/// The properties a `PROPFIND` asks for.
+struct Asked {
+    props: Vec<Prop>,
+    /// Whether it asked for all (`allprop`): then a resource answers those it has only.
+    all: bool,
+}
+
+impl Asked {
+    /// What a resource whose properties `value` gives answers.
+    fn answer(&self, value: impl Fn(&Prop) -> Option<PropValue>) -> xml::Found {
+        self.props
+            .iter()
+            .map(|p| (p.clone(), value(p)))
+            .filter(|(_, v)| !self.all || v.is_some())
+            .collect()
+    }
+}
+
 /// The properties a `PROPFIND` body asks for; `all` for an empty body or `allprop`.
-fn asked(body: &[u8], all: &[(&str, &str)]) -> Result<Vec<Prop>, DavError> {
+fn asked(body: &[u8], all: &[(&str, &str)]) -> Result<Asked, DavError> {
     Ok(match xml::requested(body).map_err(DavError::BadRequest)? {
-        Requested::Props(props) => props,
-        Requested::All => all.iter().map(|(ns, name)| Prop::new(ns, name)).collect(),
+        Requested::Props(props) => Asked { props, all: false },
+        Requested::All => Asked {
+            props: all.iter().map(|(ns, name)| Prop::new(ns, name)).collect(),
+            all: true,
+        },
     })
 }
 
@@ -337,6 +373,153 @@ fn multi_status(responses: &[(String, xml::Found)]) -> HttpResponse {
         .body(xml::multistatus(responses))
 }
 
+/// The calendar a path segment names (`<spaceId>` or `<spaceId>.<listId>`) as the caller
+/// may read it, with the space's tasks; `404` for one it does not reach, a list that does
+/// not exist or is deleted.
+async fn calendar_of(
+    app: &AppState,
+    caller: &Caller,
+    user: &str,
+    segment: &str,
+) -> Result<(CalendarInfo, Option<Box<str>>, Records), DavError> {
+    if user != &*caller.account.id {
+        return Err(DavError::NotFound);
+    }
+    let (space, list) = match segment.split_once('.') {
+        Some((space, list)) => (space, Some(Box::<str>::from(list))),
+        None => (segment, None),
+    };
+    access::decide(caller, Some(space), Action::Read).map_err(|_| DavError::NotFound)?;
+    let writable = access::decide(caller, Some(space), Action::Write).is_ok();
+    let space_name = app
+        .directory
+        .read()
+        .space(space)
+        .map(|s| s.name.to_string())
+        .ok_or(DavError::NotFound)?;
+    let wanted = list.clone();
+    let (tasks, version, name) = app
+        .spaces
+        .read(space, move |s| {
+            let view = s.view();
+            let name_at = Kind::List.field_index("name").expect("lists have a name");
+            let name = match &wanted {
+                None => Some(space_name),
+                Some(list) => view.collections[Kind::List.index()]
+                    .get(&**list)
+                    .filter(|l| !l.is_deleted())
+                    .map(|l| {
+                        l.fields[name_at]
+                            .as_text()
+                            .map_or_else(|| l.id.to_string(), str::to_owned)
+                    }),
+            };
+            (
+                view.collections[Kind::Task.index()].clone(),
+                view.version,
+                name,
+            )
+        })
+        .await
+        .map_err(|_| DavError::NotFound)?;
+    let name = name.ok_or(DavError::NotFound)?;
+    let calendar = CalendarInfo {
+        path: format!("{}{segment}/", calendar_home(user)),
+        name,
+        version,
+        writable,
+    };
+    Ok((calendar, list, tasks))
+}
+
+/// The tasks of a calendar: not deleted, in list `list` (none: without a list).
+fn members<'a>(tasks: &'a Records, list: Option<&'a str>) -> impl Iterator<Item = &'a Record> {
+    let list_at = Kind::Task
+        .field_index("listId")
+        .expect("tasks have a listId");
+    tasks
+        .values()
+        .filter(move |t| !t.is_deleted() && t.fields[list_at].as_text() == list)
+        .map(|t| &**t)
+}
+
+/// The value of `prop` on a task's object, or `None` where it has none.
+fn object_prop(task: &Record, prop: &Prop) -> Option<PropValue> {
+    Some(match (prop.namespace.as_str(), prop.name.as_str()) {
+        (xml::DAV, "getetag") => PropValue::Text(etag(task)),
+        (xml::DAV, "getcontenttype") => PropValue::Text(OBJECT_TYPE.into()),
+        (xml::DAV, "resourcetype") => PropValue::Elements(Vec::new()),
+        _ => return None,
+    })
+}
+
+/// The media type of an object.
+const OBJECT_TYPE: &str = "text/calendar; charset=utf-8; component=VTODO";
+
+/// A task's `ETag` (CONTRACT §10): its `versionUpdatedAt`, quoted.
+fn etag(task: &Record) -> String {
+    format!("\"{}\"", task.version)
+}
+
+/// `PROPFIND` of a calendar: the collection, and with `Depth: 1` (or none) each of its
+/// tasks' objects (`getetag`, `getcontenttype`, `resourcetype`). `207 Multi-Status`; `404`
+/// for a calendar the caller does not reach.
+async fn propfind_calendar(
+    req: HttpRequest,
+    DavCaller(caller): DavCaller,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+    app: Data<AppState>,
+) -> Result<HttpResponse, DavError> {
+    let (user, segment) = path.into_inner();
+    let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
+    let asked = asked(
+        &body,
+        &[
+            (xml::DAV, "current-user-principal"),
+            (xml::DAV, "resourcetype"),
+            (xml::DAV, "displayname"),
+            (xml::CALENDARSERVER, "getctag"),
+            (xml::CALDAV, "supported-calendar-component-set"),
+            (xml::DAV, "current-user-privilege-set"),
+            (xml::DAV, "getetag"),
+            (xml::DAV, "getcontenttype"),
+        ],
+    )?;
+    let mut responses = vec![(
+        calendar.path.clone(),
+        asked.answer(|p| calendar_prop(&caller, &calendar, p)),
+    )];
+    if with_members(&req) {
+        for task in members(&tasks, list.as_deref()) {
+            let href = format!("{}{}", calendar.path, object_name(task));
+            responses.push((href, asked.answer(|p| object_prop(task, p))));
+        }
+    }
+    Ok(multi_status(&responses))
+}
+
+/// `GET` of an object: its task as one `VCALENDAR` with its `VTODO`, and the task's
+/// `ETag`; `404` for a name no task of the calendar has.
+async fn get_object(
+    DavCaller(caller): DavCaller,
+    path: web::Path<(String, String, String)>,
+    app: Data<AppState>,
+) -> Result<HttpResponse, DavError> {
+    let (user, segment, object) = path.into_inner();
+    let (_, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
+    let task = members(&tasks, list.as_deref())
+        .find(|t| object_name(t) == object)
+        .ok_or(DavError::NotFound)?;
+    let text = write_calendar([task], |id| {
+        tasks.get(id).map_or(id, |t| uid_of(t)).to_owned()
+    });
+    Ok(HttpResponse::Ok()
+        .content_type(OBJECT_TYPE)
+        .insert_header((header::ETAG, etag(task)))
+        .body(text))
+}
+
 /// `/.well-known/caldav` (any method): `301` to `/dav/` (RFC 6764).
 async fn well_known() -> HttpResponse {
     HttpResponse::MovedPermanently()
@@ -344,27 +527,34 @@ async fn well_known() -> HttpResponse {
         .finish()
 }
 
-/// Any other method on a discovery resource.
-async fn not_allowed() -> Result<HttpResponse, DavError> {
-    Err(DavError::MethodNotAllowed)
-}
-
 /// Registers the CalDAV routes.
 pub(crate) fn configure(cfg: &mut ServiceConfig) {
     let propfind_method = Method::from_bytes(b"PROPFIND").expect("a method name");
     cfg.service(web::resource("/.well-known/caldav").to(well_known));
     for path in ["/dav/", "/dav/principals/{userId}/"] {
-        cfg.service(
-            web::resource(path)
-                .route(web::method(Method::OPTIONS).to(options))
-                .route(web::method(propfind_method.clone()).to(propfind))
-                .default_service(web::to(not_allowed)),
-        );
+        cfg.service(resource(
+            path,
+            COLLECTION,
+            propfind_method.clone(),
+            propfind,
+        ));
     }
-    cfg.service(
-        web::resource("/dav/calendars/{userId}/")
-            .route(web::method(Method::OPTIONS).to(options))
-            .route(web::method(propfind_method).to(propfind_home))
-            .default_service(web::to(not_allowed)),
-    );
+    cfg.service(resource(
+        "/dav/calendars/{userId}/",
+        COLLECTION,
+        propfind_method.clone(),
+        propfind_home,
+    ));
+    cfg.service(resource(
+        "/dav/calendars/{userId}/{calendar}/",
+        COLLECTION,
+        propfind_method,
+        propfind_calendar,
+    ));
+    cfg.service(resource(
+        "/dav/calendars/{userId}/{calendar}/{object}",
+        OBJECT,
+        Method::GET,
+        get_object,
+    ));
 }

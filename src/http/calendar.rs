@@ -19,9 +19,8 @@ use super::extract::{body_timeout, read_body, space_of, Params};
 use super::openapi::problems::*;
 use super::{dto, render, AppState};
 use crate::actors::space::Write;
-use crate::ical::{parse_calendar, write_calendar, ChangesError, IcalError, Todo};
+use crate::ical::{parse_calendar, uid_of, write_calendar, ChangesError, IcalError, Todo};
 use crate::model::access::Action;
-use crate::model::calendar::CalendarFields;
 use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
 use crate::model::record::{Id, Record, Records};
 use crate::model::validate::is_id;
@@ -39,14 +38,6 @@ fn list_of(params: &Params) -> Result<Option<Box<str>>, ApiError> {
             "listId must be an id (1 to 64 of A-Z a-z 0-9 _ -), not '{list}'"
         ))),
     }
-}
-
-/// The `UID` a task is sent with: the client's, kept as sent, or its `todoId`.
-fn uid_of(task: &Record) -> &str {
-    CalendarFields::of(Kind::Task)
-        .and_then(|f| f.kept(task))
-        .and_then(|k| k.uid.as_deref())
-        .unwrap_or(&task.id)
 }
 
 /// The tasks of `records` by `UID`, deleted ones too.

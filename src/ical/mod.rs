@@ -705,6 +705,23 @@ fn kept_parts(calendar: &mut ICalendar, kept: &str) -> (Vec<ICalendarEntry>, Vec
     (vtodo.entries.clone(), children)
 }
 
+/// The `UID` a task is sent with: the client's, kept as sent, or its `todoId`.
+pub(crate) fn uid_of(task: &Record) -> &str {
+    CalendarFields::of(Kind::Task)
+        .and_then(|f| f.kept(task))
+        .and_then(|k| k.uid.as_deref())
+        .unwrap_or(&task.id)
+}
+
+/// The name a task's object has in its calendar: the client's, kept as sent, or
+/// `<todoId>.ics`.
+pub(crate) fn object_name(task: &Record) -> String {
+    CalendarFields::of(Kind::Task)
+        .and_then(|f| f.kept(task))
+        .and_then(|k| k.object.as_deref())
+        .map_or_else(|| format!("{}.ics", task.id), str::to_owned)
+}
+
 /// Renders `tasks` as one `VCALENDAR`: a `VTIMEZONE` for each zone their timed dates name,
 /// and one `VTODO` per task. `uid_of` gives the `UID` of a predecessor by `todoId`.
 pub(crate) fn write_calendar<'a>(

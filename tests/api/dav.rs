@@ -199,3 +199,92 @@ async fn the_calendar_home_lists_a_calendar_per_list_and_one_per_space() {
         404
     );
 }
+
+#[actix_web::test]
+async fn a_calendar_lists_its_tasks_objects_and_an_object_is_its_vtodo() {
+    let app = spawn_app();
+    let me = app.get("/api/v1/me").await;
+    let user = me.data()["userId"].as_str().unwrap().to_owned();
+    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    app.create("lists", json!({"listId": "work", "name": "Work"}))
+        .await;
+    let in_work = app
+        .create(
+            "tasks",
+            json!({"todoId": "report", "name": "Report", "listId": "work"}),
+        )
+        .await;
+    app.create("tasks", json!({"todoId": "loose", "name": "Loose"}))
+        .await;
+    app.create("tasks", json!({"todoId": "gone", "listId": "work"}))
+        .await;
+    app.delete("/api/v1/tasks/gone").await.expect(200);
+    let auth = basic(&app.default_token);
+    let work = format!("/dav/calendars/{user}/{space}.work/");
+    let request = app
+        .request(propfind(), &work)
+        .insert_header(("Depth", "1"))
+        .insert_header(("Authorization", auth.as_str()));
+    let listed = app.send(request, Some(Vec::new())).await;
+    assert_eq!(listed.status, 207, "{listed:?}");
+    let body = text(&listed);
+    let etag = format!("\"{}\"", in_work["versionUpdatedAt"]);
+    let report = body
+        .split("<d:response>")
+        .find(|r| r.contains(&format!("<d:href>{work}report.ics</d:href>")))
+        .unwrap_or_else(|| panic!("no report.ics in {body}"));
+    let tag = etag.replace('"', "&quot;");
+    assert!(
+        report.contains(&format!("<d:getetag>{tag}</d:getetag>")),
+        "{report}"
+    );
+    // Asked for all, an object answers what it has, and nothing it has not.
+    assert!(!report.contains("404 Not Found"), "{report}");
+    assert!(
+        !body.contains("loose.ics") && !body.contains("gone.ics"),
+        "{body}"
+    );
+    let loose = format!("/dav/calendars/{user}/{space}/");
+    let request = app
+        .request(propfind(), &loose)
+        .insert_header(("Depth", "1"))
+        .insert_header(("Authorization", auth.as_str()));
+    let listed = app.send(request, Some(Vec::new())).await;
+    assert!(text(&listed).contains("loose.ics") && !text(&listed).contains("report.ics"));
+    let request = app
+        .request(Method::GET, &format!("{work}report.ics"))
+        .insert_header(("Authorization", auth.as_str()));
+    let object = app.send(request, None).await;
+    assert_eq!(object.status, 200, "{object:?}");
+    assert_eq!(object.header("etag"), Some(etag.as_str()));
+    assert!(
+        text(&object).contains("UID:report\r\nDTSTAMP:"),
+        "{}",
+        text(&object)
+    );
+    assert!(
+        text(&object).contains("SUMMARY:Report\r\n"),
+        "{}",
+        text(&object)
+    );
+    for missing in [
+        format!("{work}loose.ics"),
+        format!("/dav/calendars/{user}/{space}.nolist/report.ics"),
+        format!("/dav/calendars/{user}/not-a-space/report.ics"),
+    ] {
+        let request = app
+            .request(Method::GET, &missing)
+            .insert_header(("Authorization", auth.as_str()));
+        assert_eq!(app.send(request, None).await.status, 404, "{missing}");
+    }
+    let put = dav(
+        &app,
+        Method::PUT,
+        &format!("{work}report.ics"),
+        Some(&auth),
+        "",
+    )
+    .await;
+    assert_eq!(put.status, 405);
+    assert_eq!(put.header("allow"), Some("OPTIONS, GET"));
+}
