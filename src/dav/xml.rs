@@ -114,6 +114,98 @@ pub(super) fn requested(body: &[u8]) -> Result<Requested, String> {
     })
 }
 
+/// Which `REPORT` a body asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ReportKind {
+    /// CalDAV `calendar-multiget`: the objects at `hrefs`.
+    Multiget,
+    /// CalDAV `calendar-query`.
+    Query,
+    /// Another report, by its root element's namespace and name.
+    Other(String, String),
+}
+
+/// A `REPORT` body as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Report {
+    /// Which report.
+    pub(super) kind: ReportKind,
+    /// The properties asked for (the children of its `prop`).
+    pub(super) props: Vec<Prop>,
+    /// The `href`s it names (a multiget's objects).
+    pub(super) hrefs: Vec<String>,
+}
+
+/// Reads a `REPORT` body: its root element, the children of its `DAV:prop`, and the text
+/// of its `DAV:href`s (with their character and entity references resolved).
+pub(super) fn report(body: &[u8]) -> Result<Report, String> {
+    let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
+    let mut reader = NsReader::from_str(text);
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut report = Report {
+        kind: ReportKind::Other(String::new(), String::new()),
+        props: Vec::new(),
+        hrefs: Vec::new(),
+    };
+    let in_href =
+        |open: &[(String, String)]| open.len() == 2 && open[1].0 == DAV && open[1].1 == "href";
+    loop {
+        let (ns, event) = reader
+            .read_resolved_event()
+            .map_err(|e| format!("the body is not XML: {e}"))?;
+        let namespace = match ns {
+            ResolveResult::Bound(ns) => ns.into_inner().to_owned(),
+            _ => String::new(),
+        };
+        let (element, empty) = match &event {
+            Event::Start(e) => (e.local_name().as_ref().to_owned(), false),
+            Event::Empty(e) => (e.local_name().as_ref().to_owned(), true),
+            Event::Text(t) if in_href(&open) => {
+                if let Some(href) = report.hrefs.last_mut() {
+                    href.push_str(t.xml10_content().trim());
+                }
+                continue;
+            }
+            Event::GeneralRef(r) if in_href(&open) => {
+                let resolved = match r.resolve_char_ref() {
+                    Ok(Some(c)) => c.to_string(),
+                    _ => quick_xml::escape::resolve_predefined_entity(&r.xml10_content())
+                        .ok_or_else(|| format!("unknown entity &{};", r.xml10_content()))?
+                        .to_owned(),
+                };
+                if let Some(href) = report.hrefs.last_mut() {
+                    href.push_str(&resolved);
+                }
+                continue;
+            }
+            Event::End(_) => {
+                open.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        if open.is_empty() {
+            report.kind = match (namespace.as_str(), element.as_str()) {
+                (CALDAV, "calendar-multiget") => ReportKind::Multiget,
+                (CALDAV, "calendar-query") => ReportKind::Query,
+                _ => ReportKind::Other(namespace.clone(), element.clone()),
+            };
+        } else if open.len() == 1 && namespace == DAV && element == "href" {
+            report.hrefs.push(String::new());
+        } else if open.len() == 2 && open[1].0 == DAV && open[1].1 == "prop" {
+            report.props.push(Prop {
+                namespace: namespace.clone(),
+                name: element.clone(),
+            });
+        }
+        if !empty {
+            open.push((namespace, element));
+        }
+    }
+    Ok(report)
+}
+
 /// The prefix a namespace is written with.
 fn prefix(namespace: &str) -> Option<&'static str> {
     match namespace {
@@ -200,8 +292,9 @@ fn write_propstat(
 }
 
 /// A `207 Multi-Status` body: per resource (by path), the properties found (`200`) and
-/// those it does not have (`404`).
-pub(super) fn multistatus(responses: &[(String, Found)]) -> Vec<u8> {
+/// those it does not have (`404`), or `None` for a resource that is not there (a `404` of
+/// its own).
+pub(super) fn multistatus(responses: &[(String, Option<Found>)]) -> Vec<u8> {
     let mut w = Writer::new(Vec::new());
     let written: io::Result<()> = (|| {
         w.write_event(Event::Decl(BytesDecl::new("1.0", Some("utf-8"), None)))?;
@@ -214,6 +307,11 @@ pub(super) fn multistatus(responses: &[(String, Found)]) -> Vec<u8> {
                     w.create_element("d:response").write_inner_content(|w| {
                         w.create_element("d:href")
                             .write_text_content(BytesText::new(href))?;
+                        let Some(props) = props else {
+                            w.create_element("d:status")
+                                .write_text_content(BytesText::new("HTTP/1.1 404 Not Found"))?;
+                            return Ok(());
+                        };
                         let found: Vec<_> = props
                             .iter()
                             .filter_map(|(p, v)| v.as_ref().map(|v| (p, Some(v))))
@@ -263,16 +361,19 @@ mod tests {
 
     #[test]
     fn a_multistatus_splits_found_and_missing_properties() {
-        let body = multistatus(&[(
-            "/dav/".into(),
-            vec![
-                (
-                    Prop::new(DAV, "current-user-principal"),
-                    Some(PropValue::Href("/dav/principals/u/".into())),
-                ),
-                (Prop::new("urn:x", "odd"), None),
-            ],
-        )]);
+        let body = multistatus(&[
+            (
+                "/dav/".into(),
+                Some(vec![
+                    (
+                        Prop::new(DAV, "current-user-principal"),
+                        Some(PropValue::Href("/dav/principals/u/".into())),
+                    ),
+                    (Prop::new("urn:x", "odd"), None),
+                ]),
+            ),
+            ("/gone".into(), None),
+        ]);
         let text = String::from_utf8(body).unwrap();
         assert!(
             text.contains(
@@ -284,5 +385,36 @@ mod tests {
         assert!(text.contains(
             "<d:prop><x:odd xmlns:x=\"urn:x\"/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status>"
         ), "{text}");
+        assert!(text.contains(
+            "<d:response><d:href>/gone</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response>"
+        ), "{text}");
+    }
+
+    #[test]
+    fn a_multiget_names_its_properties_and_hrefs() {
+        let body = br#"<?xml version="1.0" encoding="utf-8" ?>
+            <C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+              <D:prop><D:getetag/><C:calendar-data/></D:prop>
+              <D:href>/dav/calendars/u/s/a.ics</D:href>
+              <D:href>/dav/calendars/u/s/b&amp;c%40host.ics</D:href>
+            </C:calendar-multiget>"#;
+        let multiget = report(body).unwrap();
+        assert_eq!(multiget.kind, ReportKind::Multiget);
+        assert_eq!(
+            multiget.props,
+            vec![
+                Prop::new(DAV, "getetag"),
+                Prop::new(CALDAV, "calendar-data")
+            ]
+        );
+        assert_eq!(
+            multiget.hrefs,
+            vec![
+                "/dav/calendars/u/s/a.ics",
+                "/dav/calendars/u/s/b&c%40host.ics"
+            ]
+        );
+        let query = br#"<c:calendar-query xmlns:c="urn:ietf:params:xml:ns:caldav"/>"#;
+        assert_eq!(report(query).unwrap().kind, ReportKind::Query);
     }
 }

@@ -288,3 +288,59 @@ async fn a_calendar_lists_its_tasks_objects_and_an_object_is_its_vtodo() {
     assert_eq!(put.status, 405);
     assert_eq!(put.header("allow"), Some("OPTIONS, GET"));
 }
+
+#[actix_web::test]
+async fn a_multiget_answers_the_objects_named_and_a_query_every_object() {
+    let app = spawn_app();
+    let me = app.get("/api/v1/me").await;
+    let user = me.data()["userId"].as_str().unwrap().to_owned();
+    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    let a = app
+        .create("tasks", json!({"todoId": "a", "name": "A & B"}))
+        .await;
+    app.create("tasks", json!({"todoId": "b", "name": "Bee"}))
+        .await;
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    let auth = basic(&app.default_token);
+    let report = Method::from_bytes(b"REPORT").unwrap();
+    let multiget = format!(
+        r#"<?xml version="1.0" encoding="utf-8" ?>
+        <C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+          <D:prop><D:getetag/><C:calendar-data/></D:prop>
+          <D:href>{calendar}a.ics</D:href><D:href>{calendar}nope.ics</D:href>
+        </C:calendar-multiget>"#
+    );
+    let reply = dav(&app, report.clone(), &calendar, Some(&auth), &multiget).await;
+    assert_eq!(reply.status, 207, "{reply:?}");
+    let body = text(&reply);
+    let etag = format!("&quot;{}&quot;", a["versionUpdatedAt"]);
+    assert!(
+        body.contains(&format!("<d:getetag>{etag}</d:getetag>")),
+        "{body}"
+    );
+    assert!(body.contains("SUMMARY:A &amp; B"), "{body}");
+    assert!(
+        body.contains(&format!(
+            "<d:href>{calendar}nope.ics</d:href><d:status>HTTP/1.1 404 Not Found</d:status>"
+        )),
+        "{body}"
+    );
+    assert!(!body.contains("Bee"), "{body}");
+    let query = r#"<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+          <D:prop><D:getetag/></D:prop>
+          <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO"/></C:comp-filter></C:filter>
+        </C:calendar-query>"#;
+    let reply = dav(&app, report.clone(), &calendar, Some(&auth), query).await;
+    assert_eq!(reply.status, 207, "{reply:?}");
+    let body = text(&reply);
+    assert!(body.contains("a.ics") && body.contains("b.ics"), "{body}");
+    assert!(!body.contains("calendar-data"), "{body}");
+    let other = r#"<D:expand-property xmlns:D="DAV:"/>"#;
+    let reply = dav(&app, report, &calendar, Some(&auth), other).await;
+    assert_eq!(reply.status, 403);
+    assert!(
+        text(&reply).contains("supported-report"),
+        "{}",
+        text(&reply)
+    );
+}
