@@ -59,6 +59,9 @@ pub(crate) enum DavError {
     /// A `REPORT` the resource does not support.
     #[error("unsupported report")]
     UnsupportedReport,
+    /// A `sync-token` taskd did not give, or of a version not reached.
+    #[error("invalid sync token")]
+    InvalidSyncToken,
 }
 
 impl ResponseError for DavError {
@@ -68,7 +71,7 @@ impl ResponseError for DavError {
             DavError::NotFound => StatusCode::NOT_FOUND,
             DavError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             DavError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            DavError::UnsupportedReport => StatusCode::FORBIDDEN,
+            DavError::UnsupportedReport | DavError::InvalidSyncToken => StatusCode::FORBIDDEN,
         }
     }
 
@@ -81,10 +84,16 @@ impl ResponseError for DavError {
             DavError::MethodNotAllowed(allow) => {
                 response.insert_header((header::ALLOW, *allow));
             }
-            DavError::UnsupportedReport => {
-                return response.content_type("application/xml; charset=utf-8").body(
-                    r#"<?xml version="1.0" encoding="utf-8"?><d:error xmlns:d="DAV:"><d:supported-report/></d:error>"#,
-                );
+            DavError::UnsupportedReport | DavError::InvalidSyncToken => {
+                let condition = match self {
+                    DavError::UnsupportedReport => "supported-report",
+                    _ => "valid-sync-token",
+                };
+                return response
+                    .content_type("application/xml; charset=utf-8")
+                    .body(format!(
+                        r#"<?xml version="1.0" encoding="utf-8"?><d:error xmlns:d="DAV:"><d:{condition}/></d:error>"#
+                    ));
             }
             _ => {}
         }
@@ -216,6 +225,8 @@ async fn propfind(
 
 /// One calendar collection as `PROPFIND` shows it.
 struct CalendarInfo {
+    /// Its space.
+    space: String,
     /// Its path.
     path: String,
     /// Its display name: the list's name (its id when it has none), or the space's.
@@ -256,6 +267,7 @@ async fn calendars(app: &AppState, caller: &Caller) -> Vec<CalendarInfo> {
             continue;
         };
         calendars.push(CalendarInfo {
+            space: space.clone(),
             path: format!("{}{space}/", calendar_home(user)),
             name: space_name,
             version,
@@ -263,6 +275,7 @@ async fn calendars(app: &AppState, caller: &Caller) -> Vec<CalendarInfo> {
         });
         for list in lists.values().filter(|l| !l.is_deleted()) {
             calendars.push(CalendarInfo {
+                space: space.clone(),
                 path: format!("{}{space}.{}/", calendar_home(user), list.id),
                 name: list.fields[name_at]
                     .as_text()
@@ -284,6 +297,12 @@ fn calendar_prop(caller: &Caller, calendar: &CalendarInfo, prop: &Prop) -> Optio
         }
         (xml::DAV, "displayname") => PropValue::Text(calendar.name.clone()),
         (xml::CALENDARSERVER, "getctag") => PropValue::Text(calendar.version.to_string()),
+        (xml::DAV, "sync-token") => PropValue::Text(sync_token(calendar.version)),
+        (xml::DAV, "supported-report-set") => PropValue::Reports(vec![
+            (xml::CALDAV, "calendar-multiget"),
+            (xml::CALDAV, "calendar-query"),
+            (xml::DAV, "sync-collection"),
+        ]),
         (xml::CALDAV, "supported-calendar-component-set") => PropValue::Components(vec!["VTODO"]),
         (xml::DAV, "current-user-privilege-set") => {
             PropValue::Privileges(match calendar.writable {
@@ -293,6 +312,14 @@ fn calendar_prop(caller: &Caller, calendar: &CalendarInfo, prop: &Prop) -> Optio
         }
         _ => return None,
     })
+}
+
+/// The prefix of a calendar's `sync-token`; the space version follows it.
+const SYNC_TOKEN: &str = "urn:taskd:sync:";
+
+/// The `sync-token` of a calendar of a space at `version`.
+fn sync_token(version: u64) -> String {
+    format!("{SYNC_TOKEN}{version}")
 }
 
 /// The value of `prop` on the calendar home.
@@ -334,6 +361,8 @@ async fn propfind_home(
             (xml::DAV, "resourcetype"),
             (xml::DAV, "displayname"),
             (xml::CALENDARSERVER, "getctag"),
+            (xml::DAV, "sync-token"),
+            (xml::DAV, "supported-report-set"),
             (xml::CALDAV, "supported-calendar-component-set"),
             (xml::DAV, "current-user-privilege-set"),
         ],
@@ -379,9 +408,17 @@ fn asked(body: &[u8], all: &[(&str, &str)]) -> Result<Asked, DavError> {
 
 /// A `207 Multi-Status` answer.
 fn multi_status(responses: &[(String, Option<xml::Found>)]) -> HttpResponse {
+    multi_status_with(responses, None)
+}
+
+/// A `207 Multi-Status` answer ending with a collection's `sync_token`.
+fn multi_status_with(
+    responses: &[(String, Option<xml::Found>)],
+    sync_token: Option<&str>,
+) -> HttpResponse {
     HttpResponse::build(StatusCode::MULTI_STATUS)
         .content_type("application/xml; charset=utf-8")
-        .body(xml::multistatus(responses))
+        .body(xml::multistatus(responses, sync_token))
 }
 
 /// The calendar a path segment names (`<spaceId>` or `<spaceId>.<listId>`) as the caller
@@ -435,6 +472,7 @@ async fn calendar_of(
         .map_err(|_| DavError::NotFound)?;
     let name = name.ok_or(DavError::NotFound)?;
     let calendar = CalendarInfo {
+        space: space.to_owned(),
         path: format!("{}{segment}/", calendar_home(user)),
         name,
         version,
@@ -493,6 +531,8 @@ async fn propfind_calendar(
             (xml::DAV, "resourcetype"),
             (xml::DAV, "displayname"),
             (xml::CALENDARSERVER, "getctag"),
+            (xml::DAV, "sync-token"),
+            (xml::DAV, "supported-report-set"),
             (xml::CALDAV, "supported-calendar-component-set"),
             (xml::DAV, "current-user-privilege-set"),
             (xml::DAV, "getetag"),
@@ -556,9 +596,71 @@ async fn report_calendar(
             .iter()
             .map(|(href, task)| (href.clone(), found(task)))
             .collect(),
+        xml::ReportKind::SyncCollection => {
+            return sync_collection(&app, &calendar, list, &asked, &report.sync_token).await;
+        }
         xml::ReportKind::Other(_, _) => return Err(DavError::UnsupportedReport),
     };
     Ok(multi_status(&responses))
+}
+
+/// `sync-collection` (RFC 6578) on `calendar`: from an empty token, every object of it;
+/// from the token of version `n`, every task changed after `n`, as an object with the
+/// properties asked for while it is in the calendar, else (deleted, moved to another list,
+/// or never here) a `404` member; then the token of the version read. A token taskd did
+/// not give, or one of a version the space has not reached, is `403` with
+/// `DAV:valid-sync-token`. All changes come in one answer (no `limit`).
+async fn sync_collection(
+    app: &AppState,
+    calendar: &CalendarInfo,
+    list: Option<Box<str>>,
+    asked: &Asked,
+    token: &str,
+) -> Result<HttpResponse, DavError> {
+    let since = match token {
+        "" => None,
+        token => Some(
+            token
+                .strip_prefix(SYNC_TOKEN)
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or(DavError::InvalidSyncToken)?,
+        ),
+    };
+    let (tasks, changed, version) = app
+        .spaces
+        .read(&calendar.space, move |s| {
+            let view = s.view();
+            let tasks = view.collections[Kind::Task.index()].clone();
+            let changed: Option<Vec<_>> = match since {
+                None => Some(tasks.values().cloned().collect()),
+                Some(n) => s.changes(n, usize::MAX).ok().map(|page| {
+                    page.changes
+                        .into_iter()
+                        .filter(|t| t.kind == Kind::Task)
+                        .map(|t| t.record)
+                        .collect()
+                }),
+            };
+            (tasks, changed, view.version)
+        })
+        .await
+        .map_err(|_| DavError::NotFound)?;
+    let changed = changed.ok_or(DavError::InvalidSyncToken)?;
+    let list_at = Kind::Task
+        .field_index("listId")
+        .expect("tasks have a listId");
+    let in_calendar =
+        |t: &Record| !t.is_deleted() && t.fields[list_at].as_text() == list.as_deref();
+    let responses: Vec<(String, Option<xml::Found>)> = changed
+        .iter()
+        .filter(|t| since.is_some() || in_calendar(t))
+        .map(|t| {
+            let href = format!("{}{}", calendar.path, object_name(t));
+            let found = in_calendar(t).then(|| asked.answer(|p| object_prop(t, &tasks, p)));
+            (href, found)
+        })
+        .collect();
+    Ok(multi_status_with(&responses, Some(&sync_token(version))))
 }
 
 /// `GET` of an object: its task as one `VCALENDAR` with its `VTODO`, and the task's

@@ -58,6 +58,9 @@ pub(super) enum PropValue {
     Components(Vec<&'static str>),
     /// DAV `privilege` elements with these privileges (`current-user-privilege-set`).
     Privileges(Vec<&'static str>),
+    /// DAV `supported-report` elements with these reports, by namespace and name
+    /// (`supported-report-set`).
+    Reports(Vec<(&'static str, &'static str)>),
 }
 
 /// The properties a `PROPFIND` body asks for: the children of `propfind/prop`; an empty
@@ -121,6 +124,8 @@ pub(super) enum ReportKind {
     Multiget,
     /// CalDAV `calendar-query`.
     Query,
+    /// WebDAV `sync-collection` (RFC 6578).
+    SyncCollection,
     /// Another report, by its root element's namespace and name.
     Other(String, String),
 }
@@ -134,6 +139,8 @@ pub(super) struct Report {
     pub(super) props: Vec<Prop>,
     /// The `href`s it names (a multiget's objects).
     pub(super) hrefs: Vec<String>,
+    /// The text of its `sync-token` (a `sync-collection`'s; empty for the first sync).
+    pub(super) sync_token: String,
 }
 
 /// Reads a `REPORT` body: its root element, the children of its `DAV:prop`, and the text
@@ -146,9 +153,13 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
         kind: ReportKind::Other(String::new(), String::new()),
         props: Vec::new(),
         hrefs: Vec::new(),
+        sync_token: String::new(),
     };
     let in_href =
         |open: &[(String, String)]| open.len() == 2 && open[1].0 == DAV && open[1].1 == "href";
+    let in_sync_token = |open: &[(String, String)]| {
+        open.len() == 2 && open[1].0 == DAV && open[1].1 == "sync-token"
+    };
     loop {
         let (ns, event) = reader
             .read_resolved_event()
@@ -160,6 +171,10 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
         let (element, empty) = match &event {
             Event::Start(e) => (e.local_name().as_ref().to_owned(), false),
             Event::Empty(e) => (e.local_name().as_ref().to_owned(), true),
+            Event::Text(t) if in_sync_token(&open) => {
+                report.sync_token.push_str(t.xml10_content().trim());
+                continue;
+            }
             Event::Text(t) if in_href(&open) => {
                 if let Some(href) = report.hrefs.last_mut() {
                     href.push_str(t.xml10_content().trim());
@@ -189,6 +204,7 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
             report.kind = match (namespace.as_str(), element.as_str()) {
                 (CALDAV, "calendar-multiget") => ReportKind::Multiget,
                 (CALDAV, "calendar-query") => ReportKind::Query,
+                (DAV, "sync-collection") => ReportKind::SyncCollection,
                 _ => ReportKind::Other(namespace.clone(), element.clone()),
             };
         } else if open.len() == 1 && namespace == DAV && element == "href" {
@@ -255,6 +271,20 @@ fn write_prop(w: &mut Writer<Vec<u8>>, prop: &Prop, value: Option<&PropValue>) -
             }
             Ok(())
         })?,
+        Some(PropValue::Reports(reports)) => element.write_inner_content(|w| {
+            for (namespace, report) in reports {
+                let p = prefix(namespace).unwrap_or("d");
+                w.create_element("d:supported-report")
+                    .write_inner_content(|w| {
+                        w.create_element("d:report").write_inner_content(|w| {
+                            w.create_element(format!("{p}:{report}")).write_empty()?;
+                            Ok(())
+                        })?;
+                        Ok(())
+                    })?;
+            }
+            Ok(())
+        })?,
         Some(PropValue::Privileges(privileges)) => element.write_inner_content(|w| {
             for privilege in privileges {
                 w.create_element("d:privilege").write_inner_content(|w| {
@@ -293,8 +323,11 @@ fn write_propstat(
 
 /// A `207 Multi-Status` body: per resource (by path), the properties found (`200`) and
 /// those it does not have (`404`), or `None` for a resource that is not there (a `404` of
-/// its own).
-pub(super) fn multistatus(responses: &[(String, Option<Found>)]) -> Vec<u8> {
+/// its own); then the collection's new `sync_token`, for a `sync-collection`.
+pub(super) fn multistatus(
+    responses: &[(String, Option<Found>)],
+    sync_token: Option<&str>,
+) -> Vec<u8> {
     let mut w = Writer::new(Vec::new());
     let written: io::Result<()> = (|| {
         w.write_event(Event::Decl(BytesDecl::new("1.0", Some("utf-8"), None)))?;
@@ -324,6 +357,10 @@ pub(super) fn multistatus(responses: &[(String, Option<Found>)]) -> Vec<u8> {
                         write_propstat(w, &found, "HTTP/1.1 200 OK")?;
                         write_propstat(w, &missing, "HTTP/1.1 404 Not Found")
                     })?;
+                }
+                if let Some(token) = sync_token {
+                    w.create_element("d:sync-token")
+                        .write_text_content(BytesText::new(token))?;
                 }
                 Ok(())
             })?;
@@ -361,19 +398,22 @@ mod tests {
 
     #[test]
     fn a_multistatus_splits_found_and_missing_properties() {
-        let body = multistatus(&[
-            (
-                "/dav/".into(),
-                Some(vec![
-                    (
-                        Prop::new(DAV, "current-user-principal"),
-                        Some(PropValue::Href("/dav/principals/u/".into())),
-                    ),
-                    (Prop::new("urn:x", "odd"), None),
-                ]),
-            ),
-            ("/gone".into(), None),
-        ]);
+        let body = multistatus(
+            &[
+                (
+                    "/dav/".into(),
+                    Some(vec![
+                        (
+                            Prop::new(DAV, "current-user-principal"),
+                            Some(PropValue::Href("/dav/principals/u/".into())),
+                        ),
+                        (Prop::new("urn:x", "odd"), None),
+                    ]),
+                ),
+                ("/gone".into(), None),
+            ],
+            None,
+        );
         let text = String::from_utf8(body).unwrap();
         assert!(
             text.contains(
@@ -414,6 +454,13 @@ mod tests {
                 "/dav/calendars/u/s/b&c%40host.ics"
             ]
         );
+        let sync =
+            br#"<d:sync-collection xmlns:d="DAV:"><d:sync-token>urn:taskd:sync:4</d:sync-token>
+            <d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"#;
+        let sync = report(sync).unwrap();
+        assert_eq!(sync.kind, ReportKind::SyncCollection);
+        assert_eq!(sync.sync_token, "urn:taskd:sync:4");
+        assert_eq!(sync.props, vec![Prop::new(DAV, "getetag")]);
         let query = br#"<c:calendar-query xmlns:c="urn:ietf:params:xml:ns:caldav"/>"#;
         assert_eq!(report(query).unwrap().kind, ReportKind::Query);
     }

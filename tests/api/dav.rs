@@ -344,3 +344,112 @@ async fn a_multiget_answers_the_objects_named_and_a_query_every_object() {
         text(&reply)
     );
 }
+
+/// A `sync-collection` REPORT of `calendar` from `token`.
+async fn sync(app: &TestApp, calendar: &str, token: &str) -> Reply {
+    let body = format!(
+        r#"<?xml version="1.0" encoding="utf-8" ?>
+        <d:sync-collection xmlns:d="DAV:"><d:sync-token>{token}</d:sync-token>
+          <d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"#
+    );
+    let auth = basic(&app.default_token);
+    let report = Method::from_bytes(b"REPORT").unwrap();
+    dav(app, report, calendar, Some(&auth), &body).await
+}
+
+/// The new `sync-token` of a `sync-collection` answer.
+fn token_of(reply: &Reply) -> String {
+    let body = text(reply);
+    body.split("<d:sync-token>")
+        .nth(1)
+        .and_then(|t| t.split("</d:sync-token>").next())
+        .unwrap_or_else(|| panic!("no sync-token in {body}"))
+        .to_owned()
+}
+
+#[actix_web::test]
+async fn sync_collection_reports_json_writes_deletes_and_moves_since_a_token() {
+    let app = spawn_app();
+    let me = app.get("/api/v1/me").await;
+    let user = me.data()["userId"].as_str().unwrap().to_owned();
+    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    app.create("lists", json!({"listId": "work"})).await;
+    for id in ["kept", "changed", "deleted", "moved"] {
+        app.create("tasks", json!({"todoId": id, "listId": "work"}))
+            .await;
+    }
+    let calendar = format!("/dav/calendars/{user}/{space}.work/");
+    let auth = basic(&app.default_token);
+    let props = dav(&app, propfind(), &calendar, Some(&auth), "").await;
+    let version = app.space_version().await;
+    assert!(
+        text(&props).contains(&format!(
+            "<d:sync-token>urn:taskd:sync:{version}</d:sync-token>"
+        )),
+        "{}",
+        text(&props)
+    );
+    assert!(
+        text(&props).contains("<d:report><d:sync-collection/></d:report>"),
+        "{}",
+        text(&props)
+    );
+    let first = sync(&app, &calendar, "").await;
+    assert_eq!(first.status, 207, "{first:?}");
+    for id in ["kept", "changed", "deleted", "moved"] {
+        assert!(
+            text(&first).contains(&format!("{id}.ics")),
+            "{}",
+            text(&first)
+        );
+    }
+    let token = token_of(&first);
+    assert_eq!(token, format!("urn:taskd:sync:{version}"));
+    // Nothing changed: nothing reported, the same token.
+    let same = sync(&app, &calendar, &token).await;
+    assert!(!text(&same).contains("<d:response>"), "{}", text(&same));
+    assert_eq!(token_of(&same), token);
+    app.patch("/api/v1/tasks/changed", json!({"name": "new name"}))
+        .await
+        .expect(200);
+    app.delete("/api/v1/tasks/deleted").await.expect(200);
+    app.patch("/api/v1/tasks/moved", json!({"listId": null}))
+        .await
+        .expect(200);
+    let next = sync(&app, &calendar, &token).await;
+    let body = text(&next);
+    let response = |id: &str| {
+        body.split("<d:response>")
+            .find(|r| r.contains(&format!("{id}.ics</d:href>")))
+            .map(str::to_owned)
+    };
+    assert!(response("kept").is_none(), "{body}");
+    assert!(
+        response("changed").unwrap().contains("<d:getetag>"),
+        "{body}"
+    );
+    for gone in ["deleted", "moved"] {
+        let member = response(gone).unwrap();
+        assert!(
+            member.contains("<d:status>HTTP/1.1 404 Not Found</d:status>"),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        token_of(&next),
+        format!("urn:taskd:sync:{}", app.space_version().await)
+    );
+    for bad in [
+        "urn:taskd:sync:999999",
+        "http://example.com/other-server",
+        "urn:taskd:sync:x",
+    ] {
+        let refused = sync(&app, &calendar, bad).await;
+        assert_eq!(refused.status, 403, "{bad}");
+        assert!(
+            text(&refused).contains("valid-sync-token"),
+            "{}",
+            text(&refused)
+        );
+    }
+}
