@@ -25,11 +25,12 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError};
 use base64::Engine;
 use futures_util::future::{ready, Ready};
 
+use crate::actors::space::Write;
 use crate::http::AppState;
 use crate::ical::{object_name, uid_of, write_calendar};
 use crate::model::access::{self, Action};
 use crate::model::record::{Record, Records};
-use crate::model::{Caller, Kind};
+use crate::model::{Caller, Command, IfMatch, Kind, Op, SpaceError};
 use xml::{Prop, PropValue, Requested};
 
 /// The `DAV` header: the classes and the calendar access taskd speaks.
@@ -39,7 +40,7 @@ const COLLECTION: &str = "OPTIONS, PROPFIND";
 /// The methods calendars answer.
 const CALENDAR: &str = "OPTIONS, PROPFIND, REPORT";
 /// The methods objects answer.
-const OBJECT: &str = "OPTIONS, GET";
+const OBJECT: &str = "OPTIONS, GET, DELETE";
 
 /// Why a CalDAV request failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,6 +63,15 @@ pub(crate) enum DavError {
     /// A `sync-token` taskd did not give, or of a version not reached.
     #[error("invalid sync token")]
     InvalidSyncToken,
+    /// A write the caller's role or token does not allow.
+    #[error("forbidden")]
+    Forbidden,
+    /// An `If-Match` the object's `ETag` is not among.
+    #[error("precondition failed")]
+    PreconditionFailed,
+    /// The space could not take the write now (overloaded, stopping, storage): why.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 impl ResponseError for DavError {
@@ -71,7 +81,11 @@ impl ResponseError for DavError {
             DavError::NotFound => StatusCode::NOT_FOUND,
             DavError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             DavError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            DavError::UnsupportedReport | DavError::InvalidSyncToken => StatusCode::FORBIDDEN,
+            DavError::UnsupportedReport | DavError::InvalidSyncToken | DavError::Forbidden => {
+                StatusCode::FORBIDDEN
+            }
+            DavError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
+            DavError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -682,6 +696,62 @@ async fn get_object(
         .body(text))
 }
 
+/// The versions an `If-Match` header accepts (`*`: any), or `None` without one; a value
+/// that is no list of taskd `ETag`s accepts none.
+fn if_match(req: &HttpRequest) -> Option<IfMatch> {
+    let value = req.headers().get(header::IF_MATCH)?.to_str().unwrap_or("");
+    if value.trim() == "*" {
+        return Some(IfMatch::Any);
+    }
+    let versions = value
+        .split(',')
+        .filter_map(|tag| {
+            tag.trim()
+                .trim_start_matches("W/")
+                .trim_matches('"')
+                .parse()
+                .ok()
+        })
+        .collect();
+    Some(IfMatch::Versions(versions))
+}
+
+/// `DELETE` of an object: its task is soft-deleted (§4) by a write of its own; `If-Match`
+/// with the task's `ETag` (or `*`) makes it conditional (`412` when stale). `204`; `403`
+/// for a caller who may not write in the space, `404` for a name no task of the calendar
+/// has.
+async fn delete_object(
+    req: HttpRequest,
+    DavCaller(caller): DavCaller,
+    path: web::Path<(String, String, String)>,
+    app: Data<AppState>,
+) -> Result<HttpResponse, DavError> {
+    let (user, segment, object) = path.into_inner();
+    let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
+    let task = members(&tasks, list.as_deref())
+        .find(|t| object_name(t) == object)
+        .ok_or(DavError::NotFound)?;
+    if !calendar.writable {
+        return Err(DavError::Forbidden);
+    }
+    let write = Write {
+        commands: vec![Command {
+            kind: Kind::Task,
+            id: (*task.id).into(),
+            op: Op::SetDeleted(true),
+            if_match: if_match(&req),
+        }],
+        key: None,
+    };
+    match app.spaces.call(&calendar.space, write).await {
+        Ok(Ok(_)) => Ok(HttpResponse::NoContent().finish()),
+        Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
+        Ok(Err((_, SpaceError::NotFound { .. }))) => Err(DavError::NotFound),
+        Ok(Err((_, e))) => Err(DavError::BadRequest(e.to_string())),
+        Err(e) => Err(DavError::Unavailable(e.to_string())),
+    }
+}
+
 /// `/.well-known/caldav` (any method): `301` to `/dav/` (RFC 6764).
 async fn well_known() -> HttpResponse {
     HttpResponse::MovedPermanently()
@@ -717,10 +787,13 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
         )
         .route(web::method(report_method).to(report_calendar)),
     );
-    cfg.service(resource(
-        "/dav/calendars/{userId}/{calendar}/{object}",
-        OBJECT,
-        Method::GET,
-        get_object,
-    ));
+    cfg.service(
+        resource(
+            "/dav/calendars/{userId}/{calendar}/{object}",
+            OBJECT,
+            Method::GET,
+            get_object,
+        )
+        .route(web::delete().to(delete_object)),
+    );
 }

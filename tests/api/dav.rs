@@ -286,7 +286,7 @@ async fn a_calendar_lists_its_tasks_objects_and_an_object_is_its_vtodo() {
     )
     .await;
     assert_eq!(put.status, 405);
-    assert_eq!(put.header("allow"), Some("OPTIONS, GET"));
+    assert_eq!(put.header("allow"), Some("OPTIONS, GET, DELETE"));
 }
 
 #[actix_web::test]
@@ -452,4 +452,42 @@ async fn sync_collection_reports_json_writes_deletes_and_moves_since_a_token() {
             text(&refused)
         );
     }
+}
+
+#[actix_web::test]
+async fn delete_soft_deletes_the_task_with_if_match_and_roles_checked() {
+    let app = spawn_app();
+    let me = app.get("/api/v1/me").await;
+    let user = me.data()["userId"].as_str().unwrap().to_owned();
+    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    let task = app.create("tasks", json!({"todoId": "bye"})).await;
+    let object = format!("/dav/calendars/{user}/{space}/bye.ics");
+    let token = app
+        .post("/api/v1/tokens", json!({"name": "read", "access": "read"}))
+        .await;
+    let read = basic(token.data()["token"].as_str().unwrap());
+    let delete = |auth: String, tag: Option<String>| {
+        let mut request = app
+            .request(Method::DELETE, &object)
+            .insert_header(("Authorization", auth));
+        if let Some(tag) = tag {
+            request = request.insert_header(("If-Match", tag));
+        }
+        app.send(request, None)
+    };
+    assert_eq!(delete(read, None).await.status, 403);
+    let auth = basic(&app.default_token);
+    let stale = delete(auth.clone(), Some("\"999\"".into())).await;
+    assert_eq!(stale.status, 412);
+    app.get("/api/v1/tasks/bye").await.expect(200);
+    let tag = format!("\"{}\"", task["versionUpdatedAt"]);
+    assert_eq!(delete(auth.clone(), Some(tag)).await.status, 204);
+    let gone = app.get("/api/v1/tasks/bye").await;
+    gone.expect(200);
+    assert_eq!(gone.data()["isDeleted"], true);
+    let request = app
+        .request(Method::GET, &object)
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(app.send(request, None).await.status, 404);
+    assert_eq!(delete(auth, None).await.status, 404);
 }
