@@ -6,8 +6,9 @@
 //! - [`startup`]: loads the data directory, starts the actors and the HTTP server, and runs
 //!   the shutdown sequence.
 //! - [`http`]: routes, extractors, rendering and the one mapping of errors to problem+json.
-//! - `dav`: the CalDAV front beside [`http`], sharing its application state: discovery
-//!   (`/.well-known/caldav`, Basic auth with a token, `PROPFIND` of the principal).
+//! - `dav`: the CalDAV front beside [`http`], sharing its application state: discovery,
+//!   Basic auth with a token, `PROPFIND`, `REPORT` (multiget, query, sync-collection),
+//!   `GET` and `DELETE` of objects (no `PUT` yet).
 //! - `ical`: tasks as iCalendar VTODOs and back (CONTRACT §20), pure: the mapping the
 //!   `.ics` routes of [`http`] call.
 //! - [`service`]: the boundary the fronts call for storage health, kept answers and

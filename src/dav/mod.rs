@@ -1,5 +1,6 @@
 //! The CalDAV front (CONTRACT §20, RFC 4791), beside the JSON API and sharing its
-//! application state: so far discovery, the part every client does first.
+//! application state, the directory's authentication, the space actors and the mapping of
+//! [`crate::ical`]: reading and deleting so far (`PUT` is not built yet).
 //!
 //! Request flow: `/.well-known/caldav` sends a client to `/dav/`; [`DavCaller`] takes the
 //! token from HTTP Basic (the password; the user name is not checked) or `Bearer`, and a
@@ -11,8 +12,10 @@
 //! list of each space the caller reaches, `<spaceId>.<listId>`, and one per space for its
 //! tasks without a list, `<spaceId>` ([`calendars`]); `PROPFIND` of a calendar lists its
 //! tasks' objects with their `ETag`s, and `GET` of an object answers its `VTODO`
-//! ([`crate::ical`]). Failures are [`DavError`], rendered as DAV clients expect (plain
-//! statuses, not problem+json).
+//! ([`crate::ical`]); `REPORT` answers `calendar-multiget`, `calendar-query` (unfiltered)
+//! and `sync-collection` (by the space version, from the change feed); `DELETE` of an
+//! object is a soft delete through the space actor, like the JSON API's. Failures are
+//! [`DavError`], rendered as DAV clients expect (plain statuses, not problem+json).
 
 #![deny(unreachable_pub)]
 
@@ -752,6 +755,11 @@ async fn delete_object(
     }
 }
 
+/// `MKCALENDAR`: `403`, since calendars are the lists of the JSON API, made there.
+async fn mkcalendar(DavCaller(_): DavCaller) -> Result<HttpResponse, DavError> {
+    Err(DavError::Forbidden)
+}
+
 /// `/.well-known/caldav` (any method): `301` to `/dav/` (RFC 6764).
 async fn well_known() -> HttpResponse {
     HttpResponse::MovedPermanently()
@@ -778,6 +786,7 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
         propfind_home,
     ));
     let report_method = Method::from_bytes(b"REPORT").expect("a method name");
+    let mkcalendar_method = Method::from_bytes(b"MKCALENDAR").expect("a method name");
     cfg.service(
         resource(
             "/dav/calendars/{userId}/{calendar}/",
@@ -785,7 +794,8 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             propfind_method,
             propfind_calendar,
         )
-        .route(web::method(report_method).to(report_calendar)),
+        .route(web::method(report_method).to(report_calendar))
+        .route(web::method(mkcalendar_method).to(mkcalendar)),
     );
     cfg.service(
         resource(

@@ -489,5 +489,12 @@ async fn delete_soft_deletes_the_task_with_if_match_and_roles_checked() {
         .request(Method::GET, &object)
         .insert_header(("Authorization", auth.as_str()));
     assert_eq!(app.send(request, None).await.status, 404);
-    assert_eq!(delete(auth, None).await.status, 404);
+    assert_eq!(delete(auth.clone(), None).await.status, 404);
+    // Calendars are lists, made through the JSON API.
+    let mkcalendar = Method::from_bytes(b"MKCALENDAR").unwrap();
+    let new = format!("/dav/calendars/{user}/{space}.new/");
+    assert_eq!(
+        dav(&app, mkcalendar, &new, Some(&auth), "").await.status,
+        403
+    );
 }
