@@ -6,6 +6,11 @@
 //! - [`startup`]: loads the data directory, starts the actors and the HTTP server, and runs
 //!   the shutdown sequence.
 //! - [`http`]: routes, extractors, rendering and the one mapping of errors to problem+json.
+//! - `dav`: the CalDAV front beside [`http`], sharing its application state: discovery,
+//!   Basic auth with a token, `PROPFIND`, `REPORT` (multiget, query, sync-collection),
+//!   `GET` and `DELETE` of objects (no `PUT` yet).
+//! - `ical`: tasks as iCalendar VTODOs and back (CONTRACT §20), pure: the mapping the
+//!   `.ics` routes of [`http`] call.
 //! - [`service`]: the boundary the fronts call for storage health, kept answers and
 //!   backups (actors for the rest); no front reaches into [`store`].
 //! - [`actors`]: one actor per space, the directory of users and spaces, the snapshot actor.
@@ -25,7 +30,9 @@
 
 mod actors;
 pub mod config;
+mod dav;
 mod http;
+mod ical;
 pub mod logging;
 mod metrics;
 pub mod model;

@@ -22,8 +22,10 @@ use serde_json::{Map, Value as Json};
 
 use crate::config::Tool;
 use crate::http::render::RecordJson;
+use crate::model::calendar::Calendar;
+use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
 use crate::model::validate::{parse_changes, parse_kept, READ_ONLY};
-use crate::model::{Changes, Command, FieldType, Kind, Mode, Op, Space, SpaceError};
+use crate::model::{Changes, Command, FieldType, Kind, Mode, Op, Space, SpaceError, Value};
 use crate::store::backup::{self, BackupError};
 use crate::store::{replace_file, Problem, Store, StoreError};
 use taskd_bench::BenchError;
@@ -167,6 +169,10 @@ struct LineOut<'a> {
     kind: &'static str,
     space_id: &'a str,
     record: RecordJson<'a>,
+    /// What a task keeps for calendar clients (CONTRACT §20), which the API's rendering
+    /// of the record does not show.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calendar: Option<&'a Calendar>,
 }
 
 /// Writes the records of every space of `data_dir` (of `user`'s spaces only, when given: a
@@ -244,6 +250,7 @@ pub fn export(
                         space: id,
                         record,
                     },
+                    calendar: record.fields.iter().find_map(Value::as_calendar),
                 };
                 serde_json::to_writer(&mut out, &line).map_err(|e| io(e.into()))?;
                 out.write_all(b"\n").map_err(io)?;
@@ -301,6 +308,7 @@ struct LineIn {
     #[serde(rename = "spaceId")]
     _space_id: Option<Json>,
     record: Map<String, Json>,
+    calendar: Option<Calendar>,
 }
 
 /// Loads the records of an export (`input`, named `name` in errors) into `space`, an
@@ -413,7 +421,10 @@ pub fn import(
 /// has some), and whether the record is to be deleted.
 fn command_of(line: &str) -> Result<(Command, Option<Command>, bool), String> {
     let LineIn {
-        kind, mut record, ..
+        kind,
+        mut record,
+        calendar,
+        ..
     } = serde_json::from_str(line).map_err(|e| format!("not an export line: {e}"))?;
     let kind = Kind::ALL
         .into_iter()
@@ -443,6 +454,17 @@ fn command_of(line: &str) -> Result<(Command, Option<Command>, bool), String> {
                 kept.push((at, value.map_err(|e| format!("{} {e}", field.name))?));
             }
         }
+    }
+    if let Some(calendar) = calendar {
+        let at = kind
+            .field_of_type(FieldType::Calendar)
+            .ok_or_else(|| format!("a {} keeps no calendar data", kind.noun()))?;
+        if calendar.kept.len() > CALENDAR_KEPT_MAX_BYTES {
+            return Err(format!(
+                "calendar.kept has more than {CALENDAR_KEPT_MAX_BYTES} bytes"
+            ));
+        }
+        kept.push((at, Value::Calendar(Box::new(calendar))));
     }
     let derived = kind.fields().iter().filter(|f| !f.ty.is_writable());
     for field in READ_ONLY
@@ -594,6 +616,43 @@ mod tests {
         assert_eq!(value("recurrence").as_text(), Some("FREQ=WEEKLY;COUNT=2"));
         let bad = r#"{"kind":"task","record":{"todoId":"t","completedCount":-1}}"#;
         assert!(command_of(bad).unwrap_err().contains("completedCount"));
+    }
+
+    #[test]
+    fn a_tasks_completion_time_and_calendar_data_are_kept() {
+        let line = r#"{"kind":"task","record":{"todoId":"c","status":"done",
+            "completedAt":"2030-01-01T09:00:00.000Z"},"calendar":{"uid":"c@host",
+            "object":"c.ics","priority":7,"categories":["Home work"],
+            "kept":"X-A:1\r\n"}}"#
+            .replace('\n', "");
+        let (command, _, _) = command_of(&line).unwrap();
+        let mut space = Space::new("s");
+        space.apply(&[command], 5).unwrap();
+        let task = space.get(Kind::Task, "c").unwrap().record;
+        let completed = Kind::Task.field_index("completedAt").unwrap();
+        assert_eq!(task.fields[completed], Value::Time(1_893_488_400_000));
+        let kept = task.fields.iter().find_map(Value::as_calendar).unwrap();
+        assert_eq!(kept.uid.as_deref(), Some("c@host"));
+        assert_eq!(kept.priority, Some(7));
+        assert_eq!(&*kept.kept, "X-A:1\r\n");
+        let line = serde_json::to_string(&LineOut {
+            kind: "task",
+            space_id: "s",
+            record: RecordJson {
+                kind: Kind::Task,
+                space: "s",
+                record: &task,
+            },
+            calendar: Some(kept),
+        })
+        .unwrap();
+        let (again, _, _) = command_of(&line).unwrap();
+        let mut copy = Space::new("s");
+        copy.apply(&[again], 5).unwrap();
+        assert_eq!(
+            copy.get(Kind::Task, "c").unwrap().record.fields,
+            task.fields
+        );
     }
 
     #[test]

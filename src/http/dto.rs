@@ -579,6 +579,31 @@ pub(crate) struct SpaceParam {
     space_id: Option<String>,
 }
 
+/// The query parameter `listId` of the calendar routes (CONTRACT §20).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub(crate) struct ListParam {
+    /// Only this list's tasks (an export); every task put in this list (an import).
+    #[param(rename = "listId")]
+    list_id: Option<String>,
+}
+
+/// What an import of `text/calendar` did (CONTRACT §20).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CalendarImport {
+    /// Tasks created, one per VTODO with a new `UID`.
+    pub created: usize,
+    /// Tasks updated, one per VTODO with a `UID` a task of the space has.
+    pub updated: usize,
+    /// Components that are not VTODOs (`VEVENT`, …), not imported.
+    pub skipped: usize,
+    /// The space version after the import.
+    #[schema(minimum = 0)]
+    pub space_version: u64,
+}
+
 /// The `Idempotency-Key` header of a write.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Header)]

@@ -8,6 +8,7 @@
 //! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
 
 pub(crate) mod batch;
+pub(crate) mod calendar;
 pub(crate) mod client;
 pub(crate) mod dto;
 pub(crate) mod error;
@@ -57,7 +58,8 @@ pub(crate) use throttle::Throttle;
 pub(crate) struct Gate {
     closed: AtomicBool,
     watch: tokio::sync::watch::Sender<bool>,
-    /// With `--nats`: this node's role; `/api/v1` is refused unless it is the primary.
+    /// With `--nats`: this node's role; `/api/v1` and `/dav/` are refused unless it is the
+    /// primary.
     role: Option<Arc<NodeRole>>,
 }
 
@@ -329,6 +331,12 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             .default_service(disallowed("GET")),
     )
     .service(
+        web::resource("/api/v1/calendar.ics")
+            .route(web::get().to(calendar::export))
+            .route(web::post().to(calendar::import))
+            .default_service(disallowed("GET, POST")),
+    )
+    .service(
         web::resource("/api/v1/batch")
             .route(keyed(
                 web::post().to(batch::batch),
@@ -336,6 +344,7 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             ))
             .default_service(disallowed("POST")),
     );
+    crate::dav::configure(cfg);
     #[cfg(feature = "failpoints")]
     cfg.service(
         web::resource("/api/v1/admin/failpoints/{name}")
@@ -462,7 +471,9 @@ fn refusal(
     let standby = gate
         .and_then(|g| g.role())
         .is_some_and(|role| !role.is_primary());
-    if standby && req.path().starts_with("/api/v1") {
+    // The CalDAV front serves the same data: a standby refuses it too.
+    let served = req.path().starts_with("/api/v1") || req.path().starts_with("/dav/");
+    if standby && served {
         return Some(ApiError::NotPrimary);
     }
     let (Some(throttle), Some(ip)) = (throttle, client) else {
@@ -471,7 +482,7 @@ fn refusal(
     // `/metrics` takes the admin token on this address, so a client guessing tokens is
     // shut out there too; a scraper with the token never fails, and a `--metrics-bind`
     // server has no throttle.
-    let guarded = req.path().starts_with("/api/v1") || req.path() == METRICS_PATH;
+    let guarded = served || req.path() == METRICS_PATH;
     let wait = throttle.blocked(ip).filter(|_| guarded)?;
     METRICS.too_many("auth_lockout");
     Some(ApiError::TooManyRequests(wait))

@@ -39,7 +39,7 @@ use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Required, Schema};
 use utoipa::{Modify, OpenApi as _};
 
 use super::dto::{self, id_pattern, nullable_date_time};
-use super::{batch, handlers, spaces, stream, tokens, webhooks};
+use super::{batch, calendar, handlers, spaces, stream, tokens, webhooks};
 use crate::model::kind::FieldType;
 use crate::model::limits::{
     thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
@@ -73,6 +73,8 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         handlers::occurrences,
         stream::stream,
         batch::batch,
+        calendar::export,
+        calendar::import,
         spaces::list,
         spaces::create,
         spaces::get,
@@ -143,6 +145,7 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
             dto::DeliveryList,
             dto::Occurrence,
             dto::OccurrencePage,
+            dto::CalendarImport,
         ),
         responses(
             problems::Problem400,
@@ -433,8 +436,9 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         FieldType::Stamp => date_time()
             .read_only(Some(true))
             .description(Some(
-                "Read-only (CONTRACT §18): remindedAt, when a reminder of the task last fired; \
-                 lastCompletedAt, the time of the last completion of a recurring task.",
+                "Read-only (CONTRACT §18, §20): remindedAt, when a reminder of the task last \
+                 fired; lastCompletedAt, the time of the last completion of a recurring task; \
+                 completedAt, when status last became finished (null while unfinished).",
             ))
             .into(),
         FieldType::Tally => ObjectBuilder::new()
@@ -444,6 +448,11 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
             .description(Some(
                 "Read-only (CONTRACT §18): how often the recurring task was completed.",
             ))
+            .into(),
+        // Hidden: no schema lists it (see `record_schema`); an object if one did.
+        FieldType::Calendar => ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .read_only(Some(true))
             .into(),
         FieldType::Blocked => ObjectBuilder::new()
             .schema_type(Type::Boolean)
@@ -473,7 +482,7 @@ fn record_schema(kind: Kind) -> Object {
         .property(kind.id_field(), id_string())
         .property("spaceId", string())
         .property("sortOrder", ObjectBuilder::new().schema_type(Type::Number));
-    for field in kind.fields() {
+    for field in kind.fields().iter().filter(|f| !f.ty.is_hidden()) {
         record = record.property(field.name, field_schema(field.ty));
     }
     record = record
@@ -489,7 +498,12 @@ fn record_schema(kind: Kind) -> Object {
         );
     let required = ["id", kind.id_field(), "spaceId", "sortOrder"]
         .into_iter()
-        .chain(kind.fields().iter().map(|f| f.name))
+        .chain(
+            kind.fields()
+                .iter()
+                .filter(|f| !f.ty.is_hidden())
+                .map(|f| f.name),
+        )
         .chain([
             "createdAt",
             "updatedAt",
@@ -1406,14 +1420,36 @@ mod tests {
         assert!(!required.contains("secret"), "{required}");
     }
 
+    /// CONTRACT §20: `completedAt` is read-only, the hidden calendar data is in no schema,
+    /// and the calendar path has its export and import.
+    #[test]
+    fn a_task_has_completed_at_and_the_calendar_routes_are_documented() {
+        let document = json();
+        let schemas = &document["components"]["schemas"];
+        assert_eq!(
+            schemas["Task"]["properties"]["completedAt"]["readOnly"],
+            true
+        );
+        for schema in ["Task", "TaskCreate", "TaskUpdate"] {
+            assert!(
+                schemas[schema]["properties"].get("calendar").is_none(),
+                "{schema}"
+            );
+        }
+        let calendar = &document["paths"]["/api/v1/calendar.ics"];
+        assert_eq!(calendar["get"]["operationId"], "exportCalendar");
+        assert_eq!(calendar["post"]["operationId"], "importCalendar");
+    }
+
     /// Every operation derived from a handler lists its statuses and is found in the
     /// document; none is lost between the handlers and the generated routes.
     #[test]
     fn every_route_has_its_operations() {
         let document = json();
         let paths = document["paths"].as_object().unwrap();
-        // 5 collections × 3 paths, a task's occurrences, 4 of webhooks, and the others.
-        assert_eq!(paths.len(), 15 + 1 + 4 + 19);
+        // 5 collections × 3 paths, a task's occurrences, 4 of webhooks, the calendar, and the
+        // other routes.
+        assert_eq!(paths.len(), 15 + 1 + 4 + 1 + 19);
         for (path, item) in paths {
             for (method, operation) in item.as_object().unwrap() {
                 let responses = operation["responses"].as_object().unwrap();

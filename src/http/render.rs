@@ -42,6 +42,7 @@ impl Serialize for ValueJson<'_> {
             Value::Time(ms) => Stamp(*ms).serialize(s),
             Value::Ids(ids) => s.collect_seq(ids.iter()),
             Value::Reminders(reminders) => s.collect_seq(reminders.iter().map(ReminderJson)),
+            Value::Calendar(kept) => kept.serialize(s),
         }
     }
 }
@@ -70,7 +71,9 @@ impl Serialize for RecordJson<'_> {
         map.serialize_entry("spaceId", self.space)?;
         map.serialize_entry("sortOrder", &r.sort_order)?;
         for (field, value) in fields.iter().zip(&r.fields) {
-            map.serialize_entry(field.name, &ValueJson(value))?;
+            if !field.ty.is_hidden() {
+                map.serialize_entry(field.name, &ValueJson(value))?;
+            }
         }
         map.serialize_entry("createdAt", &Stamp(r.created_at))?;
         map.serialize_entry("updatedAt", &Stamp(r.updated_at))?;

@@ -1,8 +1,8 @@
 //! Failed-authentication throttling per client address (CONTRACT §9).
 //!
 //! More than [`MAX_FAILURES`] failed authentications (401s) from one address within
-//! [`WINDOW`] block that address: every `/api/v1` request from it gets `429` before its
-//! token is looked at, until a whole window has passed without a failure.
+//! [`WINDOW`] block that address: every `/api/v1` and `/dav/` request from it gets `429`
+//! before its token is looked at, until a whole window has passed without a failure.
 //!
 //! Memory is bounded under a flood of distinct addresses: a fixed table of [`SLOTS`]
 //! slots, each picked by a hash of the address and holding one address at a time. A new

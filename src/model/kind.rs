@@ -70,6 +70,10 @@ pub enum FieldType {
     /// An integer the space counts (`completedCount`): read-only in a request body, 0 by
     /// default, never null.
     Tally,
+    /// What a task keeps of the VTODO a calendar client sent (CONTRACT §20, see
+    /// [`Calendar`](super::calendar::Calendar)), or null: hidden from the JSON API (no
+    /// response shows it, no request or filter names it), written by the calendar fronts.
+    Calendar,
 }
 
 impl FieldType {
@@ -77,8 +81,14 @@ impl FieldType {
     pub fn is_writable(self) -> bool {
         !matches!(
             self,
-            FieldType::Blocked | FieldType::Stamp | FieldType::Tally
+            FieldType::Blocked | FieldType::Stamp | FieldType::Tally | FieldType::Calendar
         )
+    }
+
+    /// Whether the JSON API leaves the field out: responses do not show it and requests,
+    /// filters and orders cannot name it.
+    pub fn is_hidden(self) -> bool {
+        self == FieldType::Calendar
     }
 }
 
@@ -146,6 +156,10 @@ const TASK_FIELDS: &[Field] = &[
     field("remindedAt", FieldType::Stamp),
     field("completedCount", FieldType::Tally),
     field("lastCompletedAt", FieldType::Stamp),
+    // Added in format 7 (CONTRACT §20): records of formats 1 to 6 are read with these at
+    // their defaults (`store::codec`), so they stay last.
+    field("completedAt", FieldType::Stamp),
+    field("calendar", FieldType::Calendar),
 ];
 
 const LIST_FIELDS: &[Field] = &[
@@ -227,9 +241,17 @@ impl Kind {
         }
     }
 
-    /// Position of the field called `name` in [`Kind::fields`].
+    /// Position of the field the JSON API calls `name` in [`Kind::fields`]; a hidden field
+    /// ([`FieldType::is_hidden`]) has no JSON name.
     pub fn field_index(self, name: &str) -> Option<usize> {
-        self.fields().iter().position(|f| f.name == name)
+        self.fields()
+            .iter()
+            .position(|f| f.name == name && !f.ty.is_hidden())
+    }
+
+    /// Position of the first field of type `ty` in [`Kind::fields`].
+    pub fn field_of_type(self, ty: FieldType) -> Option<usize> {
+        self.fields().iter().position(|f| f.ty == ty)
     }
 }
 
@@ -250,10 +272,17 @@ mod tests {
     fn field_names_are_unique_within_each_kind() {
         for kind in Kind::ALL {
             let fields = kind.fields();
-            for (i, f) in fields.iter().enumerate() {
+            for (i, f) in fields.iter().enumerate().filter(|(_, f)| !f.ty.is_hidden()) {
                 assert_eq!(kind.field_index(f.name), Some(i), "{:?}.{}", kind, f.name);
                 assert_ne!(f.name, kind.id_field());
             }
         }
+    }
+
+    #[test]
+    fn a_hidden_field_has_no_json_name() {
+        let at = Kind::Task.field_of_type(FieldType::Calendar).unwrap();
+        assert_eq!(Kind::Task.field_index(Kind::Task.fields()[at].name), None);
+        assert!(!FieldType::Calendar.is_writable());
     }
 }

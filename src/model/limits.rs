@@ -131,6 +131,12 @@ pub fn thousands(n: impl ToString) -> String {
     out
 }
 
+/// The most bytes of a VTODO's properties and components that a task keeps verbatim
+/// (CONTRACT §20: those taskd does not map).
+pub const CALENDAR_KEPT_MAX_BYTES: usize = 64 << 10;
+/// The largest `text/calendar` body an import takes (CONTRACT §20).
+pub const CALENDAR_BODY_MAX_BYTES: usize = 1 << 20;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //! [`Space`] method, and `http` renders the returned records.
 
 pub mod access;
+pub mod calendar;
 pub mod cursor;
 pub mod deps;
 pub mod directory;

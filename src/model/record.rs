@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::calendar::Calendar;
 use super::kind::{FieldType, Kind};
 use super::recurrence::Reminder;
 
@@ -34,6 +35,8 @@ pub enum Value {
     Ids(Vec<Box<str>>),
     /// A task's reminders (CONTRACT §18), in the order sent.
     Reminders(Vec<Reminder>),
+    /// What a task keeps of a calendar client's VTODO (CONTRACT §20).
+    Calendar(Box<Calendar>),
 }
 
 impl Value {
@@ -49,6 +52,7 @@ impl Value {
             | FieldType::Zone
             | FieldType::Recurrence
             | FieldType::Stamp
+            | FieldType::Calendar
             | FieldType::NonNegative
             | FieldType::Count
             | FieldType::DateTime
@@ -80,6 +84,23 @@ impl Value {
     pub fn as_time(&self) -> Option<i64> {
         match self {
             Value::Time(ms) => Some(*ms),
+            _ => None,
+        }
+    }
+
+    /// The bytes of text this value carries: a string's, or the calendar data's kept lines.
+    pub fn text_bytes(&self) -> usize {
+        match self {
+            Value::Text(s) => s.len(),
+            Value::Calendar(kept) => kept.kept.len(),
+            _ => 0,
+        }
+    }
+
+    /// The calendar data this value holds, if it holds some.
+    pub fn as_calendar(&self) -> Option<&Calendar> {
+        match self {
+            Value::Calendar(kept) => Some(kept),
             _ => None,
         }
     }

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use imbl::{OrdMap, OrdSet};
 use serde::{Deserialize, Serialize};
 
+use super::calendar::CalendarFields;
 use super::cursor::Cursor;
 use super::deps::{Budget, Graph};
 use super::error::SpaceError;
@@ -304,6 +305,8 @@ struct Collection {
     /// The records with a reminder left to fire, by when the next one is due (see
     /// [`TimeFields::next_reminder`]).
     reminders: OrdSet<(i64, Id)>,
+    /// Where the kind keeps `completedAt` and its calendar data, when it has them (tasks).
+    calendar: Option<CalendarFields>,
 }
 
 impl Collection {
@@ -315,6 +318,7 @@ impl Collection {
             graph: Graph::of(kind),
             times: TimeFields::of(kind),
             reminders: OrdSet::new(),
+            calendar: CalendarFields::of(kind),
         }
     }
 
@@ -733,7 +737,7 @@ impl Space {
                 Op::SetDeleted(_) if dependents() => return true,
                 Op::Update(changes) => {
                     for (at, value) in &changes.fields {
-                        text += value.as_text().map_or(0, str::len);
+                        text += value.text_bytes();
                         if (*at == fields.predecessors && named())
                             || (fields.is_status(*at) && dependents())
                         {
@@ -745,8 +749,7 @@ impl Space {
                     text += changes
                         .fields
                         .iter()
-                        .filter_map(|(_, v)| v.as_text())
-                        .map(str::len)
+                        .map(|(_, v)| v.text_bytes())
                         .sum::<usize>();
                 }
                 Op::SetDeleted(_) | Op::Remind => {}
@@ -952,9 +955,12 @@ impl Space {
             for (field, value) in &changes.fields {
                 record.fields[*field] = value.clone();
             }
+            let before = collection.records.get(&**id).map(|r| &**r);
             if let Some(times) = &collection.times {
-                let before = collection.records.get(&**id).map(|r| &**r);
                 times.settle(kind, before, &mut record, changes, now)?;
+            }
+            if let Some(calendar) = &collection.calendar {
+                calendar.settle(before, &mut record, changes, now);
             }
         }
         record.touch(version, now);

@@ -348,7 +348,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
                 .into()),
         },
         FieldType::Reminders => parse_reminders(json).map(Value::Reminders),
-        FieldType::Stamp | FieldType::Tally => Err("is read-only".into()),
+        FieldType::Stamp | FieldType::Tally | FieldType::Calendar => Err("is read-only".into()),
         FieldType::NonNegative => finite(&json)
             .filter(|n| *n >= 0.0)
             .map(Value::Number)

@@ -44,6 +44,7 @@
 //! | 4 | the directory holds pending invitations ([`DirectorySnapshot::invitations`], last); directory changes [`Change::RoleSet`] and [`Change::Accepted`] (new variants, last). A format 3 users file is read without invitations, and format 3 memberships are active |
 //! | 5 | a task record has eight more fields, last (CONTRACT §18): `timeZone`, `isAllDay`, `recurrence`, `recurFrom`, `reminders` (the new `Value::Reminders`, last), `remindedAt`, `completedCount`, `lastCompletedAt`. Task records of formats 1 to 4 are read with them at their defaults appended ([`upgrade_record`]): right, since those formats had no time fields |
 //! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
+//! | 7 | a task record has two more fields, last (CONTRACT §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::calendar::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -60,7 +61,7 @@ use crate::model::{
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 6;
+pub const FORMAT_VERSION: u16 = 7;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -261,12 +262,16 @@ pub fn encode_space(view: &SpaceView) -> io::Result<Vec<u8>> {
 const TASK_FIELDS_BEFORE_3: usize = 18;
 /// The fields of a task record before format 5 added the time fields (CONTRACT §18).
 const TASK_FIELDS_BEFORE_5: usize = 20;
+/// The fields of a task record before format 7 added `completedAt` and `calendar`
+/// (CONTRACT §20).
+const TASK_FIELDS_BEFORE_7: usize = 28;
 
 /// How many fields a task record of format `version` has.
 fn task_fields_of(version: u16) -> usize {
     match version {
         ..3 => TASK_FIELDS_BEFORE_3,
         3 | 4 => TASK_FIELDS_BEFORE_5,
+        5 | 6 => TASK_FIELDS_BEFORE_7,
         _ => Kind::Task.fields().len(),
     }
 }
@@ -274,7 +279,7 @@ fn task_fields_of(version: u16) -> usize {
 /// Brings a record of `kind` written in format `version` to this build's shape: a task of
 /// an older format gets the fields later formats added, at their defaults (no task of
 /// formats 1 and 2 has predecessors, so `isBlocked` is false; no task before format 5 has
-/// time fields). A record of any other length is left alone for the space's own check to
+/// time fields, none before format 7 calendar data). A record of any other length is left alone for the space's own check to
 /// refuse.
 fn upgrade_record(version: u16, kind: Kind, record: &mut Arc<Record>) {
     let had = task_fields_of(version);
@@ -728,12 +733,13 @@ mod tests {
         assert!(tasks >= 3, "the fixtures hold tasks in files and entries");
     }
 
-    /// Tasks of format 4, in space files and in journal entries, come out with the time
-    /// fields format 5 added at their defaults.
-    #[test]
-    fn format_4_golden_files_read_with_the_time_fields_at_their_defaults() {
-        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v4");
-        let defaults: Vec<Value> = Kind::Task.fields()[TASK_FIELDS_BEFORE_5..]
+    /// The task records of golden directory `version`, in space files and in journal
+    /// entries, come out with every field from position `had` on at its default; how many
+    /// tasks there were.
+    fn golden_tasks_read_with_later_fields_at_their_defaults(version: u16, had: usize) -> usize {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/fixtures/v{version}"));
+        let defaults: Vec<Value> = Kind::Task.fields()[had..]
             .iter()
             .map(|f| Value::default_for(f.ty))
             .collect();
@@ -741,7 +747,7 @@ mod tests {
         let mut check = |kind: Kind, record: &Record| {
             assert_eq!(record.fields.len(), kind.fields().len(), "{kind:?}");
             if kind == Kind::Task {
-                assert_eq!(record.fields[TASK_FIELDS_BEFORE_5..], defaults);
+                assert_eq!(record.fields[had..], defaults);
                 tasks += 1;
             }
         };
@@ -757,14 +763,37 @@ mod tests {
         let mut offset = 0;
         while offset < bytes.len() {
             let Frame::Entry { entry, end } = read_frame(&bytes, offset) else {
-                panic!("the v4 journal does not read at {offset}");
+                panic!("the v{version} journal does not read at {offset}");
             };
             if let Entry::Write { outcome, .. } = entry {
                 outcome.touched().for_each(|t| check(t.kind, &t.record));
             }
             offset = end;
         }
+        tasks
+    }
+
+    /// Tasks of format 4 come out with the time fields format 5 added (and the calendar
+    /// fields of format 7) at their defaults.
+    #[test]
+    fn format_4_golden_files_read_with_the_time_fields_at_their_defaults() {
+        let tasks = golden_tasks_read_with_later_fields_at_their_defaults(4, TASK_FIELDS_BEFORE_5);
         assert!(tasks >= 6, "the fixture holds tasks in files and entries");
+    }
+
+    /// Tasks of formats 5 and 6 come out with `completedAt` and `calendar` null.
+    #[test]
+    fn format_5_and_6_golden_files_read_with_the_calendar_fields_at_their_defaults() {
+        for version in [5, 6] {
+            let tasks = golden_tasks_read_with_later_fields_at_their_defaults(
+                version,
+                TASK_FIELDS_BEFORE_7,
+            );
+            assert!(
+                tasks >= 6,
+                "the fixture of format {version} holds tasks in files and entries"
+            );
+        }
     }
 
     #[test]

@@ -344,6 +344,16 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             &state["spaces"]
         );
     }
+    // From format 7 on: what tasks keep for calendar clients comes back in an export.
+    for (token, calendar) in expected
+        .get("calendar")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let exported = app.user(token).get("/api/v1/calendar.ics").await;
+        assert_eq!(exported.expect(200).body, *calendar, "{name} calendar");
+    }
     for token in expected
         .get("refused")
         .and_then(Value::as_array)
@@ -417,6 +427,12 @@ async fn the_format_5_golden_data_dir_loads_to_the_exact_time_fields() {
 #[actix_web::test]
 async fn the_format_6_golden_data_dir_loads_to_the_exact_webhooks() {
     golden_data_dir_loads_exactly("v6").await;
+}
+
+/// Format 7 adds `completedAt` and the calendar data tasks keep (§20).
+#[actix_web::test]
+async fn the_format_7_golden_data_dir_loads_to_the_exact_completion_times() {
+    golden_data_dir_loads_exactly("v7").await;
 }
 
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after

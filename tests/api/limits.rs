@@ -164,6 +164,11 @@ async fn more_than_100_failed_authentications_get_429_before_any_token_is_checke
         let wait: u64 = reply.header("retry-after").unwrap().parse().unwrap();
         assert!((1..=10).contains(&wait), "Retry-After {wait}");
     }
+    // The CalDAV front takes tokens too, so it is shut as well.
+    let dav = app
+        .authorized(Method::from_bytes(b"PROPFIND").unwrap(), "/dav/")
+        .insert_header(("Depth", "0"));
+    assert_problem(&app.send(dav, None).await, 429, "too_many_requests");
     // `/metrics` takes a token on the API's address, so it is shut too, the admin's
     // token included (§21).
     let metrics = app.metrics().await;
@@ -172,7 +177,7 @@ async fn more_than_100_failed_authentications_get_429_before_any_token_is_checke
     let health = app.send(app.request(Method::GET, "/healthz"), None).await;
     assert_eq!(
         health.status, 200,
-        "only /api/v1 and /metrics are throttled"
+        "only /api/v1, /dav/ and /metrics are throttled"
     );
 }
 

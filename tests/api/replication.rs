@@ -186,6 +186,14 @@ async fn the_primary_appends_every_write_and_a_second_node_is_a_standby_that_hol
     let refused = b.default_user().get("/api/v1/me").await;
     assert_problem(&refused, 503, "not_primary");
     assert_eq!(refused.header("retry-after"), Some("1"));
+    // The CalDAV front serves the same data, so a standby refuses it too.
+    let dav = b
+        .authorized(
+            actix_web::http::Method::from_bytes(b"PROPFIND").unwrap(),
+            "/dav/",
+        )
+        .insert_header(("Depth", "0"));
+    assert_problem(&b.send(dav, None).await, 503, "not_primary");
     let metrics = b.metrics().await;
     assert!(metrics
         .body

@@ -149,7 +149,7 @@ impl TaskField {
                 Some(FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked) => Type::Bool,
                 Some(FieldType::NonNegative | FieldType::Count | FieldType::Tally) => Type::Number,
                 Some(FieldType::DateTime | FieldType::Stamp) => Type::Time,
-                Some(FieldType::Reminders) => Type::Objects,
+                Some(FieldType::Reminders | FieldType::Calendar) => Type::Objects,
                 Some(FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors) => Type::Ids,
                 None => Type::Text,
             },
@@ -203,6 +203,8 @@ impl<'a> Scalar<'a> {
             Value::Ids(ids) => Scalar::Ids(ids),
             // No comparison is allowed on such a field (`Type::Objects`).
             Value::Reminders(_) => Scalar::Null,
+            // A hidden field: no filter names it.
+            Value::Calendar(_) => Scalar::Null,
         }
     }
 }
@@ -223,13 +225,20 @@ mod tests {
             "isDeleted",
             "versionUpdatedAt",
         ];
-        names.extend(Kind::Task.fields().iter().map(|f| f.name));
+        names.extend(
+            Kind::Task
+                .fields()
+                .iter()
+                .filter(|f| !f.ty.is_hidden())
+                .map(|f| f.name),
+        );
         for name in names {
             let field = TaskField::by_name(name).unwrap_or_else(|| panic!("{name}"));
             let back = if name == "id" { "todoId" } else { name };
             assert_eq!(field.name(), back);
         }
         assert_eq!(TaskField::by_name("spaceId"), None);
+        assert_eq!(TaskField::by_name("calendar"), None);
         assert_eq!(TaskField::by_name("Name"), None);
     }
 

@@ -1,0 +1,467 @@
+//! WebDAV XML (RFC 4918) with `quick-xml`: the properties a `PROPFIND` asks for, and the
+//! `207 Multi-Status` body that answers it.
+
+use std::io;
+
+use quick_xml::events::{BytesDecl, BytesText, Event};
+use quick_xml::name::ResolveResult;
+use quick_xml::{NsReader, Writer};
+
+/// The WebDAV namespace.
+pub(super) const DAV: &str = "DAV:";
+/// The CalDAV namespace (RFC 4791).
+pub(super) const CALDAV: &str = "urn:ietf:params:xml:ns:caldav";
+/// The Calendar Server namespace, of `getctag`.
+pub(super) const CALENDARSERVER: &str = "http://calendarserver.org/ns/";
+
+/// A property by its namespace and local name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Prop {
+    /// Its namespace (empty when it has none).
+    pub(super) namespace: String,
+    /// Its local name.
+    pub(super) name: String,
+}
+
+impl Prop {
+    pub(super) fn new(namespace: &str, name: &str) -> Prop {
+        Prop {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+}
+
+/// The properties asked of one resource, each with its value, or `None` where the
+/// resource does not have it.
+pub(super) type Found = Vec<(Prop, Option<PropValue>)>;
+
+/// What a `PROPFIND` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Requested {
+    /// Every property (an empty body, `allprop`, or `propname`).
+    All,
+    /// These properties.
+    Props(Vec<Prop>),
+}
+
+/// The value of a property found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum PropValue {
+    /// One `href`.
+    Href(String),
+    /// Text.
+    Text(String),
+    /// Empty elements by namespace and name (a `resourcetype`).
+    Elements(Vec<(&'static str, &'static str)>),
+    /// CalDAV `comp` elements with these names (`supported-calendar-component-set`).
+    Components(Vec<&'static str>),
+    /// DAV `privilege` elements with these privileges (`current-user-privilege-set`).
+    Privileges(Vec<&'static str>),
+    /// DAV `supported-report` elements with these reports, by namespace and name
+    /// (`supported-report-set`).
+    Reports(Vec<(&'static str, &'static str)>),
+}
+
+/// The properties a `PROPFIND` body asks for: the children of `propfind/prop`; an empty
+/// body is `allprop` (RFC 4918 §9.1). A body that is not XML is an error.
+pub(super) fn requested(body: &[u8]) -> Result<Requested, String> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Requested::All);
+    }
+    let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
+    let mut reader = NsReader::from_str(text);
+    // Elements open from the root down, by namespace and name.
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut props = Vec::new();
+    let mut all = false;
+    loop {
+        let (ns, event) = reader
+            .read_resolved_event()
+            .map_err(|e| format!("the body is not XML: {e}"))?;
+        let namespace = match ns {
+            ResolveResult::Bound(ns) => ns.into_inner().to_owned(),
+            _ => String::new(),
+        };
+        let (element, empty) = match &event {
+            Event::Start(e) => (e.local_name().as_ref().to_owned(), false),
+            Event::Empty(e) => (e.local_name().as_ref().to_owned(), true),
+            Event::End(_) => {
+                open.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let parent = |depth: usize, name: &str| {
+            open.get(depth)
+                .is_some_and(|(ns, n)| ns == DAV && n == name)
+        };
+        let in_propfind = open.len() == 1 && parent(0, "propfind");
+        if in_propfind && namespace == DAV && (element == "allprop" || element == "propname") {
+            all = true;
+        }
+        if open.len() == 2 && parent(0, "propfind") && parent(1, "prop") {
+            props.push(Prop {
+                namespace: namespace.clone(),
+                name: element.clone(),
+            });
+        }
+        if !empty {
+            open.push((namespace, element));
+        }
+    }
+    Ok(match all {
+        true => Requested::All,
+        false => Requested::Props(props),
+    })
+}
+
+/// Which `REPORT` a body asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum ReportKind {
+    /// CalDAV `calendar-multiget`: the objects at `hrefs`.
+    Multiget,
+    /// CalDAV `calendar-query`.
+    Query,
+    /// WebDAV `sync-collection` (RFC 6578).
+    SyncCollection,
+    /// Another report, by its root element's namespace and name.
+    Other(String, String),
+}
+
+/// A `REPORT` body as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Report {
+    /// Which report.
+    pub(super) kind: ReportKind,
+    /// The properties asked for (the children of its `prop`).
+    pub(super) props: Vec<Prop>,
+    /// The `href`s it names (a multiget's objects).
+    pub(super) hrefs: Vec<String>,
+    /// The text of its `sync-token` (a `sync-collection`'s; empty for the first sync).
+    pub(super) sync_token: String,
+}
+
+/// Reads a `REPORT` body: its root element, the children of its `DAV:prop`, and the text
+/// of its `DAV:href`s (with their character and entity references resolved).
+pub(super) fn report(body: &[u8]) -> Result<Report, String> {
+    let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
+    let mut reader = NsReader::from_str(text);
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut report = Report {
+        kind: ReportKind::Other(String::new(), String::new()),
+        props: Vec::new(),
+        hrefs: Vec::new(),
+        sync_token: String::new(),
+    };
+    let in_href =
+        |open: &[(String, String)]| open.len() == 2 && open[1].0 == DAV && open[1].1 == "href";
+    let in_sync_token = |open: &[(String, String)]| {
+        open.len() == 2 && open[1].0 == DAV && open[1].1 == "sync-token"
+    };
+    loop {
+        let (ns, event) = reader
+            .read_resolved_event()
+            .map_err(|e| format!("the body is not XML: {e}"))?;
+        let namespace = match ns {
+            ResolveResult::Bound(ns) => ns.into_inner().to_owned(),
+            _ => String::new(),
+        };
+        let (element, empty) = match &event {
+            Event::Start(e) => (e.local_name().as_ref().to_owned(), false),
+            Event::Empty(e) => (e.local_name().as_ref().to_owned(), true),
+            Event::Text(t) if in_sync_token(&open) => {
+                report.sync_token.push_str(t.xml10_content().trim());
+                continue;
+            }
+            Event::Text(t) if in_href(&open) => {
+                if let Some(href) = report.hrefs.last_mut() {
+                    href.push_str(t.xml10_content().trim());
+                }
+                continue;
+            }
+            Event::GeneralRef(r) if in_href(&open) => {
+                let resolved = match r.resolve_char_ref() {
+                    Ok(Some(c)) => c.to_string(),
+                    _ => quick_xml::escape::resolve_predefined_entity(&r.xml10_content())
+                        .ok_or_else(|| format!("unknown entity &{};", r.xml10_content()))?
+                        .to_owned(),
+                };
+                if let Some(href) = report.hrefs.last_mut() {
+                    href.push_str(&resolved);
+                }
+                continue;
+            }
+            Event::End(_) => {
+                open.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        if open.is_empty() {
+            report.kind = match (namespace.as_str(), element.as_str()) {
+                (CALDAV, "calendar-multiget") => ReportKind::Multiget,
+                (CALDAV, "calendar-query") => ReportKind::Query,
+                (DAV, "sync-collection") => ReportKind::SyncCollection,
+                _ => ReportKind::Other(namespace.clone(), element.clone()),
+            };
+        } else if open.len() == 1 && namespace == DAV && element == "href" {
+            report.hrefs.push(String::new());
+        } else if open.len() == 2 && open[1].0 == DAV && open[1].1 == "prop" {
+            report.props.push(Prop {
+                namespace: namespace.clone(),
+                name: element.clone(),
+            });
+        }
+        if !empty {
+            open.push((namespace, element));
+        }
+    }
+    Ok(report)
+}
+
+/// The prefix a namespace is written with.
+fn prefix(namespace: &str) -> Option<&'static str> {
+    match namespace {
+        DAV => Some("d"),
+        CALDAV => Some("c"),
+        CALENDARSERVER => Some("cs"),
+        _ => None,
+    }
+}
+
+/// Writes the empty element `prop` (a property's name, as a `404` shows it, or the start
+/// of a found one).
+fn write_prop(w: &mut Writer<Vec<u8>>, prop: &Prop, value: Option<&PropValue>) -> io::Result<()> {
+    let (name, attribute) = match prefix(&prop.namespace) {
+        Some(p) => (format!("{p}:{}", prop.name), None),
+        None if prop.namespace.is_empty() => (prop.name.clone(), None),
+        None => (
+            format!("x:{}", prop.name),
+            Some(("xmlns:x", prop.namespace.as_str())),
+        ),
+    };
+    let element = w.create_element(name.as_str());
+    let element = match attribute {
+        Some(attribute) => element.with_attribute(attribute),
+        None => element,
+    };
+    match value {
+        None => element.write_empty()?,
+        Some(PropValue::Text(text)) => element.write_text_content(BytesText::new(text))?,
+        Some(PropValue::Href(href)) => element.write_inner_content(|w| {
+            w.create_element("d:href")
+                .write_text_content(BytesText::new(href))?;
+            Ok(())
+        })?,
+        Some(PropValue::Elements(children)) => element.write_inner_content(|w| {
+            for (namespace, child) in children {
+                let p = prefix(namespace).unwrap_or("d");
+                w.create_element(format!("{p}:{child}")).write_empty()?;
+            }
+            Ok(())
+        })?,
+        Some(PropValue::Components(names)) => element.write_inner_content(|w| {
+            for name in names {
+                w.create_element("c:comp")
+                    .with_attribute(("name", *name))
+                    .write_empty()?;
+            }
+            Ok(())
+        })?,
+        Some(PropValue::Reports(reports)) => element.write_inner_content(|w| {
+            for (namespace, report) in reports {
+                let p = prefix(namespace).unwrap_or("d");
+                w.create_element("d:supported-report")
+                    .write_inner_content(|w| {
+                        w.create_element("d:report").write_inner_content(|w| {
+                            w.create_element(format!("{p}:{report}")).write_empty()?;
+                            Ok(())
+                        })?;
+                        Ok(())
+                    })?;
+            }
+            Ok(())
+        })?,
+        Some(PropValue::Privileges(privileges)) => element.write_inner_content(|w| {
+            for privilege in privileges {
+                w.create_element("d:privilege").write_inner_content(|w| {
+                    w.create_element(format!("d:{privilege}")).write_empty()?;
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?,
+    };
+    Ok(())
+}
+
+/// One `propstat` of the properties `props` with `status`.
+fn write_propstat(
+    w: &mut Writer<Vec<u8>>,
+    props: &[(&Prop, Option<&PropValue>)],
+    status: &str,
+) -> io::Result<()> {
+    if props.is_empty() {
+        return Ok(());
+    }
+    w.create_element("d:propstat").write_inner_content(|w| {
+        w.create_element("d:prop").write_inner_content(|w| {
+            for (prop, value) in props {
+                write_prop(w, prop, *value)?;
+            }
+            Ok(())
+        })?;
+        w.create_element("d:status")
+            .write_text_content(BytesText::new(status))?;
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// A `207 Multi-Status` body: per resource (by path), the properties found (`200`) and
+/// those it does not have (`404`), or `None` for a resource that is not there (a `404` of
+/// its own); then the collection's new `sync_token`, for a `sync-collection`.
+pub(super) fn multistatus(
+    responses: &[(String, Option<Found>)],
+    sync_token: Option<&str>,
+) -> Vec<u8> {
+    let mut w = Writer::new(Vec::new());
+    let written: io::Result<()> = (|| {
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("utf-8"), None)))?;
+        w.create_element("d:multistatus")
+            .with_attribute(("xmlns:d", DAV))
+            .with_attribute(("xmlns:c", CALDAV))
+            .with_attribute(("xmlns:cs", CALENDARSERVER))
+            .write_inner_content(|w| {
+                for (href, props) in responses {
+                    w.create_element("d:response").write_inner_content(|w| {
+                        w.create_element("d:href")
+                            .write_text_content(BytesText::new(href))?;
+                        let Some(props) = props else {
+                            w.create_element("d:status")
+                                .write_text_content(BytesText::new("HTTP/1.1 404 Not Found"))?;
+                            return Ok(());
+                        };
+                        let found: Vec<_> = props
+                            .iter()
+                            .filter_map(|(p, v)| v.as_ref().map(|v| (p, Some(v))))
+                            .collect();
+                        let missing: Vec<_> = props
+                            .iter()
+                            .filter(|(_, v)| v.is_none())
+                            .map(|(p, _)| (p, None))
+                            .collect();
+                        write_propstat(w, &found, "HTTP/1.1 200 OK")?;
+                        write_propstat(w, &missing, "HTTP/1.1 404 Not Found")
+                    })?;
+                }
+                if let Some(token) = sync_token {
+                    w.create_element("d:sync-token")
+                        .write_text_content(BytesText::new(token))?;
+                }
+                Ok(())
+            })?;
+        Ok(())
+    })();
+    // Writing into a Vec cannot fail.
+    written.expect("XML into memory");
+    w.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_propfind_names_its_properties_by_namespace() {
+        let body = br#"<?xml version="1.0"?>
+            <D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+              <D:prop><D:current-user-principal/><C:calendar-home-set/>
+                <X:odd xmlns:X="urn:x"><X:inner/></X:odd></D:prop>
+            </D:propfind>"#;
+        assert_eq!(
+            requested(body).unwrap(),
+            Requested::Props(vec![
+                Prop::new(DAV, "current-user-principal"),
+                Prop::new(CALDAV, "calendar-home-set"),
+                Prop::new("urn:x", "odd"),
+            ])
+        );
+        assert_eq!(requested(b"").unwrap(), Requested::All);
+        let all = br#"<propfind xmlns="DAV:"><allprop/></propfind>"#;
+        assert_eq!(requested(all).unwrap(), Requested::All);
+        assert!(requested(b"<a><b></a>").is_err());
+    }
+
+    #[test]
+    fn a_multistatus_splits_found_and_missing_properties() {
+        let body = multistatus(
+            &[
+                (
+                    "/dav/".into(),
+                    Some(vec![
+                        (
+                            Prop::new(DAV, "current-user-principal"),
+                            Some(PropValue::Href("/dav/principals/u/".into())),
+                        ),
+                        (Prop::new("urn:x", "odd"), None),
+                    ]),
+                ),
+                ("/gone".into(), None),
+            ],
+            None,
+        );
+        let text = String::from_utf8(body).unwrap();
+        assert!(
+            text.contains(
+                "<d:propstat><d:prop><d:current-user-principal><d:href>/dav/principals/u/</d:href>\
+             </d:current-user-principal></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(
+            "<d:prop><x:odd xmlns:x=\"urn:x\"/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status>"
+        ), "{text}");
+        assert!(text.contains(
+            "<d:response><d:href>/gone</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response>"
+        ), "{text}");
+    }
+
+    #[test]
+    fn a_multiget_names_its_properties_and_hrefs() {
+        let body = br#"<?xml version="1.0" encoding="utf-8" ?>
+            <C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+              <D:prop><D:getetag/><C:calendar-data/></D:prop>
+              <D:href>/dav/calendars/u/s/a.ics</D:href>
+              <D:href>/dav/calendars/u/s/b&amp;c%40host.ics</D:href>
+            </C:calendar-multiget>"#;
+        let multiget = report(body).unwrap();
+        assert_eq!(multiget.kind, ReportKind::Multiget);
+        assert_eq!(
+            multiget.props,
+            vec![
+                Prop::new(DAV, "getetag"),
+                Prop::new(CALDAV, "calendar-data")
+            ]
+        );
+        assert_eq!(
+            multiget.hrefs,
+            vec![
+                "/dav/calendars/u/s/a.ics",
+                "/dav/calendars/u/s/b&c%40host.ics"
+            ]
+        );
+        let sync =
+            br#"<d:sync-collection xmlns:d="DAV:"><d:sync-token>urn:taskd:sync:4</d:sync-token>
+            <d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"#;
+        let sync = report(sync).unwrap();
+        assert_eq!(sync.kind, ReportKind::SyncCollection);
+        assert_eq!(sync.sync_token, "urn:taskd:sync:4");
+        assert_eq!(sync.props, vec![Prop::new(DAV, "getetag")]);
+        let query = br#"<c:calendar-query xmlns:c="urn:ietf:params:xml:ns:caldav"/>"#;
+        assert_eq!(report(query).unwrap().kind, ReportKind::Query);
+    }
+}

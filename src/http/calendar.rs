@@ -1,0 +1,335 @@
+//! `GET` and `POST /api/v1/calendar.ics` (CONTRACT §20): a space's tasks (of one list) as
+//! iCalendar, and a `text/calendar` body imported as one all-or-nothing write.
+//!
+//! The mapping is [`crate::ical`]'s; here the body is read, the space's tasks are looked up
+//! by `UID`, and the VTODOs become commands that the space applies as one write, as a batch
+//! of §12 does: one version per task (two for a task that was deleted: it is restored,
+//! then written), nothing at all when one fails.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use actix_web::http::header;
+use actix_web::web::{self, Data};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
+use bytes::Bytes;
+
+use super::error::ApiError;
+use super::extract::{body_timeout, read_body, space_of, Params};
+use super::openapi::problems::*;
+use super::{dto, render, AppState};
+use crate::actors::space::Write;
+use crate::ical::{parse_calendar, uid_of, write_calendar, ChangesError, IcalError, Todo};
+use crate::model::access::Action;
+use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
+use crate::model::record::{Id, Record, Records};
+use crate::model::validate::is_id;
+use crate::model::{Caller, Command, FieldError, Kind, Op, ValidationError, Value};
+
+/// The `text/calendar` media type of both routes.
+const TEXT_CALENDAR: &str = "text/calendar; charset=utf-8";
+
+/// The `listId` parameter: `None` when absent, a 400 when it is no id.
+fn list_of(params: &Params) -> Result<Option<Box<str>>, ApiError> {
+    match params.get("listId") {
+        None => Ok(None),
+        Some(list) if is_id(list) => Ok(Some(list.into())),
+        Some(list) => Err(ApiError::InvalidParameter(format!(
+            "listId must be an id (1 to 64 of A-Z a-z 0-9 _ -), not '{list}'"
+        ))),
+    }
+}
+
+/// The tasks of `records` by `UID`, deleted ones too.
+fn by_uid(records: &Records) -> HashMap<&str, &Arc<Record>> {
+    records.values().map(|r| (uid_of(r), r)).collect()
+}
+
+/// Every task of a space, or of one list, as iCalendar
+///
+/// CONTRACT §20: `text/calendar` with one `VTODO` per task that is not deleted (of list
+/// `listId` when given), and a `VTIMEZONE` for each `timeZone` their timed dates name.
+/// `ETag` is the space version.
+#[utoipa::path(
+    get,
+    path = "/api/v1/calendar.ics",
+    operation_id = "exportCalendar",
+    tag = "calendar",
+    security(("bearer" = [])),
+    params(dto::SpaceParam, dto::ListParam),
+    responses(
+        (status = 200, description = "The tasks as VTODOs", content_type = "text/calendar", body = String),
+        Reads,
+    ),
+)]
+pub(crate) async fn export(
+    caller: Caller,
+    params: Params,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let list = list_of(&params)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Read)?;
+    let (tasks, version) = app
+        .spaces
+        .read(space, |s| {
+            let view = s.view();
+            (view.collections[Kind::Task.index()].clone(), view.version)
+        })
+        .await?;
+    let text = web::block(move || {
+        let list_at = Kind::Task
+            .field_index("listId")
+            .expect("tasks have a listId");
+        let shown = tasks.values().filter(|t| {
+            !t.is_deleted()
+                && list
+                    .as_deref()
+                    .is_none_or(|l| t.fields[list_at].as_text() == Some(l))
+        });
+        write_calendar(shown.map(|t| &**t), |id| {
+            tasks.get(id).map_or(id, |t| uid_of(t)).to_owned()
+        })
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))?;
+    Ok(HttpResponse::Ok()
+        .content_type(TEXT_CALENDAR)
+        .insert_header((header::ETAG, render::etag(version)))
+        .body(text))
+}
+
+/// Creates or updates one task per VTODO, all or nothing
+///
+/// CONTRACT §20: a `text/calendar` body (at most 1 MiB) whose VTODOs create or update one
+/// task each, found by `UID` (a new task's `todoId` is the `UID` when that is an id free in
+/// the space, else a new UUID; with `listId`, every task is put in that list), as one
+/// write under the batch rules of §12. Other components (`VEVENT`, …) are skipped and
+/// counted. A body that is not iCalendar, a VTODO without or with two `UID`s, a value
+/// taskd cannot map and a field a task refuses are 400 `validation_failed` naming the
+/// VTODO; a write the space refuses names its `operationIndex`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/calendar.ics",
+    operation_id = "importCalendar",
+    tag = "calendar",
+    security(("bearer" = [])),
+    params(dto::SpaceParam, dto::ListParam),
+    request_body(content = String, content_type = "text/calendar", description = "An iCalendar object"),
+    responses(
+        (status = 200, description = "What the import did", body = dto::CalendarImport),
+        Writes,
+    ),
+)]
+pub(crate) async fn import(
+    caller: Caller,
+    params: Params,
+    body: CalendarBody,
+    app: Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let list = list_of(&params)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Write)?;
+    let text = String::from_utf8(body.0.to_vec())
+        .map_err(|_| invalid("body", "must be UTF-8 iCalendar text".into()))?;
+    let parsed = web::block(move || parse_calendar(&text))
+        .await
+        .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))?
+        .map_err(|e: IcalError| invalid("body", e.to_string()))?;
+    let skipped = parsed.skipped;
+    let tasks = app
+        .spaces
+        .read(space, |s| s.view().collections[Kind::Task.index()].clone())
+        .await?;
+    let (commands, created, updated) = web::block(move || commands(&parsed.todos, &tasks, list))
+        .await
+        .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))??;
+    let version = match commands.is_empty() {
+        true => app.spaces.version(space).await?,
+        false => {
+            let write = Write {
+                commands,
+                key: None,
+            };
+            let outcome = app.spaces.call(space, write).await?.map_err(|(index, e)| {
+                ApiError::InOperation {
+                    index,
+                    error: Box::new(e.into()),
+                }
+            })?;
+            outcome.version
+        }
+    };
+    Ok(render::json(
+        actix_web::http::StatusCode::OK,
+        &dto::CalendarImport {
+            created,
+            updated,
+            skipped,
+            space_version: version,
+        },
+    ))
+}
+
+/// A 400 `validation_failed` naming `field`.
+fn invalid(field: &str, message: String) -> ApiError {
+    ValidationError {
+        errors: vec![FieldError {
+            field: field.into(),
+            message,
+        }],
+    }
+    .into()
+}
+
+/// The commands that write `todos` into the space whose tasks are `tasks`, and how many
+/// tasks they create and update. A VTODO whose predecessors are made by the same import
+/// follows them, so the space sees each predecessor before it is named.
+fn commands(
+    todos: &[Todo],
+    tasks: &Records,
+    list: Option<Box<str>>,
+) -> Result<(Vec<Command>, usize, usize), ApiError> {
+    let known = by_uid(tasks);
+    // The todoId of each VTODO: its task's, or a new one.
+    let mut taken: std::collections::HashSet<&str> = tasks.keys().map(|id| &**id).collect();
+    let mut ids: HashMap<&str, Id> = HashMap::new();
+    for todo in todos {
+        let id: Id = match known.get(todo.uid.as_str()) {
+            Some(task) => task.id.clone(),
+            None if is_id(&todo.uid) && !taken.contains(todo.uid.as_str()) => {
+                Id::from(todo.uid.as_str())
+            }
+            None => Id::from(uuid::Uuid::new_v4().to_string()),
+        };
+        taken.insert(todo.uid.as_str());
+        ids.insert(todo.uid.as_str(), id);
+    }
+    let resolve = |uid: &str| {
+        ids.get(uid)
+            .map_or_else(|| uid.to_owned(), |id| id.to_string())
+    };
+    let list_at = Kind::Task
+        .field_index("listId")
+        .expect("tasks have a listId");
+    let mut commands = Vec::with_capacity(todos.len());
+    let (mut created, mut updated) = (0, 0);
+    for todo in in_dependency_order(todos, &known) {
+        let existing = known.get(todo.uid.as_str()).copied();
+        let mut changes = todo
+            .changes(existing.map(|r| &**r), resolve)
+            .map_err(|e| match e {
+                ChangesError::Ical(e) => invalid(&todo.uid, e.to_string()),
+                ChangesError::Invalid(v) => ValidationError {
+                    errors: v
+                        .errors
+                        .into_iter()
+                        .map(|f| FieldError {
+                            field: format!("{}.{}", todo.uid, f.field),
+                            message: f.message,
+                        })
+                        .collect(),
+                }
+                .into(),
+            })?;
+        if let Some(list) = &list {
+            changes.fields.push((list_at, Value::Text(list.clone())));
+        }
+        let id: Box<str> = (*ids[todo.uid.as_str()]).into();
+        let op = match existing {
+            Some(task) => {
+                if task.is_deleted() {
+                    commands.push(Command {
+                        kind: Kind::Task,
+                        id: id.clone(),
+                        op: Op::SetDeleted(false),
+                        if_match: None,
+                    });
+                }
+                updated += 1;
+                Op::Update(changes)
+            }
+            None => {
+                created += 1;
+                Op::Create(changes)
+            }
+        };
+        commands.push(Command {
+            kind: Kind::Task,
+            id,
+            op,
+            if_match: None,
+        });
+    }
+    Ok((commands, created, updated))
+}
+
+/// `todos` reordered so that each comes after the VTODOs of the same import it depends on
+/// (a cycle keeps the body's order, and the space refuses it as any cycle). A walk with a
+/// stack of its own: a chain of thousands of VTODOs must not overflow the thread's.
+fn in_dependency_order<'a>(
+    todos: &'a [Todo],
+    known: &HashMap<&str, &Arc<Record>>,
+) -> Vec<&'a Todo> {
+    let at: HashMap<&str, usize> = todos
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.uid.as_str(), i))
+        .collect();
+    let mut seen = vec![false; todos.len()];
+    let mut order = Vec::with_capacity(todos.len());
+    for first in 0..todos.len() {
+        // (VTODO, whether its predecessors were pushed already)
+        let mut stack = vec![(first, false)];
+        while let Some((i, expanded)) = stack.pop() {
+            if expanded {
+                order.push(&todos[i]);
+                continue;
+            }
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            stack.push((i, true));
+            for uid in todos[i].predecessors() {
+                if let (Some(&j), None) = (at.get(uid), known.get(uid)) {
+                    if !seen[j] {
+                        stack.push((j, false));
+                    }
+                }
+            }
+        }
+    }
+    order
+}
+
+/// A `text/calendar` body of at most [`CALENDAR_BODY_MAX_BYTES`] (a larger one is 413;
+/// another media type 415).
+pub(crate) struct CalendarBody(Bytes);
+
+impl actix_web::FromRequest for CalendarBody {
+    type Error = ApiError;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let is_calendar = matches!(req.mime_type(), Ok(Some(m))
+            if m.type_() == mime::TEXT && m.subtype() == "calendar");
+        let timeout = body_timeout(req);
+        let payload = payload.take();
+        Box::pin(async move {
+            if declared.is_some_and(|n| n > CALENDAR_BODY_MAX_BYTES as u64) {
+                return Err(ApiError::PayloadTooLarge);
+            }
+            if !is_calendar {
+                return Err(ApiError::UnsupportedMediaType);
+            }
+            let body = read_body(payload, timeout).await?;
+            if body.len() > CALENDAR_BODY_MAX_BYTES {
+                return Err(ApiError::PayloadTooLarge);
+            }
+            Ok(CalendarBody(body))
+        })
+    }
+}

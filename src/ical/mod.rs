@@ -1,0 +1,895 @@
+//! Tasks as iCalendar `VTODO`s (RFC 5545) and back (CONTRACT §20): the mapping both ways,
+//! pure, with no web or actor types.
+//!
+//! Request flow: a front hands a `text/calendar` body to [`parse_calendar`], which reads it
+//! with `calcard` into one [`Todo`] per `VTODO`; [`Todo::changes`] turns one into the
+//! [`Changes`] of a write through the same validation as a JSON body
+//! ([`parse_changes`]), plus what only a calendar client sets (`completedAt`, the kept
+//! [`Calendar`] data); the space applies it with its own rules. The other way,
+//! [`write_calendar`] renders tasks as one `VCALENDAR`.
+//!
+//! What a task keeps of a VTODO beyond its fields ([`Calendar::kept`]) is the content lines
+//! of those properties and components as `calcard` writes them: read back by the same
+//! parser, they come out as they went in.
+
+#![deny(unreachable_pub)]
+
+use std::collections::BTreeSet;
+
+use calcard::common::PartialDateTime;
+use calcard::icalendar::{
+    ICalendar, ICalendarAction, ICalendarComponent, ICalendarComponentType, ICalendarDuration,
+    ICalendarEntry, ICalendarParameter, ICalendarParameterName, ICalendarParameterValue,
+    ICalendarProperty, ICalendarRelated, ICalendarRelationshipType, ICalendarStatus,
+    ICalendarValue, ICalendarValueType,
+};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike};
+use chrono_tz::Tz;
+use serde_json::{json, Map, Value as Json};
+
+use crate::model::calendar::{is_important_priority, Calendar, CalendarFields};
+use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
+use crate::model::record::{Record, Value};
+use crate::model::recurrence::{zone, Reminder};
+use crate::model::time::rfc3339_millis;
+use crate::model::validate::{is_id, parse_changes};
+use crate::model::{Changes, Kind, Mode, ValidationError};
+
+/// The `PRODID` of what taskd writes.
+const PRODID: &str = "-//taskd//CONTRACT 20//EN";
+
+/// Why a `text/calendar` body cannot be read as tasks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum IcalError {
+    /// Not an iCalendar object at all.
+    #[error("not an iCalendar object: {0}")]
+    Syntax(String),
+    /// A VTODO without a `UID`.
+    #[error("a VTODO has no UID")]
+    NoUid,
+    /// Two VTODOs with the same `UID`, or one with two.
+    #[error("the UID '{0}' is given twice")]
+    TwoUids(String),
+    /// A property whose value taskd cannot map.
+    #[error("{property} of the VTODO '{uid}' {message}")]
+    BadValue {
+        /// The VTODO's `UID`.
+        uid: String,
+        /// The property.
+        property: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// What would be kept verbatim is over the bound.
+    #[error("the VTODO '{0}' has more than {CALENDAR_KEPT_MAX_BYTES} bytes of properties and components taskd keeps as sent")]
+    TooLarge(String),
+}
+
+/// The class of a `status` (CONTRACT §20): what `STATUS` it is sent as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    NeedsAction,
+    InProcess,
+    Completed,
+    Cancelled,
+}
+
+impl Class {
+    /// The class of a task's `status` (ASCII case-insensitive, as §15 reads statuses).
+    fn of(status: Option<&str>) -> Class {
+        let is = |names: [&str; 2]| {
+            status.is_some_and(|s| names.iter().any(|n| s.eq_ignore_ascii_case(n)))
+        };
+        if is(["done", "completed"]) {
+            Class::Completed
+        } else if is(["cancelled", "canceled"]) {
+            Class::Cancelled
+        } else if is(["in-progress", "in_progress"]) {
+            Class::InProcess
+        } else {
+            Class::NeedsAction
+        }
+    }
+
+    /// The `status` a client's `STATUS` of another class sets.
+    fn status(self) -> &'static str {
+        match self {
+            Class::NeedsAction => "open",
+            Class::InProcess => "in-progress",
+            Class::Completed => "done",
+            Class::Cancelled => "cancelled",
+        }
+    }
+
+    fn ical(self) -> ICalendarStatus {
+        match self {
+            Class::NeedsAction => ICalendarStatus::NeedsAction,
+            Class::InProcess => ICalendarStatus::InProcess,
+            Class::Completed => ICalendarStatus::Completed,
+            Class::Cancelled => ICalendarStatus::Cancelled,
+        }
+    }
+
+    fn from_ical(status: &ICalendarStatus) -> Class {
+        match status {
+            ICalendarStatus::InProcess => Class::InProcess,
+            ICalendarStatus::Completed => Class::Completed,
+            ICalendarStatus::Cancelled => Class::Cancelled,
+            _ => Class::NeedsAction,
+        }
+    }
+}
+
+/// A `DUE` or `DTSTART` as a client sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum When {
+    /// `VALUE=DATE`: an all-day date.
+    Day(NaiveDate),
+    /// A UTC date-time, in milliseconds since the epoch.
+    Utc(i64),
+    /// A wall time with a `TZID`.
+    Zoned(NaiveDateTime, String),
+    /// A wall time with neither: taken as UTC.
+    Floating(NaiveDateTime),
+}
+
+/// One `VTODO` as read, ready to become a write.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Todo {
+    /// The `UID`, as sent.
+    pub(crate) uid: String,
+    summary: Option<String>,
+    description: Option<String>,
+    due: Option<When>,
+    start: Option<When>,
+    status: Option<Class>,
+    completed: Option<i64>,
+    priority: Option<u8>,
+    categories: Vec<String>,
+    rrule: Option<String>,
+    reminders: Vec<Json>,
+    depends_on: Vec<String>,
+    kept: String,
+}
+
+/// What a `text/calendar` body holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Parsed {
+    /// Its VTODOs, in order.
+    pub(crate) todos: Vec<Todo>,
+    /// Its other components (`VEVENT`, `VJOURNAL`, …), which taskd skips; `VTIMEZONE`s
+    /// are read with the VTODOs that name them and not counted.
+    pub(crate) skipped: usize,
+}
+
+/// Reads a `text/calendar` body: one [`Todo`] per `VTODO` (each `UID` once).
+pub(crate) fn parse_calendar(text: &str) -> Result<Parsed, IcalError> {
+    let calendar = ICalendar::parse(text).map_err(|e| IcalError::Syntax(format!("{e:?}")))?;
+    let root = calendar
+        .components
+        .first()
+        .filter(|c| c.component_type == ICalendarComponentType::VCalendar)
+        .ok_or_else(|| IcalError::Syntax("no VCALENDAR".into()))?;
+    let mut parsed = Parsed {
+        todos: Vec::new(),
+        skipped: 0,
+    };
+    let mut uids = BTreeSet::new();
+    for &id in &root.component_ids {
+        let component = &calendar.components[id as usize];
+        match component.component_type {
+            ICalendarComponentType::VTodo => {
+                let todo = read_todo(&calendar, component)?;
+                if !uids.insert(todo.uid.clone()) {
+                    return Err(IcalError::TwoUids(todo.uid));
+                }
+                parsed.todos.push(todo);
+            }
+            ICalendarComponentType::VTimezone => {}
+            _ => parsed.skipped += 1,
+        }
+    }
+    Ok(parsed)
+}
+
+fn first_text(entry: &ICalendarEntry) -> Option<&str> {
+    entry.values.iter().find_map(|v| match v {
+        ICalendarValue::Text(s) => Some(s.as_str()),
+        ICalendarValue::Uri(calcard::icalendar::Uri::Location(s)) => Some(s.as_str()),
+        _ => None,
+    })
+}
+
+fn param<'a>(
+    entry: &'a ICalendarEntry,
+    name: &ICalendarParameterName,
+) -> Option<&'a ICalendarParameterValue> {
+    entry
+        .params
+        .iter()
+        .find(|p| p.name == *name)
+        .map(|p| &p.value)
+}
+
+fn date_time(entry: &ICalendarEntry) -> Option<&PartialDateTime> {
+    entry.values.iter().find_map(|v| match v {
+        ICalendarValue::PartialDateTime(dt) => Some(&**dt),
+        _ => None,
+    })
+}
+
+fn naive(dt: &PartialDateTime) -> Option<NaiveDateTime> {
+    let date = NaiveDate::from_ymd_opt(dt.year? as i32, dt.month? as u32, dt.day? as u32)?;
+    let time = NaiveTime::from_hms_opt(
+        dt.hour.unwrap_or(0) as u32,
+        dt.minute.unwrap_or(0) as u32,
+        dt.second.unwrap_or(0).min(59) as u32,
+    )?;
+    Some(date.and_time(time))
+}
+
+fn is_utc(dt: &PartialDateTime) -> bool {
+    dt.tz_hour == Some(0) && dt.tz_minute.unwrap_or(0) == 0
+}
+
+/// A `DUE`, `DTSTART` or `COMPLETED` as a [`When`].
+fn when(entry: &ICalendarEntry) -> Option<When> {
+    let dt = date_time(entry)?;
+    let wall = naive(dt)?;
+    if dt.hour.is_none() {
+        return Some(When::Day(wall.date()));
+    }
+    if is_utc(dt) {
+        return Some(When::Utc(wall.and_utc().timestamp_millis()));
+    }
+    match param(entry, &ICalendarParameterName::Tzid) {
+        Some(ICalendarParameterValue::Text(tzid)) => Some(When::Zoned(wall, tzid.clone())),
+        _ => Some(When::Floating(wall)),
+    }
+}
+
+/// A `TRIGGER` of a `DISPLAY` alarm as a reminder of CONTRACT §18, when it is one: an
+/// absolute UTC time, or whole minutes before `DUE`.
+fn reminder(alarm: &ICalendarComponent) -> Option<Json> {
+    let mut display = false;
+    let mut trigger = None;
+    for entry in &alarm.entries {
+        match &entry.name {
+            ICalendarProperty::Action => {
+                display =
+                    entry.values.first() == Some(&ICalendarValue::Action(ICalendarAction::Display))
+            }
+            ICalendarProperty::Trigger => trigger = Some(entry),
+            ICalendarProperty::Description => {}
+            _ => return None,
+        }
+    }
+    let trigger = trigger.filter(|_| display)?;
+    match trigger.values.first()? {
+        ICalendarValue::PartialDateTime(dt) if is_utc(dt) && dt.hour.is_some() => {
+            let ms = naive(dt)?.and_utc().timestamp_millis();
+            Some(json!({"at": &*rfc3339_millis(ms)?}))
+        }
+        ICalendarValue::Duration(d) => {
+            let related_end = matches!(
+                param(trigger, &ICalendarParameterName::Related),
+                Some(ICalendarParameterValue::Related(ICalendarRelated::End))
+            );
+            let zero = d.weeks == 0 && d.days == 0 && d.hours == 0 && d.minutes == 0;
+            let whole = d.seconds == 0 && (d.neg || zero);
+            let minutes = (u64::from(d.weeks) * 7 + u64::from(d.days)) * 24 * 60
+                + u64::from(d.hours) * 60
+                + u64::from(d.minutes);
+            (related_end && whole).then(|| json!({"minutesBefore": minutes}))
+        }
+        _ => None,
+    }
+}
+
+/// The content lines of `component` and everything in it, as `calcard` writes them.
+fn component_text(calendar: &ICalendar, component: &ICalendarComponent) -> String {
+    let mut tree = ICalendar {
+        components: vec![ICalendarComponent {
+            component_ids: Vec::new(),
+            ..component.clone()
+        }],
+    };
+    let mut stack = vec![(0usize, component)];
+    while let Some((at, source)) = stack.pop() {
+        for &child in &source.component_ids {
+            let child = &calendar.components[child as usize];
+            let id = tree.components.len();
+            tree.components.push(ICalendarComponent {
+                component_ids: Vec::new(),
+                ..child.clone()
+            });
+            tree.components[at].component_ids.push(id as u32);
+            stack.push((id, child));
+        }
+    }
+    tree.to_string()
+}
+
+fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, IcalError> {
+    let uids: Vec<&str> = vtodo
+        .entries
+        .iter()
+        .filter(|e| e.name == ICalendarProperty::Uid)
+        .filter_map(first_text)
+        .collect();
+    let uid = match uids.as_slice() {
+        [] => return Err(IcalError::NoUid),
+        [uid] => uid.to_string(),
+        [uid, ..] => return Err(IcalError::TwoUids(uid.to_string())),
+    };
+    let bad = |property: &'static str, message: &str| IcalError::BadValue {
+        uid: uid.clone(),
+        property,
+        message: message.into(),
+    };
+    let mut todo = Todo {
+        uid: uid.clone(),
+        summary: None,
+        description: None,
+        due: None,
+        start: None,
+        status: None,
+        completed: None,
+        priority: None,
+        categories: Vec::new(),
+        rrule: None,
+        reminders: Vec::new(),
+        depends_on: Vec::new(),
+        kept: String::new(),
+    };
+    let mut kept = String::new();
+    for entry in &vtodo.entries {
+        match &entry.name {
+            // Written anew from the task.
+            ICalendarProperty::Uid
+            | ICalendarProperty::Dtstamp
+            | ICalendarProperty::Created
+            | ICalendarProperty::LastModified
+            | ICalendarProperty::Sequence => {}
+            ICalendarProperty::Summary => todo.summary = first_text(entry).map(str::to_owned),
+            ICalendarProperty::Description => {
+                todo.description = first_text(entry).map(str::to_owned)
+            }
+            ICalendarProperty::Due => {
+                todo.due =
+                    Some(when(entry).ok_or_else(|| bad("DUE", "is not a date or date-time"))?)
+            }
+            ICalendarProperty::Dtstart => {
+                todo.start =
+                    Some(when(entry).ok_or_else(|| bad("DTSTART", "is not a date or date-time"))?)
+            }
+            ICalendarProperty::Status => {
+                todo.status = entry.values.iter().find_map(|v| match v {
+                    ICalendarValue::Status(s) => Some(Class::from_ical(s)),
+                    _ => None,
+                })
+            }
+            ICalendarProperty::Completed => match when(entry) {
+                Some(When::Utc(ms)) => todo.completed = Some(ms),
+                _ => return Err(bad("COMPLETED", "must be a UTC date-time")),
+            },
+            ICalendarProperty::Priority => match entry.values.first() {
+                Some(ICalendarValue::Integer(p @ 0..=9)) => todo.priority = Some(*p as u8),
+                _ => return Err(bad("PRIORITY", "must be an integer from 0 to 9")),
+            },
+            ICalendarProperty::Categories => {
+                for value in &entry.values {
+                    if let ICalendarValue::Text(s) = value {
+                        todo.categories.push(s.clone());
+                    }
+                }
+            }
+            ICalendarProperty::Rrule if todo.rrule.is_none() => {
+                todo.rrule = entry.values.iter().find_map(|v| match v {
+                    ICalendarValue::RecurrenceRule(rule) => Some(rule.to_string()),
+                    _ => None,
+                })
+            }
+            ICalendarProperty::RelatedTo
+                if matches!(
+                    param(entry, &ICalendarParameterName::Reltype),
+                    Some(ICalendarParameterValue::Reltype(
+                        ICalendarRelationshipType::DependsOn
+                    ))
+                ) && first_text(entry).is_some() =>
+            {
+                todo.depends_on
+                    .push(first_text(entry).unwrap_or_default().to_owned())
+            }
+            _ => entry
+                .write_to(&mut kept)
+                .map_err(|e| IcalError::Syntax(e.to_string()))?,
+        }
+    }
+    for &child in &vtodo.component_ids {
+        let child = &calendar.components[child as usize];
+        let mapped = (child.component_type == ICalendarComponentType::VAlarm)
+            .then(|| reminder(child))
+            .flatten();
+        match mapped {
+            Some(reminder) => todo.reminders.push(reminder),
+            None => kept.push_str(&component_text(calendar, child)),
+        }
+    }
+    if kept.len() > CALENDAR_KEPT_MAX_BYTES {
+        return Err(IcalError::TooLarge(uid));
+    }
+    todo.kept = kept;
+    Ok(todo)
+}
+
+/// A [`When`] as a JSON date field (`YYYY-MM-DD` for a day), with the zone it names; a
+/// `TZID` that is no IANA name is refused.
+fn when_json(
+    when: &When,
+    property: &'static str,
+    uid: &str,
+) -> Result<(Json, Option<String>), IcalError> {
+    let stamp = |ms: Option<i64>| {
+        ms.and_then(rfc3339_millis)
+            .map(|s| Json::String(s.to_string()))
+            .ok_or_else(|| IcalError::BadValue {
+                uid: uid.into(),
+                property,
+                message: "is out of range".into(),
+            })
+    };
+    Ok(match when {
+        When::Day(day) => (Json::String(day.format("%Y-%m-%d").to_string()), None),
+        When::Utc(ms) => (stamp(Some(*ms))?, None),
+        When::Floating(wall) => (stamp(Some(wall.and_utc().timestamp_millis()))?, None),
+        When::Zoned(wall, tzid) => {
+            let tz = zone::parse_zone(Some(tzid)).map_err(|_| IcalError::BadValue {
+                uid: uid.into(),
+                property,
+                message: format!("has the TZID '{tzid}', which is not an IANA time zone name"),
+            })?;
+            (stamp(zone::instant(tz, *wall))?, Some(tzid.clone()))
+        }
+    })
+}
+
+impl Todo {
+    /// The `UID`s of its `RELATED-TO;RELTYPE=DEPENDS-ON`.
+    pub(crate) fn predecessors(&self) -> impl Iterator<Item = &str> {
+        self.depends_on.iter().map(String::as_str)
+    }
+
+    /// The changes of a write that makes a task say what this VTODO says: every mapped
+    /// field set (null or empty where the VTODO has nothing), `status` only when its class
+    /// changes, checked by [`parse_changes`] as a JSON body would be (a create when
+    /// `existing` is `None`). `depends_on` gives the `todoId` of the task with a `UID`;
+    /// a `DEPENDS-ON` no task has is refused by the space as any unknown predecessor.
+    pub(crate) fn changes(
+        &self,
+        existing: Option<&Record>,
+        depends_on: impl Fn(&str) -> String,
+    ) -> Result<Changes, ChangesError> {
+        let mut body = Map::new();
+        let text = |s: &Option<String>| s.clone().map_or(Json::Null, Json::String);
+        body.insert("name".into(), text(&self.summary));
+        body.insert("notesMarkdown".into(), text(&self.description));
+        let mut zone_named = None;
+        let mut timed = false;
+        for (field, property, when) in [
+            ("dateDue", "DUE", &self.due),
+            ("dateStart", "DTSTART", &self.start),
+        ] {
+            let value = match when {
+                Some(when) => {
+                    timed |= !matches!(when, When::Day(_));
+                    let (json, zone) = when_json(when, property, &self.uid)?;
+                    zone_named = zone_named.or(zone);
+                    json
+                }
+                None => Json::Null,
+            };
+            body.insert(field.into(), value);
+        }
+        let all_day = matches!(self.due, Some(When::Day(_)))
+            || (self.due.is_none() && matches!(self.start, Some(When::Day(_))));
+        body.insert("isAllDay".into(), Json::Bool(all_day));
+        // An all-day VTODO names no zone (its dates have no TZID): the task keeps its own.
+        if zone_named.is_some() || timed {
+            body.insert(
+                "timeZone".into(),
+                zone_named.map_or(Json::Null, Json::String),
+            );
+        }
+        let important = self.priority.is_some_and(is_important_priority);
+        body.insert("isImportant".into(), Json::Bool(important));
+        let (tags, free): (Vec<&String>, Vec<&String>) =
+            self.categories.iter().partition(|c| is_id(c));
+        body.insert("tagIds".into(), json!(tags));
+        body.insert("recurrence".into(), text(&self.rrule));
+        body.insert("reminders".into(), Json::Array(self.reminders.clone()));
+        let predecessors: Vec<String> = self.depends_on.iter().map(|uid| depends_on(uid)).collect();
+        body.insert("predecessorIds".into(), json!(predecessors));
+        let before = existing.map(|r| {
+            let at = Kind::Task
+                .field_index("status")
+                .expect("tasks have a status");
+            Class::of(r.fields[at].as_text())
+        });
+        let incoming = self.status.unwrap_or(Class::NeedsAction);
+        if before.unwrap_or(Class::NeedsAction) != incoming {
+            body.insert("status".into(), Json::String(incoming.status().into()));
+        }
+        let mode = match existing {
+            Some(_) => Mode::Update,
+            None => Mode::Create,
+        };
+        let mut changes = parse_changes(Kind::Task, mode, body)?;
+        let fields = CalendarFields::of(Kind::Task).expect("tasks keep calendar data");
+        if let (Class::Completed, Some(ms)) = (incoming, self.completed) {
+            changes
+                .fields
+                .push((fields.completed_at(), Value::Time(ms)));
+        }
+        let kept = Calendar {
+            uid: Some(self.uid.as_str().into()),
+            object: existing
+                .and_then(|r| fields.kept(r))
+                .and_then(|k| k.object.clone()),
+            priority: self.priority,
+            categories: free.into_iter().map(|c| c.as_str().into()).collect(),
+            kept: self.kept.as_str().into(),
+        };
+        changes
+            .fields
+            .push((fields.calendar(), Value::Calendar(Box::new(kept))));
+        Ok(changes)
+    }
+}
+
+/// Why a VTODO's changes were refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum ChangesError {
+    /// A value taskd cannot map.
+    #[error(transparent)]
+    Ical(#[from] IcalError),
+    /// A mapped value the task's rules refuse (too long a name, a bad rule, …).
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
+}
+
+fn utc_stamp(ms: i64) -> ICalendarValue {
+    let t = DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .naive_utc();
+    ICalendarValue::PartialDateTime(Box::new(PartialDateTime {
+        year: Some(t.year().clamp(0, 9999) as u16),
+        month: Some(t.month() as u8),
+        day: Some(t.day() as u8),
+        hour: Some(t.hour() as u8),
+        minute: Some(t.minute() as u8),
+        second: Some(t.second() as u8),
+        tz_hour: Some(0),
+        tz_minute: Some(0),
+        tz_minus: false,
+    }))
+}
+
+fn wall_value(t: NaiveDateTime, time: bool) -> ICalendarValue {
+    ICalendarValue::PartialDateTime(Box::new(PartialDateTime {
+        year: Some(t.year().clamp(0, 9999) as u16),
+        month: Some(t.month() as u8),
+        day: Some(t.day() as u8),
+        hour: time.then_some(t.hour() as u8),
+        minute: time.then_some(t.minute() as u8),
+        second: time.then_some(t.second() as u8),
+        ..PartialDateTime::default()
+    }))
+}
+
+fn entry(name: ICalendarProperty, value: impl Into<ICalendarValue>) -> ICalendarEntry {
+    ICalendarEntry::new(name).with_value(value)
+}
+
+fn offset_value(seconds: i32) -> ICalendarValue {
+    let minutes = seconds.unsigned_abs() / 60;
+    ICalendarValue::PartialDateTime(Box::new(PartialDateTime {
+        tz_hour: Some((minutes / 60) as u8),
+        tz_minute: Some((minutes % 60) as u8),
+        tz_minus: seconds < 0,
+        ..PartialDateTime::default()
+    }))
+}
+
+/// The UTC offset of `tz` at `ms`, in seconds.
+fn offset_at(tz: Tz, ms: i64) -> i32 {
+    let t = DateTime::from_timestamp_millis(ms).unwrap_or_default();
+    tz.offset_from_utc_datetime(&t.naive_utc())
+        .fix()
+        .local_minus_utc()
+}
+
+/// The `VTIMEZONE` of `tz` around the instant `ms`: its observances of that year, each
+/// from the transition into it (one `STANDARD` for a zone without one that year).
+fn vtimezone(calendar: &mut ICalendar, tz: Tz, ms: i64) -> u32 {
+    const HOUR: i64 = 3_600_000;
+    let year = DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .year();
+    let start = NaiveDate::from_ymd_opt(year, 1, 1).map_or(ms, |d| {
+        d.and_time(NaiveTime::MIN).and_utc().timestamp_millis()
+    });
+    let end = start + 366 * 24 * HOUR;
+    let mut observances = Vec::new();
+    let mut at = start;
+    while at < end {
+        let next = at + 24 * HOUR;
+        if offset_at(tz, at) != offset_at(tz, next) {
+            // The transition lies in (at, next]: narrow it to the second.
+            let (mut lo, mut hi) = (at, next);
+            while hi - lo > 1000 {
+                let mid = lo + (hi - lo) / 2;
+                if offset_at(tz, mid) == offset_at(tz, at) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            observances.push((hi, offset_at(tz, lo), offset_at(tz, hi)));
+        }
+        at = next;
+    }
+    let mut ids = Vec::new();
+    if observances.is_empty() {
+        let offset = offset_at(tz, ms);
+        observances.push((start, offset, offset));
+    }
+    let standard = observances.iter().map(|o| o.2).min().unwrap_or(0);
+    for (instant, from, to) in observances {
+        let kind = match to > standard {
+            true => ICalendarComponentType::Daylight,
+            false => ICalendarComponentType::Standard,
+        };
+        let local = DateTime::from_timestamp_millis(instant + i64::from(from) * 1000)
+            .unwrap_or_default()
+            .naive_utc();
+        let mut observance = ICalendarComponent::new(kind);
+        observance
+            .entries
+            .push(entry(ICalendarProperty::Dtstart, wall_value(local, true)));
+        observance
+            .entries
+            .push(entry(ICalendarProperty::Tzoffsetfrom, offset_value(from)));
+        observance
+            .entries
+            .push(entry(ICalendarProperty::Tzoffsetto, offset_value(to)));
+        ids.push(calendar.components.len() as u32);
+        calendar.components.push(observance);
+    }
+    let mut vtimezone = ICalendarComponent::new(ICalendarComponentType::VTimezone);
+    vtimezone
+        .entries
+        .push(entry(ICalendarProperty::Tzid, tz.name()));
+    vtimezone.component_ids = ids;
+    calendar.components.push(vtimezone);
+    (calendar.components.len() - 1) as u32
+}
+
+/// The components of `kept` (content lines [`read_todo`] stored): its properties, and its
+/// components with everything in them, moved into `calendar`.
+fn kept_parts(calendar: &mut ICalendar, kept: &str) -> (Vec<ICalendarEntry>, Vec<u32>) {
+    if kept.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let text = format!("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\n{kept}END:VTODO\r\nEND:VCALENDAR\r\n");
+    let Ok(parsed) = ICalendar::parse(&text) else {
+        return (Vec::new(), Vec::new());
+    };
+    let Some(vtodo) = parsed.components.get(1) else {
+        return (Vec::new(), Vec::new());
+    };
+    // Components keep their order; their ids move by the components already there (the
+    // two wrappers dropped).
+    let shift = calendar.components.len() as u32;
+    let moved = |id: u32| id - 2 + shift;
+    for component in &parsed.components[2..] {
+        let mut component = component.clone();
+        component.component_ids = component
+            .component_ids
+            .iter()
+            .map(|&id| moved(id))
+            .collect();
+        calendar.components.push(component);
+    }
+    let children = vtodo.component_ids.iter().map(|&id| moved(id)).collect();
+    (vtodo.entries.clone(), children)
+}
+
+/// The `UID` a task is sent with: the client's, kept as sent, or its `todoId`.
+pub(crate) fn uid_of(task: &Record) -> &str {
+    CalendarFields::of(Kind::Task)
+        .and_then(|f| f.kept(task))
+        .and_then(|k| k.uid.as_deref())
+        .unwrap_or(&task.id)
+}
+
+/// The name a task's object has in its calendar: the client's, kept as sent, or
+/// `<todoId>.ics`.
+pub(crate) fn object_name(task: &Record) -> String {
+    CalendarFields::of(Kind::Task)
+        .and_then(|f| f.kept(task))
+        .and_then(|k| k.object.as_deref())
+        .map_or_else(|| format!("{}.ics", task.id), str::to_owned)
+}
+
+/// Renders `tasks` as one `VCALENDAR`: a `VTIMEZONE` for each zone their timed dates name,
+/// and one `VTODO` per task. `uid_of` gives the `UID` of a predecessor by `todoId`.
+pub(crate) fn write_calendar<'a>(
+    tasks: impl IntoIterator<Item = &'a Record>,
+    uid_of: impl Fn(&str) -> String,
+) -> String {
+    let mut calendar = ICalendar {
+        components: vec![ICalendarComponent::new(ICalendarComponentType::VCalendar)],
+    };
+    calendar.components[0].entries.extend([
+        entry(ICalendarProperty::Version, "2.0"),
+        entry(ICalendarProperty::Prodid, PRODID),
+    ]);
+    let mut zones: Vec<(Tz, u32)> = Vec::new();
+    let mut todos = Vec::new();
+    for task in tasks {
+        let (todo, zone) = vtodo(&mut calendar, task, &uid_of);
+        if let Some((tz, ms)) = zone.filter(|(tz, _)| !zones.iter().any(|(z, _)| z == tz)) {
+            zones.push((tz, vtimezone(&mut calendar, tz, ms)));
+        }
+        todos.push(todo);
+    }
+    let roots: Vec<u32> = zones.iter().map(|(_, id)| *id).chain(todos).collect();
+    calendar.components[0].component_ids = roots;
+    calendar.to_string()
+}
+
+/// The `VTODO` of `task`, added to `calendar`, and the zone its timed dates name with one
+/// of them.
+fn vtodo(
+    calendar: &mut ICalendar,
+    task: &Record,
+    uid_of: &impl Fn(&str) -> String,
+) -> (u32, Option<(Tz, i64)>) {
+    let field = |name: &str| &task.fields[Kind::Task.field_index(name).expect("a task field")];
+    let fields = CalendarFields::of(Kind::Task).expect("tasks keep calendar data");
+    let kept = fields.kept(task);
+    let mut todo = ICalendarComponent::new(ICalendarComponentType::VTodo);
+    let e = &mut todo.entries;
+    let uid = kept.and_then(|k| k.uid.as_deref()).unwrap_or(&task.id);
+    e.push(entry(ICalendarProperty::Uid, uid));
+    e.push(entry(
+        ICalendarProperty::Dtstamp,
+        utc_stamp(task.updated_at),
+    ));
+    e.push(entry(
+        ICalendarProperty::Created,
+        utc_stamp(task.created_at),
+    ));
+    e.push(entry(
+        ICalendarProperty::LastModified,
+        utc_stamp(task.updated_at),
+    ));
+    e.push(entry(ICalendarProperty::Sequence, task.version as i64));
+    if let Some(name) = field("name").as_text() {
+        e.push(entry(ICalendarProperty::Summary, name));
+    }
+    if let Some(notes) = field("notesMarkdown").as_text() {
+        e.push(entry(ICalendarProperty::Description, notes));
+    }
+    let tz_name = field("timeZone").as_text();
+    let tz = zone::parse_zone(tz_name).unwrap_or(Tz::UTC);
+    let all_day = *field("isAllDay") == Value::Bool(true);
+    let mut zone = None;
+    for (name, property) in [
+        ("dateDue", ICalendarProperty::Due),
+        ("dateStart", ICalendarProperty::Dtstart),
+    ] {
+        let Some(ms) = field(name).as_time() else {
+            continue;
+        };
+        let date = if all_day {
+            let day = zone::wall_time(tz, ms).unwrap_or_default();
+            ICalendarEntry::new(property)
+                .with_param(ICalendarParameter::new(
+                    ICalendarParameterName::Value,
+                    ICalendarValueType::Date,
+                ))
+                .with_value(wall_value(day, false))
+        } else if let Some(tz_name) = tz_name {
+            zone.get_or_insert((tz, ms));
+            ICalendarEntry::new(property)
+                .with_param(ICalendarParameter::new(
+                    ICalendarParameterName::Tzid,
+                    tz_name.to_owned(),
+                ))
+                .with_value(wall_value(
+                    zone::wall_time(tz, ms).unwrap_or_default(),
+                    true,
+                ))
+        } else {
+            entry(property, utc_stamp(ms))
+        };
+        e.push(date);
+    }
+    let class = Class::of(field("status").as_text());
+    e.push(entry(ICalendarProperty::Status, class.ical()));
+    if let (Class::Completed, Some(ms)) = (class, field("completedAt").as_time()) {
+        e.push(entry(ICalendarProperty::Completed, utc_stamp(ms)));
+    }
+    let important = *field("isImportant") == Value::Bool(true);
+    let priority = kept.and_then(|k| k.priority).or(important.then_some(1));
+    if let Some(priority) = priority {
+        e.push(entry(ICalendarProperty::Priority, i64::from(priority)));
+    }
+    let categories: Vec<ICalendarValue> = field("tagIds")
+        .as_ids()
+        .iter()
+        .map(|t| &**t)
+        .chain(kept.iter().flat_map(|k| k.categories.iter().map(|c| &**c)))
+        .map(ICalendarValue::from)
+        .collect();
+    if !categories.is_empty() {
+        e.push(ICalendarEntry::new(ICalendarProperty::Categories).with_values(categories));
+    }
+    if let Some(rule) = field("recurrence").as_text() {
+        e.push(entry(ICalendarProperty::Rrule, rule));
+    }
+    for predecessor in field("predecessorIds").as_ids() {
+        e.push(
+            ICalendarEntry::new(ICalendarProperty::RelatedTo)
+                .with_param(ICalendarParameter::new(
+                    ICalendarParameterName::Reltype,
+                    ICalendarRelationshipType::DependsOn,
+                ))
+                .with_value(uid_of(predecessor)),
+        );
+    }
+    let mut children = Vec::new();
+    if let Value::Reminders(reminders) = field("reminders") {
+        for reminder in reminders {
+            let trigger = match *reminder {
+                Reminder::At(ms) => ICalendarEntry::new(ICalendarProperty::Trigger)
+                    .with_param(ICalendarParameter::new(
+                        ICalendarParameterName::Value,
+                        ICalendarValueType::DateTime,
+                    ))
+                    .with_value(utc_stamp(ms)),
+                Reminder::MinutesBefore(minutes) => ICalendarEntry::new(ICalendarProperty::Trigger)
+                    .with_param(ICalendarParameter::new(
+                        ICalendarParameterName::Related,
+                        ICalendarRelated::End,
+                    ))
+                    .with_value(ICalendarDuration {
+                        neg: minutes > 0,
+                        minutes,
+                        ..ICalendarDuration::default()
+                    }),
+            };
+            let mut alarm = ICalendarComponent::new(ICalendarComponentType::VAlarm);
+            alarm
+                .entries
+                .push(entry(ICalendarProperty::Action, ICalendarAction::Display));
+            alarm.entries.push(trigger);
+            alarm.entries.push(entry(
+                ICalendarProperty::Description,
+                field("name").as_text().unwrap_or("Reminder"),
+            ));
+            children.push(calendar.components.len() as u32);
+            calendar.components.push(alarm);
+        }
+    }
+    let (entries, kept_children) = kept_parts(calendar, kept.map_or("", |k| &k.kept));
+    todo.entries.extend(entries);
+    todo.component_ids = children.into_iter().chain(kept_children).collect();
+    calendar.components.push(todo);
+    ((calendar.components.len() - 1) as u32, zone)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,218 @@
+//! What a task keeps for calendar clients (CONTRACT §20), and the two rules a write of a task
+//! applies to it: `completedAt` and the `PRIORITY` that stands behind `isImportant`.
+//!
+//! A task has two fields for this at the end of its table: `completedAt`, a read-only
+//! date-time of the JSON API, and `calendar`, a hidden field (no response shows it, no request
+//! names it) holding a [`Calendar`]: what of a client's VTODO has no task field of its own.
+//! The VTODO mapping itself is `crate::ical`; [`Space`](super::space::Space) calls
+//! [`CalendarFields::settle`] while it plans a write, after the time fields are settled.
+
+use serde::{Deserialize, Serialize};
+
+use super::deps::is_finished_status;
+use super::kind::{FieldType, Kind};
+use super::record::{Record, Value};
+use super::validate::Changes;
+
+/// What a task keeps of the VTODO a calendar client sent, beyond its mapped fields. Part of
+/// the on-disk format (`store::codec`): a change of shape needs a new format version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Calendar {
+    /// The `UID` exactly as the client sent it (`None`: the task's `todoId` is its UID).
+    pub uid: Option<Box<str>>,
+    /// The object name the client stored it under, exactly as sent (`None`:
+    /// `<todoId>.ics`).
+    pub object: Option<Box<str>>,
+    /// `PRIORITY` as sent, 0 to 9 (`None`: not sent). [`CalendarFields::settle`] keeps it
+    /// in step with `isImportant`, which is true exactly when it is 1 to 4.
+    pub priority: Option<u8>,
+    /// The `CATEGORIES` values without the id shape of CONTRACT §3, as sent (the id-shaped
+    /// ones are the task's `tagIds`).
+    pub categories: Vec<Box<str>>,
+    /// Every other property and component of the VTODO, as iCalendar content lines (the
+    /// calendar module writes and reads them), at most
+    /// [`CALENDAR_KEPT_MAX_BYTES`](super::limits::CALENDAR_KEPT_MAX_BYTES).
+    pub kept: Box<str>,
+}
+
+/// Whether `priority` makes a task important: 1 (highest) to 4 (CONTRACT §20).
+pub fn is_important_priority(priority: u8) -> bool {
+    (1..=4).contains(&priority)
+}
+
+/// Where a kind keeps the fields of this module: positions in its field table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CalendarFields {
+    status: usize,
+    important: usize,
+    completed_at: usize,
+    calendar: usize,
+}
+
+impl CalendarFields {
+    /// The calendar fields of `kind`, when it has them (tasks).
+    pub fn of(kind: Kind) -> Option<CalendarFields> {
+        Some(CalendarFields {
+            status: kind.field_index("status")?,
+            important: kind.field_index("isImportant")?,
+            completed_at: kind.field_index("completedAt")?,
+            calendar: kind.field_of_type(FieldType::Calendar)?,
+        })
+    }
+
+    /// Position of `completedAt`.
+    pub fn completed_at(&self) -> usize {
+        self.completed_at
+    }
+
+    /// Position of the hidden `calendar` field.
+    pub fn calendar(&self) -> usize {
+        self.calendar
+    }
+
+    /// What `record` keeps for calendar clients, if anything.
+    pub fn kept<'a>(&self, record: &'a Record) -> Option<&'a Calendar> {
+        record.fields[self.calendar].as_calendar()
+    }
+
+    /// Completes `record`, which a write of `changes` took from `before` (`None` on
+    /// create), at the write's time `now`:
+    ///
+    /// - `completedAt` is null while `status` is unfinished (CONTRACT §15); when the write
+    ///   finishes the task, it is the time the write gives it (a calendar client's
+    ///   `COMPLETED`) or else `now`; a finished task that stays finished keeps it;
+    /// - a write that sets `isImportant` and not the calendar data brings a kept `PRIORITY`
+    ///   in step: to 1 when it becomes important with a priority outside 1 to 4, to 0 when
+    ///   it stops being important with one inside.
+    pub fn settle(
+        &self,
+        before: Option<&Record>,
+        record: &mut Record,
+        changes: &Changes,
+        now: i64,
+    ) {
+        let sets = |at: usize| changes.fields.iter().any(|(f, _)| *f == at);
+        let finished = |r: &Record| {
+            r.fields[self.status]
+                .as_text()
+                .is_some_and(is_finished_status)
+        };
+        if !finished(record) {
+            record.fields[self.completed_at] = Value::Null;
+        } else if !sets(self.completed_at) && !before.is_some_and(finished) {
+            record.fields[self.completed_at] = Value::Time(now);
+        }
+        if sets(self.important) && !sets(self.calendar) {
+            let important = record.fields[self.important] == Value::Bool(true);
+            let kept = self.kept(record);
+            let priority = kept.and_then(|k| k.priority);
+            let adjusted = match priority {
+                Some(p) if important && !is_important_priority(p) => Some(1),
+                Some(p) if !important && is_important_priority(p) => Some(0),
+                _ => None,
+            };
+            if let (Some(kept), Some(p)) = (kept, adjusted) {
+                let mut kept = kept.clone();
+                kept.priority = Some(p);
+                record.fields[self.calendar] = Value::Calendar(Box::new(kept));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn fields() -> CalendarFields {
+        CalendarFields::of(Kind::Task).unwrap()
+    }
+
+    fn task(status: &str, important: bool, priority: Option<u8>) -> Record {
+        let f = fields();
+        let mut r = Record::new(Kind::Task, Arc::from("t"), 1.0, 0, 1);
+        r.fields[f.status] = Value::Text(status.into());
+        r.fields[f.important] = Value::Bool(important);
+        if priority.is_some() {
+            r.fields[f.calendar] = Value::Calendar(Box::new(Calendar {
+                priority,
+                ..Calendar::default()
+            }));
+        }
+        r
+    }
+
+    fn changes(fields: Vec<(usize, Value)>) -> Changes {
+        Changes {
+            fields,
+            ..Changes::default()
+        }
+    }
+
+    /// Applies `fields` to `before` as a write at `now` would.
+    fn write(before: &Record, fields: Vec<(usize, Value)>, now: i64) -> Record {
+        let changes = changes(fields);
+        let mut record = before.clone();
+        for (at, v) in &changes.fields {
+            record.fields[*at] = v.clone();
+        }
+        self::fields().settle(Some(before), &mut record, &changes, now);
+        record
+    }
+
+    #[test]
+    fn completed_at_is_the_time_a_task_became_finished_and_null_while_unfinished() {
+        let f = fields();
+        let open = task("open", false, None);
+        let done = write(&open, vec![(f.status, Value::Text("done".into()))], 50);
+        assert_eq!(done.fields[f.completed_at], Value::Time(50));
+        let renamed = write(&done, vec![(f.status, Value::Text("completed".into()))], 60);
+        assert_eq!(renamed.fields[f.completed_at], Value::Time(50));
+        let reopened = write(&done, vec![(f.status, Value::Text("open".into()))], 70);
+        assert_eq!(reopened.fields[f.completed_at], Value::Null);
+    }
+
+    #[test]
+    fn a_clients_completed_time_is_kept() {
+        let f = fields();
+        let open = task("open", false, None);
+        let done = write(
+            &open,
+            vec![
+                (f.status, Value::Text("done".into())),
+                (f.completed_at, Value::Time(7)),
+            ],
+            50,
+        );
+        assert_eq!(done.fields[f.completed_at], Value::Time(7));
+    }
+
+    #[test]
+    fn a_created_finished_task_has_the_writes_time() {
+        let f = fields();
+        let mut record = task("done", false, None);
+        let changes = changes(vec![(f.status, Value::Text("done".into()))]);
+        f.settle(None, &mut record, &changes, 9);
+        assert_eq!(record.fields[f.completed_at], Value::Time(9));
+    }
+
+    #[test]
+    fn is_important_moves_a_kept_priority_into_or_out_of_one_to_four() {
+        let f = fields();
+        let priority = |r: &Record| f.kept(r).and_then(|k| k.priority);
+        let low = task("open", false, Some(7));
+        let up = write(&low, vec![(f.important, Value::Bool(true))], 1);
+        assert_eq!(priority(&up), Some(1));
+        let down = write(&up, vec![(f.important, Value::Bool(false))], 2);
+        assert_eq!(priority(&down), Some(0));
+        let high = task("open", true, Some(3));
+        let same = write(&high, vec![(f.important, Value::Bool(true))], 3);
+        assert_eq!(priority(&same), Some(3));
+        let none = task("open", false, None);
+        let still = write(&none, vec![(f.important, Value::Bool(true))], 4);
+        assert_eq!(f.kept(&still), None);
+    }
+}
