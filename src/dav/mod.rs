@@ -1,6 +1,7 @@
 //! The CalDAV front (CONTRACT §20, RFC 4791), beside the JSON API and sharing its
 //! application state, the directory's authentication, the space actors and the mapping of
-//! [`crate::ical`]: reading and deleting so far (`PUT` is not built yet).
+//! [`crate::ical`]: reading, writing (`PUT`, through the `.ics` import's path) and
+//! deleting.
 //!
 //! Request flow: `/.well-known/caldav` sends a client to `/dav/`; [`DavCaller`] takes the
 //! token from HTTP Basic (the password; the user name is not checked) or `Bearer`, and a
@@ -12,7 +13,7 @@
 //! list of each space the caller reaches, `<spaceId>.<listId>`, and one per space for its
 //! tasks without a list, `<spaceId>` ([`calendars`]); `PROPFIND` of a calendar lists its
 //! tasks' objects with their `ETag`s, and `GET` of an object answers its `VTODO`
-//! ([`crate::ical`]); `REPORT` answers `calendar-multiget`, `calendar-query` (unfiltered)
+//! ([`crate::ical`]), and `PUT` of one writes its task ([`put_object`]); `REPORT` answers `calendar-multiget`, `calendar-query` (unfiltered)
 //! and `sync-collection` (by the space version, from the change feed); `DELETE` of an
 //! object is a soft delete through the space actor, like the JSON API's. Failures are
 //! [`DavError`], rendered as DAV clients expect (plain statuses, not problem+json).
@@ -29,11 +30,12 @@ use base64::Engine;
 use futures_util::future::{ready, Ready};
 
 use crate::actors::space::Write;
+use crate::http::calendar::commands;
 use crate::http::AppState;
-use crate::ical::{object_name, uid_of, write_calendar};
+use crate::ical::{object_name, parse_calendar, uid_of, write_calendar};
 use crate::model::access::{self, Action};
-use crate::model::record::{Record, Records};
-use crate::model::{Caller, Command, IfMatch, Kind, Op, SpaceError};
+use crate::model::record::{Record, Records, Value};
+use crate::model::{Caller, Changes, Command, IfMatch, Kind, Op, SpaceError};
 use xml::{Prop, PropValue, Requested};
 
 /// The `DAV` header: the classes and the calendar access taskd speaks.
@@ -43,7 +45,7 @@ const COLLECTION: &str = "OPTIONS, PROPFIND";
 /// The methods calendars answer.
 const CALENDAR: &str = "OPTIONS, PROPFIND, REPORT";
 /// The methods objects answer.
-const OBJECT: &str = "OPTIONS, GET, DELETE";
+const OBJECT: &str = "OPTIONS, GET, PUT, DELETE";
 
 /// Why a CalDAV request failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,9 +71,18 @@ pub(crate) enum DavError {
     /// A write the caller's role or token does not allow.
     #[error("forbidden")]
     Forbidden,
-    /// An `If-Match` the object's `ETag` is not among.
+    /// An `If-Match` the object's `ETag` is not among, or an `If-None-Match: *` on an
+    /// object that exists.
     #[error("precondition failed")]
     PreconditionFailed,
+    /// A `PUT` of something other than one `VTODO` (`VEVENT`, …): `403` with
+    /// `CALDAV:supported-calendar-component`.
+    #[error("only VTODO objects are stored here")]
+    UnsupportedComponent,
+    /// A `PUT` whose `UID` another object of the calendar has, or that gives an existing
+    /// object another `UID`: `409` with `CALDAV:no-uid-conflict`.
+    #[error("the UID belongs to another object of this calendar")]
+    UidConflict,
     /// The space could not take the write now (overloaded, stopping, storage): why.
     #[error("{0}")]
     Unavailable(String),
@@ -84,9 +95,11 @@ impl ResponseError for DavError {
             DavError::NotFound => StatusCode::NOT_FOUND,
             DavError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             DavError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            DavError::UnsupportedReport | DavError::InvalidSyncToken | DavError::Forbidden => {
-                StatusCode::FORBIDDEN
-            }
+            DavError::UnsupportedReport
+            | DavError::InvalidSyncToken
+            | DavError::Forbidden
+            | DavError::UnsupportedComponent => StatusCode::FORBIDDEN,
+            DavError::UidConflict => StatusCode::CONFLICT,
             DavError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             DavError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -101,15 +114,20 @@ impl ResponseError for DavError {
             DavError::MethodNotAllowed(allow) => {
                 response.insert_header((header::ALLOW, *allow));
             }
-            DavError::UnsupportedReport | DavError::InvalidSyncToken => {
+            DavError::UnsupportedReport
+            | DavError::InvalidSyncToken
+            | DavError::UnsupportedComponent
+            | DavError::UidConflict => {
                 let condition = match self {
-                    DavError::UnsupportedReport => "supported-report",
-                    _ => "valid-sync-token",
+                    DavError::UnsupportedReport => "d:supported-report",
+                    DavError::InvalidSyncToken => "d:valid-sync-token",
+                    DavError::UnsupportedComponent => "c:supported-calendar-component",
+                    _ => "c:no-uid-conflict",
                 };
                 return response
                     .content_type("application/xml; charset=utf-8")
                     .body(format!(
-                        r#"<?xml version="1.0" encoding="utf-8"?><d:error xmlns:d="DAV:"><d:{condition}/></d:error>"#
+                        r#"<?xml version="1.0" encoding="utf-8"?><d:error xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><{condition}/></d:error>"#
                     ));
             }
             _ => {}
@@ -683,11 +701,13 @@ async fn sync_collection(
 /// `GET` of an object: its task as one `VCALENDAR` with its `VTODO`, and the task's
 /// `ETag`; `404` for a name no task of the calendar has.
 async fn get_object(
+    req: HttpRequest,
     DavCaller(caller): DavCaller,
     path: web::Path<(String, String, String)>,
     app: Data<AppState>,
 ) -> Result<HttpResponse, DavError> {
-    let (user, segment, object) = path.into_inner();
+    let (user, segment, _) = path.into_inner();
+    let object = object_segment(&req);
     let (_, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
     let task = members(&tasks, list.as_deref())
         .find(|t| object_name(t) == object)
@@ -729,7 +749,8 @@ async fn delete_object(
     path: web::Path<(String, String, String)>,
     app: Data<AppState>,
 ) -> Result<HttpResponse, DavError> {
-    let (user, segment, object) = path.into_inner();
+    let (user, segment, _) = path.into_inner();
+    let object = object_segment(&req);
     let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
     let task = members(&tasks, list.as_deref())
         .find(|t| object_name(t) == object)
@@ -752,6 +773,119 @@ async fn delete_object(
         Ok(Err((_, SpaceError::NotFound { .. }))) => Err(DavError::NotFound),
         Ok(Err((_, e))) => Err(DavError::BadRequest(e.to_string())),
         Err(e) => Err(DavError::Unavailable(e.to_string())),
+    }
+}
+
+/// The object name of a request's path as the client sent it (still percent-encoded), so
+/// that the name kept and the `href`s answered are byte for byte the client's.
+fn object_segment(req: &HttpRequest) -> &str {
+    req.path().rsplit('/').next().unwrap_or_default()
+}
+
+/// Whether a request carries `If-None-Match: *` (create only).
+fn if_none_match_any(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() == "*")
+}
+
+/// `PUT` of an object: its one `VTODO` becomes a write of the space, built by the same
+/// path as the `.ics` import ([`crate::http::calendar::commands`]) so the record rules are
+/// the space's. The task is found by the body's `UID` (kept as sent, as is the object
+/// name of the path), by a scan of the space's tasks:
+///
+/// - none has it: a task is created (`todoId` = the `UID` when it is an id free in the
+///   space, else a new UUID); `201`;
+/// - the object at this path has it: the task is updated; `204`;
+/// - a task in another calendar of the space has it: the task moves here (its `listId`
+///   changes, the object takes this name) with the new content; `201`;
+/// - a deleted task has it: it is restored here with the new content; `201`.
+///
+/// `If-None-Match: *` is `412` when this calendar has the name or the `UID`; `If-Match`
+/// is `412` unless the object at this path exists with one of the `ETag`s given (the
+/// space checks the version in the write itself, so a write between the read and the
+/// write is caught too). No `ETag` is answered: taskd stores the meaning, not the bytes.
+/// `403` for a caller who may not write, and with `CALDAV:supported-calendar-component`
+/// for a body with no `VTODO` or with another component; `400` for a body that is not
+/// iCalendar, a VTODO with two `UID`s or more than one VTODO, or a value a task refuses;
+/// `409` with `CALDAV:no-uid-conflict` when another object of this calendar has the
+/// `UID` or the body gives the object at this path another `UID`. A refused write
+/// changes nothing.
+async fn put_object(
+    req: HttpRequest,
+    DavCaller(caller): DavCaller,
+    path: web::Path<(String, String, String)>,
+    body: web::Bytes,
+    app: Data<AppState>,
+) -> Result<HttpResponse, DavError> {
+    let (user, segment, _) = path.into_inner();
+    let object = object_segment(&req);
+    let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
+    if !calendar.writable {
+        return Err(DavError::Forbidden);
+    }
+    let text = String::from_utf8(body.to_vec())
+        .map_err(|_| DavError::BadRequest("the body must be UTF-8 iCalendar text".into()))?;
+    let parsed = web::block(move || parse_calendar(&text))
+        .await
+        .map_err(|e| DavError::Unavailable(format!("calendar thread: {e}")))?
+        .map_err(|e| DavError::BadRequest(e.to_string()))?;
+    if parsed.skipped > 0 || parsed.todos.is_empty() {
+        return Err(DavError::UnsupportedComponent);
+    }
+    if parsed.todos.len() > 1 {
+        return Err(DavError::BadRequest(
+            "a calendar object resource holds one VTODO (one UID)".into(),
+        ));
+    }
+    let uid = parsed.todos[0].uid.clone();
+    let at_path = members(&tasks, list.as_deref()).find(|t| object_name(t) == object);
+    // A scan: the space keeps no index by UID (a UID is kept calendar data, not a field).
+    let with_uid = tasks.values().find(|t| uid_of(t) == uid);
+    let here = |t: &Record| at_path.is_some_and(|a| a.id == t.id);
+    let in_calendar =
+        with_uid.is_some_and(|t| members(&tasks, list.as_deref()).any(|m| m.id == t.id));
+    if if_none_match_any(&req) && (at_path.is_some() || in_calendar) {
+        return Err(DavError::PreconditionFailed);
+    }
+    if at_path.is_some_and(|a| uid_of(a) != uid)
+        || (in_calendar && !with_uid.is_some_and(|t| here(t)))
+    {
+        return Err(DavError::UidConflict);
+    }
+    let if_match = if_match(&req);
+    if if_match.is_some() && at_path.is_none() {
+        return Err(DavError::PreconditionFailed);
+    }
+    let (mut commands, _, _) = commands(&parsed.todos, &tasks, Some(list.clone()))
+        .map_err(|e| DavError::BadRequest(e.to_string()))?;
+    let write = commands.last_mut().expect("one VTODO makes a write");
+    write.if_match = if_match;
+    if let Op::Create(changes) | Op::Update(changes) = &mut write.op {
+        keep_object_name(changes, object);
+    }
+    let write = Write {
+        commands,
+        key: None,
+    };
+    match app.spaces.call(&calendar.space, write).await {
+        Ok(Ok(_)) if at_path.is_some() => Ok(HttpResponse::NoContent().finish()),
+        Ok(Ok(_)) => Ok(HttpResponse::Created().finish()),
+        Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
+        Ok(Err((_, SpaceError::AlreadyExists { .. }))) => Err(DavError::PreconditionFailed),
+        Ok(Err((_, e))) => Err(DavError::BadRequest(e.to_string())),
+        Err(e) => Err(DavError::Unavailable(e.to_string())),
+    }
+}
+
+/// Makes the calendar data a write of `changes` keeps name the object `name`, as the
+/// client's `PUT` named it.
+fn keep_object_name(changes: &mut Changes, name: &str) {
+    for (_, value) in &mut changes.fields {
+        if let Value::Calendar(kept) = value {
+            kept.object = Some(name.into());
+        }
     }
 }
 
@@ -804,6 +938,7 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             Method::GET,
             get_object,
         )
+        .route(web::put().to(put_object))
         .route(web::delete().to(delete_object)),
     );
 }

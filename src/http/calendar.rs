@@ -139,9 +139,10 @@ pub(crate) async fn import(
         .spaces
         .read(space, |s| s.view().collections[Kind::Task.index()].clone())
         .await?;
-    let (commands, created, updated) = web::block(move || commands(&parsed.todos, &tasks, list))
-        .await
-        .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))??;
+    let (commands, created, updated) =
+        web::block(move || commands(&parsed.todos, &tasks, list.map(Some)))
+            .await
+            .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))??;
     let version = match commands.is_empty() {
         true => app.spaces.version(space).await?,
         false => {
@@ -181,12 +182,14 @@ fn invalid(field: &str, message: String) -> ApiError {
 }
 
 /// The commands that write `todos` into the space whose tasks are `tasks`, and how many
-/// tasks they create and update. A VTODO whose predecessors are made by the same import
-/// follows them, so the space sees each predecessor before it is named.
-fn commands(
+/// tasks they create and update; with `list`, every task is put in that list (`Some(None)`:
+/// in none). A VTODO whose predecessors are made by the same import follows them, so the
+/// space sees each predecessor before it is named. A deleted task is restored, then
+/// written. The CalDAV front's `PUT` writes its one VTODO through here too.
+pub(crate) fn commands(
     todos: &[Todo],
     tasks: &Records,
-    list: Option<Box<str>>,
+    list: Option<Option<Box<str>>>,
 ) -> Result<(Vec<Command>, usize, usize), ApiError> {
     let known = by_uid(tasks);
     // The todoId of each VTODO: its task's, or a new one.
@@ -231,7 +234,8 @@ fn commands(
                 .into(),
             })?;
         if let Some(list) = &list {
-            changes.fields.push((list_at, Value::Text(list.clone())));
+            let value = list.clone().map_or(Value::Null, Value::Text);
+            changes.fields.push((list_at, value));
         }
         let id: Box<str> = (*ids[todo.uid.as_str()]).into();
         let op = match existing {

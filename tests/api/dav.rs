@@ -1,6 +1,7 @@
-//! CalDAV (CONTRACT §20) over HTTP, as far as it is built: discovery from
-//! `/.well-known/caldav`, Basic authentication with a token, `OPTIONS` and `PROPFIND` of
-//! the root, the principal and the calendar home with its calendars.
+//! CalDAV (CONTRACT §20) over HTTP: discovery from `/.well-known/caldav`, Basic
+//! authentication with a token, `OPTIONS` and `PROPFIND` of the root, the principal and
+//! the calendar home with its calendars, the reports, `GET`, `DELETE`, and `PUT` (create,
+//! update, preconditions, moves between calendars, restores, refusals).
 
 use actix_web::http::Method;
 use base64::Engine;
@@ -285,8 +286,18 @@ async fn a_calendar_lists_its_tasks_objects_and_an_object_is_its_vtodo() {
         "",
     )
     .await;
-    assert_eq!(put.status, 405);
-    assert_eq!(put.header("allow"), Some("OPTIONS, GET, DELETE"));
+    // An empty body is no iCalendar object.
+    assert_eq!(put.status, 400, "{put:?}");
+    let post = dav(
+        &app,
+        Method::POST,
+        &format!("{work}report.ics"),
+        Some(&auth),
+        "",
+    )
+    .await;
+    assert_eq!(post.status, 405);
+    assert_eq!(post.header("allow"), Some("OPTIONS, GET, PUT, DELETE"));
 }
 
 #[actix_web::test]
@@ -497,4 +508,334 @@ async fn delete_soft_deletes_the_task_with_if_match_and_roles_checked() {
         dav(&app, mkcalendar, &new, Some(&auth), "").await.status,
         403
     );
+}
+
+/// A `VCALENDAR` with one `VTODO` of `uid` and `summary`, and `extra` content lines.
+fn vtodo(uid: &str, summary: &str, extra: &str) -> String {
+    format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:{uid}\r\n\
+         DTSTAMP:20260101T000000Z\r\nSUMMARY:{summary}\r\n{extra}END:VTODO\r\nEND:VCALENDAR\r\n"
+    )
+}
+
+/// A `PUT` of `body` at `path` with `auth` and the `(name, value)` headers.
+async fn put(app: &TestApp, path: &str, auth: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut request = app
+        .request(Method::PUT, path)
+        .insert_header(("Authorization", auth))
+        .insert_header(("Content-Type", "text/calendar; charset=utf-8"));
+    for &(name, value) in headers {
+        request = request.insert_header((name, value));
+    }
+    app.send(request, Some(body.as_bytes().to_vec())).await
+}
+
+/// The `(user, space)` of the default user.
+async fn me(app: &TestApp) -> (String, String) {
+    let me = app.get("/api/v1/me").await;
+    (
+        me.data()["userId"].as_str().unwrap().to_owned(),
+        me.data()["defaultSpaceId"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The task of `todoId` through the JSON API.
+async fn task(app: &TestApp, id: &str) -> serde_json::Value {
+    let reply = app.get(&format!("/api/v1/tasks/{id}")).await;
+    reply.expect(200);
+    reply.data().clone()
+}
+
+/// The one task whose `name` is `name` (deleted ones too).
+async fn task_named(app: &TestApp, name: &str) -> serde_json::Value {
+    let all = app
+        .default_user()
+        .list_all("/api/v1/tasks?includeDeleted=true", 100)
+        .await;
+    all.into_iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no task named {name}"))
+}
+
+#[actix_web::test]
+async fn put_creates_a_task_keeping_uid_and_name_and_answers_no_etag() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    let path = format!("{calendar}Client%20Name-1.ics");
+    let before = app.space_version().await;
+    let body = vtodo(
+        "abc-123@phone.example",
+        "From the phone",
+        "PRIORITY:2\r\nDUE;VALUE=DATE:20260301\r\nX-CLIENT-THING:kept\r\n",
+    );
+    let created = put(&app, &path, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(created.status, 201, "{created:?}");
+    assert_eq!(created.header("etag"), None);
+    assert_eq!(app.space_version().await, before + 1);
+    // Visible in the JSON API with its fields; the UID was no id, so a UUID is its todoId.
+    let made = task_named(&app, "From the phone").await;
+    assert_ne!(made["todoId"], "abc-123@phone.example");
+    assert_eq!(made["isImportant"], true);
+    assert_eq!(made["dateDue"], "2026-03-01T00:00:00.000Z");
+    assert_eq!(made["isAllDay"], true);
+    assert_eq!(made["listId"], serde_json::Value::Null);
+    // Read back under the same name, with the same UID and the kept property.
+    let request = app
+        .request(Method::GET, &path)
+        .insert_header(("Authorization", auth.as_str()));
+    let got = app.send(request, None).await;
+    assert_eq!(got.status, 200, "{got:?}");
+    assert!(
+        text(&got).contains("UID:abc-123@phone.example\r\n"),
+        "{}",
+        text(&got)
+    );
+    assert!(
+        text(&got).contains("X-CLIENT-THING:kept\r\n"),
+        "{}",
+        text(&got)
+    );
+    let request = app
+        .request(propfind(), &calendar)
+        .insert_header(("Depth", "1"))
+        .insert_header(("Authorization", auth.as_str()));
+    let listed = app.send(request, Some(Vec::new())).await;
+    assert!(
+        text(&listed).contains("Client%20Name-1.ics</d:href>"),
+        "{}",
+        text(&listed)
+    );
+    // A UID with the id shape and free becomes the todoId.
+    let plain = format!("{calendar}plain.ics");
+    let reply = put(&app, &plain, &auth, &[], &vtodo("plain-id", "Plain", "")).await;
+    assert_eq!(reply.status, 201, "{reply:?}");
+    assert_eq!(task(&app, "plain-id").await["name"], "Plain");
+    // If-None-Match on an existing name or UID: 412, and nothing changes.
+    let version = app.space_version().await;
+    let again = put(&app, &path, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(again.status, 412);
+    let other_name = format!("{calendar}other.ics");
+    let same_uid = put(&app, &other_name, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(same_uid.status, 412);
+    // The same UID under another name of the calendar is a UID conflict.
+    let conflict = put(&app, &other_name, &auth, &[], &body).await;
+    assert_eq!(conflict.status, 409, "{conflict:?}");
+    assert!(text(&conflict).contains("no-uid-conflict"));
+    assert_eq!(app.space_version().await, version);
+}
+
+#[actix_web::test]
+async fn put_updates_with_if_match_and_a_stale_one_is_412() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let made = app
+        .create("tasks", json!({"todoId": "t1", "name": "JSON made"}))
+        .await;
+    let path = format!("/dav/calendars/{user}/{space}/t1.ics");
+    let tag = format!("\"{}\"", made["versionUpdatedAt"]);
+    let body = vtodo(
+        "t1",
+        "Renamed",
+        "STATUS:COMPLETED\r\nCOMPLETED:20260105T100000Z\r\n",
+    );
+    let stale = put(&app, &path, &auth, &[("If-Match", "\"999\"")], &body).await;
+    assert_eq!(stale.status, 412);
+    assert_eq!(task(&app, "t1").await["name"], "JSON made");
+    let updated = put(&app, &path, &auth, &[("If-Match", &tag)], &body).await;
+    assert_eq!(updated.status, 204, "{updated:?}");
+    assert_eq!(updated.header("etag"), None);
+    let now = task(&app, "t1").await;
+    assert_eq!(now["name"], "Renamed");
+    assert_eq!(now["status"], "done");
+    assert_eq!(now["completedAt"], "2026-01-05T10:00:00.000Z");
+    // The old ETag is stale now.
+    let again = put(&app, &path, &auth, &[("If-Match", &tag)], &body).await;
+    assert_eq!(again.status, 412);
+    // If-Match on an object that does not exist: 412.
+    let none = format!("/dav/calendars/{user}/{space}/none.ics");
+    let missing = put(
+        &app,
+        &none,
+        &auth,
+        &[("If-Match", "*")],
+        &vtodo("none", "x", ""),
+    )
+    .await;
+    assert_eq!(missing.status, 412);
+    // Unconditional PUT updates.
+    let plain = put(&app, &path, &auth, &[], &vtodo("t1", "Third", "")).await;
+    assert_eq!(plain.status, 204);
+    let third = task(&app, "t1").await;
+    assert_eq!(third["name"], "Third");
+    assert_eq!(third["status"], "open");
+    // Giving the object another UID is a conflict.
+    let other = put(&app, &path, &auth, &[], &vtodo("t2", "Other", "")).await;
+    assert_eq!(other.status, 409);
+}
+
+#[actix_web::test]
+async fn put_refuses_events_two_uids_and_callers_who_may_not_write() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let path = format!("/dav/calendars/{user}/{space}/e.ics");
+    let version = app.space_version().await;
+    let event = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nBEGIN:VEVENT\r\nUID:e\r\n\
+                 DTSTAMP:20260101T000000Z\r\nDTSTART:20260101T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let refused = put(&app, &path, &auth, &[], event).await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert!(
+        text(&refused).contains("supported-calendar-component"),
+        "{}",
+        text(&refused)
+    );
+    let two = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n\
+         BEGIN:VTODO\r\nUID:a\r\nDTSTAMP:20260101T000000Z\r\nEND:VTODO\r\n\
+         BEGIN:VTODO\r\nUID:b\r\nDTSTAMP:20260101T000000Z\r\nEND:VTODO\r\nEND:VCALENDAR\r\n";
+    assert_eq!(put(&app, &path, &auth, &[], two).await.status, 400);
+    let token = app
+        .post("/api/v1/tokens", json!({"name": "read", "access": "read"}))
+        .await;
+    let read = basic(token.data()["token"].as_str().unwrap());
+    let reply = put(&app, &path, &read, &[], &vtodo("r", "Read only", "")).await;
+    assert_eq!(reply.status, 403);
+    // Another user reaches no calendar of this space.
+    let other = app.create_user("other").await;
+    let theirs = basic(&other.token);
+    let reply = put(&app, &path, &theirs, &[], &vtodo("r", "Not mine", "")).await;
+    assert_eq!(reply.status, 404);
+    assert_eq!(app.space_version().await, version);
+}
+
+/// The `sync-collection` member of `name` in `reply`.
+fn member<'a>(reply: &'a Reply, name: &str) -> Option<&'a str> {
+    text(reply)
+        .split("<d:response>")
+        .find(|r| r.contains(&format!("{name}</d:href>")))
+}
+
+#[actix_web::test]
+async fn a_put_in_another_calendar_moves_the_task_in_either_order_with_delete() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    app.create("lists", json!({"listId": "a"})).await;
+    app.create("lists", json!({"listId": "b"})).await;
+    let a = format!("/dav/calendars/{user}/{space}.a/");
+    let b = format!("/dav/calendars/{user}/{space}.b/");
+    let uid = "move-me@client";
+    let name = "move-me.ics";
+    let created = put(
+        &app,
+        &format!("{a}{name}"),
+        &auth,
+        &[("If-None-Match", "*")],
+        &vtodo(uid, "Mover", ""),
+    )
+    .await;
+    assert_eq!(created.status, 201);
+    let id = task_named(&app, "Mover").await["todoId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let token_a = token_of(&sync(&app, &a, "").await);
+    // PUT in b first, then DELETE in a.
+    let moved = put(
+        &app,
+        &format!("{b}{name}"),
+        &auth,
+        &[("If-None-Match", "*")],
+        &vtodo(uid, "Mover 2", ""),
+    )
+    .await;
+    assert_eq!(moved.status, 201, "{moved:?}");
+    let now = task(&app, &id).await;
+    assert_eq!(now["listId"], "b");
+    assert_eq!(now["name"], "Mover 2");
+    let changes = sync(&app, &a, &token_a).await;
+    assert!(
+        member(&changes, name).unwrap().contains("404 Not Found"),
+        "{}",
+        text(&changes)
+    );
+    let delete = app
+        .request(Method::DELETE, &format!("{a}{name}"))
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(app.send(delete, None).await.status, 404);
+    assert_eq!(task(&app, &id).await["isDeleted"], false);
+    // DELETE in b first, then PUT in a: the deleted task is restored there.
+    let delete = app
+        .request(Method::DELETE, &format!("{b}{name}"))
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(app.send(delete, None).await.status, 204);
+    assert_eq!(task(&app, &id).await["isDeleted"], true);
+    let back = put(
+        &app,
+        &format!("{a}{name}"),
+        &auth,
+        &[("If-None-Match", "*")],
+        &vtodo(uid, "Mover 3", ""),
+    )
+    .await;
+    assert_eq!(back.status, 201, "{back:?}");
+    let now = task(&app, &id).await;
+    assert_eq!(now["isDeleted"], false);
+    assert_eq!(now["listId"], "a");
+    assert_eq!(now["name"], "Mover 3");
+    // And to the calendar of tasks without a list.
+    let loose = format!("/dav/calendars/{user}/{space}/");
+    let out = put(
+        &app,
+        &format!("{loose}{name}"),
+        &auth,
+        &[],
+        &vtodo(uid, "Loose", ""),
+    )
+    .await;
+    assert_eq!(out.status, 201);
+    assert_eq!(task(&app, &id).await["listId"], serde_json::Value::Null);
+}
+
+#[actix_web::test]
+async fn put_of_a_deleted_tasks_uid_restores_it_and_writes_show_in_sync_both_ways() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    app.create("tasks", json!({"todoId": "old", "name": "Old"}))
+        .await;
+    app.delete("/api/v1/tasks/old").await.expect(200);
+    let token = token_of(&sync(&app, &calendar, "").await);
+    let restored = put(
+        &app,
+        &format!("{calendar}old.ics"),
+        &auth,
+        &[],
+        &vtodo("old", "Back", ""),
+    )
+    .await;
+    assert_eq!(restored.status, 201, "{restored:?}");
+    let now = task(&app, "old").await;
+    assert_eq!(now["isDeleted"], false);
+    assert_eq!(now["name"], "Back");
+    let changes = sync(&app, &calendar, &token).await;
+    assert!(
+        member(&changes, "old.ics").unwrap().contains("<d:getetag>"),
+        "{}",
+        text(&changes)
+    );
+    // A JSON write shows at the next sync, a CalDAV write in the feed's version.
+    let token = token_of(&changes);
+    app.patch("/api/v1/tasks/old", json!({"name": "JSON"}))
+        .await
+        .expect(200);
+    let changes = sync(&app, &calendar, &token).await;
+    assert!(member(&changes, "old.ics").is_some(), "{}", text(&changes));
+    let request = app
+        .request(Method::GET, &format!("{calendar}old.ics"))
+        .insert_header(("Authorization", auth.as_str()));
+    assert!(text(&app.send(request, None).await).contains("SUMMARY:JSON\r\n"));
 }
