@@ -13,13 +13,15 @@
 //! list of each space the caller reaches, `<spaceId>.<listId>`, and one per space for its
 //! tasks without a list, `<spaceId>` ([`calendars`]); `PROPFIND` of a calendar lists its
 //! tasks' objects with their `ETag`s, and `GET` of an object answers its `VTODO`
-//! ([`crate::ical`]), and `PUT` of one writes its task ([`put_object`]); `REPORT` answers `calendar-multiget`, `calendar-query` (unfiltered)
-//! and `sync-collection` (by the space version, from the change feed); `DELETE` of an
+//! ([`crate::ical`]), and `PUT` of one writes its task ([`put_object`]); `REPORT` answers `calendar-multiget`, `calendar-query` (with its `filter`, [`filter`])
+//! and `sync-collection` (by the space version, from the change feed, cut at a `limit`
+//! with a `507` member and a token that skips nothing); `DELETE` of an
 //! object is a soft delete through the space actor, like the JSON API's. Failures are
 //! [`DavError`], rendered as DAV clients expect (plain statuses, not problem+json).
 
 #![deny(unreachable_pub)]
 
+mod filter;
 mod xml;
 
 use actix_web::http::header::{self, HeaderValue};
@@ -443,17 +445,19 @@ fn asked(body: &[u8], all: &[(&str, &str)]) -> Result<Asked, DavError> {
 
 /// A `207 Multi-Status` answer.
 fn multi_status(responses: &[(String, Option<xml::Found>)]) -> HttpResponse {
-    multi_status_with(responses, None)
+    multi_status_with(responses, None, None)
 }
 
-/// A `207 Multi-Status` answer ending with a collection's `sync_token`.
+/// A `207 Multi-Status` answer ending with a collection's `sync_token`, after a `507`
+/// member for the collection at `truncated` when a `limit` cut it.
 fn multi_status_with(
     responses: &[(String, Option<xml::Found>)],
+    truncated: Option<&str>,
     sync_token: Option<&str>,
 ) -> HttpResponse {
     HttpResponse::build(StatusCode::MULTI_STATUS)
         .content_type("application/xml; charset=utf-8")
-        .body(xml::multistatus(responses, sync_token))
+        .body(xml::multistatus(responses, truncated, sync_token))
 }
 
 /// The calendar a path segment names (`<spaceId>` or `<spaceId>.<listId>`) as the caller
@@ -596,9 +600,8 @@ fn vtodo_text(task: &Record, tasks: &Records) -> String {
 }
 
 /// `REPORT` on a calendar: `calendar-multiget` answers the objects at the `href`s it names
-/// (`404` for a name no task of the calendar has), `calendar-query` every object of the
-/// calendar (its filter is not applied yet: a client gets more than it asked for, never
-/// less), each with the properties asked for (`getetag`, `calendar-data`). Another report
+/// (`404` for a name no task of the calendar has), `calendar-query` the objects of the calendar
+/// its `filter` matches ([`filter::matches`]), each with the properties asked for (`getetag`, `calendar-data`). Another report
 /// is `403` (RFC 3253 `supported-report`). `207 Multi-Status`.
 async fn report_calendar(
     DavCaller(caller): DavCaller,
@@ -629,10 +632,17 @@ async fn report_calendar(
             .collect(),
         xml::ReportKind::Query => objects
             .iter()
+            .filter(|(_, task)| {
+                report
+                    .filter
+                    .as_ref()
+                    .is_none_or(|f| filter::matches(f, task, &vtodo_text(task, &tasks)))
+            })
             .map(|(href, task)| (href.clone(), found(task)))
             .collect(),
         xml::ReportKind::SyncCollection => {
-            return sync_collection(&app, &calendar, list, &asked, &report.sync_token).await;
+            let token = &report.sync_token;
+            return sync_collection(&app, &calendar, list, &asked, token, report.limit).await;
         }
         xml::ReportKind::Other(_, _) => return Err(DavError::UnsupportedReport),
     };
@@ -644,13 +654,17 @@ async fn report_calendar(
 /// properties asked for while it is in the calendar, else (deleted, moved to another list,
 /// or never here) a `404` member; then the token of the version read. A token taskd did
 /// not give, or one of a version the space has not reached, is `403` with
-/// `DAV:valid-sync-token`. All changes come in one answer (no `limit`).
+/// `DAV:valid-sync-token`. With a `DAV:limit` of `n` and more changes than that, the
+/// answer holds the first `n` changes in version order, a `507` member for the calendar
+/// (RFC 6578 §3.6), and the token of the version of the last change it holds, so the
+/// next sync from it reports the rest: no change is skipped.
 async fn sync_collection(
     app: &AppState,
     calendar: &CalendarInfo,
     list: Option<Box<str>>,
     asked: &Asked,
     token: &str,
+    limit: Option<usize>,
 ) -> Result<HttpResponse, DavError> {
     let since = match token {
         "" => None,
@@ -686,16 +700,34 @@ async fn sync_collection(
         .expect("tasks have a listId");
     let in_calendar =
         |t: &Record| !t.is_deleted() && t.fields[list_at].as_text() == list.as_deref();
-    let responses: Vec<(String, Option<xml::Found>)> = changed
+    let mut shown: Vec<&Record> = changed
         .iter()
         .filter(|t| since.is_some() || in_calendar(t))
+        .map(|t| &**t)
+        .collect();
+    let mut version = version;
+    let mut truncated = None;
+    if let Some(limit) = limit.filter(|&n| shown.len() > n) {
+        // The changes in version order, cut after the limit: the token is the version of
+        // the last one answered, so the next sync starts right after it.
+        shown.sort_by_key(|t| t.version);
+        shown.truncate(limit);
+        version = shown.last().map_or(since.unwrap_or(0), |t| t.version);
+        truncated = Some(calendar.path.as_str());
+    }
+    let responses: Vec<(String, Option<xml::Found>)> = shown
+        .iter()
         .map(|t| {
             let href = format!("{}{}", calendar.path, object_name(t));
             let found = in_calendar(t).then(|| asked.answer(|p| object_prop(t, &tasks, p)));
             (href, found)
         })
         .collect();
-    Ok(multi_status_with(&responses, Some(&sync_token(version))))
+    Ok(multi_status_with(
+        &responses,
+        truncated,
+        Some(&sync_token(version)),
+    ))
 }
 
 /// `GET` of an object: its task as one `VCALENDAR` with its `VTODO`, and the task's

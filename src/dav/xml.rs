@@ -7,6 +7,8 @@ use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::{NsReader, Writer};
 
+use super::filter::{parse_time, CompFilter, PropFilter, TextMatch, TimeRange};
+
 /// The WebDAV namespace.
 pub(super) const DAV: &str = "DAV:";
 /// The CalDAV namespace (RFC 4791).
@@ -141,6 +143,40 @@ pub(super) struct Report {
     pub(super) hrefs: Vec<String>,
     /// The text of its `sync-token` (a `sync-collection`'s; empty for the first sync).
     pub(super) sync_token: String,
+    /// The `comp-filter` of a `calendar-query`'s `filter` (none: every object).
+    pub(super) filter: Option<CompFilter>,
+    /// A `sync-collection`'s `DAV:limit` (`nresults`), when it sets one.
+    pub(super) limit: Option<usize>,
+}
+
+/// A `filter` element being read.
+enum Node {
+    Comp(CompFilter),
+    Prop(PropFilter),
+    Text(TextMatch),
+}
+
+/// The attribute `name` of an element, unescaped.
+fn attribute(e: &quick_xml::events::BytesStart<'_>, name: &str) -> Option<String> {
+    e.try_get_attribute(name).ok().flatten().and_then(|a| {
+        a.normalized_value(quick_xml::XmlVersion::default())
+            .ok()
+            .map(|v| v.into_owned())
+    })
+}
+
+/// Closes the innermost `filter` node into its parent (or into `root`).
+fn close(nodes: &mut Vec<Node>, root: &mut Option<CompFilter>) {
+    let Some(node) = nodes.pop() else {
+        return;
+    };
+    match (node, nodes.last_mut()) {
+        (Node::Comp(c), Some(Node::Comp(parent))) => parent.comps.push(c),
+        (Node::Comp(c), None) => *root = Some(c),
+        (Node::Prop(p), Some(Node::Comp(parent))) => parent.props.push(p),
+        (Node::Text(t), Some(Node::Prop(parent))) => parent.text_match = Some(t),
+        _ => {}
+    }
 }
 
 /// Reads a `REPORT` body: its root element, the children of its `DAV:prop`, and the text
@@ -154,6 +190,17 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
         props: Vec::new(),
         hrefs: Vec::new(),
         sync_token: String::new(),
+        filter: None,
+        limit: None,
+    };
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut nresults = String::new();
+    let in_nresults = |open: &[(String, String)]| {
+        open.len() == 3
+            && open[1].0 == DAV
+            && open[1].1 == "limit"
+            && open[2].0 == DAV
+            && open[2].1 == "nresults"
     };
     let in_href =
         |open: &[(String, String)]| open.len() == 2 && open[1].0 == DAV && open[1].1 == "href";
@@ -171,6 +218,16 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
         let (element, empty) = match &event {
             Event::Start(e) => (e.local_name().as_ref().to_owned(), false),
             Event::Empty(e) => (e.local_name().as_ref().to_owned(), true),
+            Event::Text(t) if in_nresults(&open) => {
+                nresults.push_str(t.xml10_content().trim());
+                continue;
+            }
+            Event::Text(t) if matches!(nodes.last(), Some(Node::Text(_))) => {
+                if let Some(Node::Text(m)) = nodes.last_mut() {
+                    m.text.push_str(&t.xml10_content());
+                }
+                continue;
+            }
             Event::Text(t) if in_sync_token(&open) => {
                 report.sync_token.push_str(t.xml10_content().trim());
                 continue;
@@ -194,12 +251,63 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
                 continue;
             }
             Event::End(_) => {
-                open.pop();
+                if let Some((ns, name)) = open.pop() {
+                    if ns == CALDAV
+                        && matches!(name.as_str(), "comp-filter" | "prop-filter" | "text-match")
+                    {
+                        close(&mut nodes, &mut report.filter);
+                    }
+                }
                 continue;
             }
             Event::Eof => break,
             _ => continue,
         };
+        if namespace == CALDAV && open.iter().any(|(ns, n)| ns == CALDAV && n == "filter") {
+            if let Event::Start(e) | Event::Empty(e) = &event {
+                let name = attribute(e, "name").unwrap_or_default();
+                match element.as_str() {
+                    "comp-filter" => nodes.push(Node::Comp(CompFilter {
+                        name,
+                        ..CompFilter::default()
+                    })),
+                    "prop-filter" => nodes.push(Node::Prop(PropFilter {
+                        name,
+                        ..PropFilter::default()
+                    })),
+                    "text-match" => nodes.push(Node::Text(TextMatch {
+                        text: String::new(),
+                        negate: attribute(e, "negate-condition").as_deref() == Some("yes"),
+                        octet: attribute(e, "collation").as_deref() == Some("i;octet"),
+                    })),
+                    "is-not-defined" => match nodes.last_mut() {
+                        Some(Node::Comp(c)) => c.is_not_defined = true,
+                        Some(Node::Prop(p)) => p.is_not_defined = true,
+                        _ => {}
+                    },
+                    "time-range" => {
+                        let range = TimeRange {
+                            start: attribute(e, "start").as_deref().and_then(parse_time),
+                            end: attribute(e, "end").as_deref().and_then(parse_time),
+                        };
+                        match nodes.last_mut() {
+                            Some(Node::Comp(c)) => c.time_range = Some(range),
+                            Some(Node::Prop(p)) => p.time_range = Some(range),
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+                if empty
+                    && matches!(
+                        element.as_str(),
+                        "comp-filter" | "prop-filter" | "text-match"
+                    )
+                {
+                    close(&mut nodes, &mut report.filter);
+                }
+            }
+        }
         if open.is_empty() {
             report.kind = match (namespace.as_str(), element.as_str()) {
                 (CALDAV, "calendar-multiget") => ReportKind::Multiget,
@@ -219,6 +327,7 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
             open.push((namespace, element));
         }
     }
+    report.limit = nresults.parse().ok();
     Ok(report)
 }
 
@@ -323,9 +432,11 @@ fn write_propstat(
 
 /// A `207 Multi-Status` body: per resource (by path), the properties found (`200`) and
 /// those it does not have (`404`), or `None` for a resource that is not there (a `404` of
-/// its own); then the collection's new `sync_token`, for a `sync-collection`.
+/// its own); then, for a `sync-collection` cut at its `limit`, a `507` response for the
+/// collection at `truncated` (RFC 6578 §3.6); then the collection's new `sync_token`.
 pub(super) fn multistatus(
     responses: &[(String, Option<Found>)],
+    truncated: Option<&str>,
     sync_token: Option<&str>,
 ) -> Vec<u8> {
     let mut w = Writer::new(Vec::new());
@@ -356,6 +467,22 @@ pub(super) fn multistatus(
                             .collect();
                         write_propstat(w, &found, "HTTP/1.1 200 OK")?;
                         write_propstat(w, &missing, "HTTP/1.1 404 Not Found")
+                    })?;
+                }
+                if let Some(href) = truncated {
+                    w.create_element("d:response").write_inner_content(|w| {
+                        w.create_element("d:href")
+                            .write_text_content(BytesText::new(href))?;
+                        w.create_element("d:status")
+                            .write_text_content(BytesText::new(
+                                "HTTP/1.1 507 Insufficient Storage",
+                            ))?;
+                        w.create_element("d:error").write_inner_content(|w| {
+                            w.create_element("d:number-of-matches-within-limits")
+                                .write_empty()?;
+                            Ok(())
+                        })?;
+                        Ok(())
                     })?;
                 }
                 if let Some(token) = sync_token {
@@ -413,6 +540,7 @@ mod tests {
                 ("/gone".into(), None),
             ],
             None,
+            None,
         );
         let text = String::from_utf8(body).unwrap();
         assert!(
@@ -463,5 +591,40 @@ mod tests {
         assert_eq!(sync.props, vec![Prop::new(DAV, "getetag")]);
         let query = br#"<c:calendar-query xmlns:c="urn:ietf:params:xml:ns:caldav"/>"#;
         assert_eq!(report(query).unwrap().kind, ReportKind::Query);
+    }
+
+    #[test]
+    fn a_calendar_query_filter_and_a_sync_limit_are_read() {
+        let body = br#"<?xml version="1.0"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+  <d:prop><d:getetag/></d:prop>
+  <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO">
+    <c:time-range start="20260101T000000Z" end="20260201"/>
+    <c:prop-filter name="COMPLETED"><c:is-not-defined/></c:prop-filter>
+    <c:prop-filter name="UID"><c:text-match negate-condition="yes" collation="i;octet">a@b</c:text-match></c:prop-filter>
+  </c:comp-filter></c:comp-filter></c:filter>
+</c:calendar-query>"#;
+        let root = report(body).unwrap().filter.unwrap();
+        assert_eq!(root.name, "VCALENDAR");
+        let todo = &root.comps[0];
+        assert_eq!(todo.name, "VTODO");
+        assert_eq!(
+            todo.time_range,
+            Some(TimeRange {
+                start: Some(1_767_225_600_000),
+                end: Some(1_769_904_000_000)
+            })
+        );
+        assert!(todo.props[0].is_not_defined);
+        assert_eq!(
+            todo.props[1].text_match,
+            Some(TextMatch {
+                text: "a@b".into(),
+                negate: true,
+                octet: true
+            })
+        );
+        let sync = br#"<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:limit><d:nresults>5</d:nresults></d:limit><d:prop><d:getetag/></d:prop></d:sync-collection>"#;
+        assert_eq!(report(sync).unwrap().limit, Some(5));
     }
 }

@@ -839,3 +839,161 @@ async fn put_of_a_deleted_tasks_uid_restores_it_and_writes_show_in_sync_both_way
         .insert_header(("Authorization", auth.as_str()));
     assert!(text(&app.send(request, None).await).contains("SUMMARY:JSON\r\n"));
 }
+
+/// A `calendar-query` REPORT of `calendar` asking for `getetag`, with `filter` inside
+/// the `VCALENDAR` `comp-filter`.
+async fn query(app: &TestApp, calendar: &str, filter: &str) -> Reply {
+    let body = format!(
+        r#"<?xml version="1.0" encoding="utf-8" ?>
+        <c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+          <d:prop><d:getetag/></d:prop>
+          <c:filter><c:comp-filter name="VCALENDAR">{filter}</c:comp-filter></c:filter>
+        </c:calendar-query>"#
+    );
+    let auth = basic(&app.default_token);
+    let report = Method::from_bytes(b"REPORT").unwrap();
+    let reply = dav(app, report, calendar, Some(&auth), &body).await;
+    assert_eq!(reply.status, 207, "{reply:?}");
+    reply
+}
+
+/// The object names a multistatus answers, sorted.
+fn names(reply: &Reply) -> Vec<String> {
+    let mut names: Vec<String> = text(reply)
+        .split("<d:href>")
+        .skip(1)
+        .filter_map(|h| h.split("</d:href>").next())
+        .filter_map(|h| h.rsplit('/').next())
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    names
+}
+
+#[actix_web::test]
+async fn calendar_query_applies_comp_prop_text_and_time_range_filters() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    app.create(
+        "tasks",
+        json!({"todoId": "january", "name": "Jan", "dateDue": "2026-01-10T12:00:00.000Z"}),
+    )
+    .await;
+    app.create(
+        "tasks",
+        json!({"todoId": "finished", "name": "Done", "status": "done"}),
+    )
+    .await;
+    let uid = put(
+        &app,
+        &format!("{calendar}client.ics"),
+        &auth,
+        &[],
+        &vtodo("Some-UID@host", "Client", "DTSTART:20260301T090000Z\r\n"),
+    )
+    .await;
+    assert_eq!(uid.status, 201);
+    let all = query(&app, &calendar, r#"<c:comp-filter name="VTODO"/>"#).await;
+    assert_eq!(names(&all), ["client.ics", "finished.ics", "january.ics"]);
+    let events = query(&app, &calendar, r#"<c:comp-filter name="VEVENT"/>"#).await;
+    assert!(names(&events).is_empty(), "{}", text(&events));
+    // Uncompleted tasks, as clients ask for them.
+    let open = query(
+        &app,
+        &calendar,
+        r#"<c:comp-filter name="VTODO"><c:prop-filter name="COMPLETED"><c:is-not-defined/></c:prop-filter></c:comp-filter>"#,
+    )
+    .await;
+    assert_eq!(names(&open), ["client.ics", "january.ics"]);
+    let not_done = query(
+        &app,
+        &calendar,
+        r#"<c:comp-filter name="VTODO"><c:prop-filter name="STATUS"><c:text-match negate-condition="yes">COMPLETED</c:text-match></c:prop-filter></c:comp-filter>"#,
+    )
+    .await;
+    assert_eq!(names(&not_done), ["client.ics", "january.ics"]);
+    // By UID (case-insensitive by default, exact with i;octet).
+    let by_uid = query(
+        &app,
+        &calendar,
+        r#"<c:comp-filter name="VTODO"><c:prop-filter name="UID"><c:text-match>some-uid@HOST</c:text-match></c:prop-filter></c:comp-filter>"#,
+    )
+    .await;
+    assert_eq!(names(&by_uid), ["client.ics"]);
+    let octet = query(
+        &app,
+        &calendar,
+        r#"<c:comp-filter name="VTODO"><c:prop-filter name="UID"><c:text-match collation="i;octet">some-uid@HOST</c:text-match></c:prop-filter></c:comp-filter>"#,
+    )
+    .await;
+    assert!(names(&octet).is_empty());
+    // Time ranges on the VTODO and on DUE / DTSTART.
+    let january = query(
+        &app,
+        &calendar,
+        r#"<c:comp-filter name="VTODO"><c:time-range start="20260105T000000Z" end="20260115T000000Z"/></c:comp-filter>"#,
+    )
+    .await;
+    assert_eq!(names(&january), ["january.ics"]);
+    let due = query(
+        &app,
+        &calendar,
+        r#"<c:comp-filter name="VTODO"><c:prop-filter name="DUE"><c:time-range start="20260101T000000Z"/></c:prop-filter></c:comp-filter>"#,
+    )
+    .await;
+    assert_eq!(names(&due), ["january.ics"]);
+    let start = query(
+        &app,
+        &calendar,
+        r#"<c:comp-filter name="VTODO"><c:prop-filter name="DTSTART"><c:time-range start="20260201T000000Z" end="20260401T000000Z"/></c:prop-filter></c:comp-filter>"#,
+    )
+    .await;
+    assert_eq!(names(&start), ["client.ics"]);
+}
+
+#[actix_web::test]
+async fn sync_collection_with_a_limit_answers_507_and_a_token_that_skips_nothing() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    for i in 0..5 {
+        app.create("tasks", json!({"todoId": format!("t{i}")}))
+            .await;
+    }
+    let auth = basic(&app.default_token);
+    let report = Method::from_bytes(b"REPORT").unwrap();
+    let limited = |token: String| {
+        let body = format!(
+            r#"<d:sync-collection xmlns:d="DAV:"><d:sync-token>{token}</d:sync-token><d:sync-level>1</d:sync-level><d:limit><d:nresults>2</d:nresults></d:limit><d:prop><d:getetag/></d:prop></d:sync-collection>"#
+        );
+        let (app, report, auth, path) = (&app, report.clone(), auth.clone(), calendar.clone());
+        async move { dav(app, report, &path, Some(&auth), &body).await }
+    };
+    let mut seen = Vec::new();
+    let mut token = String::new();
+    for _ in 0..10 {
+        let page = limited(token.clone()).await;
+        assert_eq!(page.status, 207, "{page:?}");
+        let got: Vec<String> = names(&page)
+            .into_iter()
+            .filter(|n| n.ends_with(".ics"))
+            .collect();
+        let cut = text(&page).contains("HTTP/1.1 507 Insufficient Storage");
+        assert!(got.len() <= 2, "{}", text(&page));
+        seen.extend(got);
+        token = token_of(&page);
+        if !cut {
+            break;
+        }
+        assert!(text(&page).contains(&format!("<d:href>{calendar}</d:href>")));
+    }
+    seen.sort();
+    assert_eq!(seen, ["t0.ics", "t1.ics", "t2.ics", "t3.ics", "t4.ics"]);
+    assert_eq!(
+        token,
+        format!("urn:taskd:sync:{}", app.space_version().await)
+    );
+}
