@@ -234,7 +234,7 @@ fn discovery_prop(caller: &Caller, path: &str, prop: &Prop) -> Option<PropValue>
     })
 }
 
-/// `PROPFIND` on `/dav/` or on the caller's principal (another user's is `404`): the
+/// `PROPFIND` on `/`, `/dav/` or on the caller's principal (another user's is `404`): the
 /// properties asked for (all of them for an empty body or `allprop`), with `Depth` 0
 /// or 1 alike, since neither resource lists members yet. `207 Multi-Status`.
 async fn propfind(
@@ -243,7 +243,7 @@ async fn propfind(
     body: web::Bytes,
 ) -> Result<HttpResponse, DavError> {
     let path = req.path().to_owned();
-    if path != "/dav/" && path != principal(&caller.account.id) {
+    if path != "/" && path != "/dav/" && path != principal(&caller.account.id) {
         return Err(DavError::NotFound);
     }
     let props = asked(
@@ -937,6 +937,14 @@ async fn well_known() -> HttpResponse {
 pub(crate) fn configure(cfg: &mut ServiceConfig) {
     let propfind_method = Method::from_bytes(b"PROPFIND").expect("a method name");
     cfg.service(web::resource("/.well-known/caldav").to(well_known));
+    // A client given the server's root URL asks it for the principal (the `caldav`
+    // library does): `PROPFIND /` answers as `/dav/` does; other methods on `/` are not
+    // the CalDAV front's (the guard leaves them to the JSON API's `404`).
+    cfg.service(
+        web::resource("/")
+            .guard(actix_web::guard::Method(propfind_method.clone()))
+            .to(propfind),
+    );
     for path in ["/dav/", "/dav/principals/{userId}/"] {
         cfg.service(resource(
             path,

@@ -83,6 +83,12 @@ async fn a_client_finds_its_principal_and_calendar_home_from_the_well_known_url(
         body.contains("<d:displayname>default</d:displayname>"),
         "{body}"
     );
+    // A client given the server's root URL finds its principal there too; `/` stays the
+    // JSON API's for other methods.
+    let at_root = dav(&app, propfind(), "/", Some(&auth), ASK).await;
+    assert_eq!(at_root.status, 207, "{at_root:?}");
+    assert!(text(&at_root).contains(&principal), "{}", text(&at_root));
+    assert_eq!(app.get("/").await.status, 404);
     // An empty body asks for every property.
     let all = dav(&app, propfind(), &principal, Some(&auth), "").await;
     assert!(text(&all).contains("calendar-home-set"), "{}", text(&all));
