@@ -5,19 +5,20 @@
 //!
 //! Request flow: `/.well-known/caldav` sends a client to `/dav/`; [`DavCaller`] takes the
 //! token from HTTP Basic (the password; the user name is not checked) or `Bearer`, and a
-//! refusal asks for Basic; `PROPFIND` on `/dav/` or on the caller's principal
+//! refusal asks for Basic; `PROPFIND` on `/`, `/dav/` or on the caller's principal
 //! `/dav/principals/<userId>/` answers the properties a client asks for
 //! ([`xml::requested`]) in a `207 Multi-Status` ([`xml::multistatus`]): who the caller is
 //! (`current-user-principal`) and where its calendars live (`calendar-home-set`,
 //! `/dav/calendars/<userId>/`); `PROPFIND` of that home lists one calendar collection per
 //! list of each space the caller reaches, `<spaceId>.<listId>`, and one per space for its
 //! tasks without a list, `<spaceId>` ([`calendars`]); `PROPFIND` of a calendar lists its
-//! tasks' objects with their `ETag`s, and `GET` of an object answers its `VTODO`
-//! ([`crate::ical`]), and `PUT` of one writes its task ([`put_object`]); `REPORT` answers `calendar-multiget`, `calendar-query` (with its `filter`, [`filter`])
-//! and `sync-collection` (by the space version, from the change feed, cut at a `limit`
-//! with a `507` member and a token that skips nothing); `DELETE` of an
-//! object is a soft delete through the space actor, like the JSON API's. Failures are
-//! [`DavError`], rendered as DAV clients expect (plain statuses, not problem+json).
+//! tasks' objects with their `ETag`s, `GET` of an object answers its `VTODO`
+//! ([`crate::ical`]), and `PUT` of one writes its task ([`put_object`]); `REPORT` answers
+//! `calendar-multiget`, `calendar-query` (with its `filter`, [`filter`]) and
+//! `sync-collection` (by the space version, from the change feed, cut at a `limit` with a
+//! `507` member and a token that skips nothing); `DELETE` of an object is a soft delete
+//! through the space actor, like the JSON API's. Failures are [`DavError`], rendered as
+//! DAV clients expect (plain statuses, not problem+json).
 
 #![deny(unreachable_pub)]
 
@@ -600,8 +601,9 @@ fn vtodo_text(task: &Record, tasks: &Records) -> String {
 }
 
 /// `REPORT` on a calendar: `calendar-multiget` answers the objects at the `href`s it names
-/// (`404` for a name no task of the calendar has), `calendar-query` the objects of the calendar
-/// its `filter` matches ([`filter::matches`]), each with the properties asked for (`getetag`, `calendar-data`). Another report
+/// (`404` for a name no task of the calendar has), `calendar-query` the objects of the
+/// calendar its `filter` matches ([`filter::matches`]), each with the properties asked for
+/// (`getetag`, `calendar-data`); `sync-collection` is [`sync_collection`]. Another report
 /// is `403` (RFC 3253 `supported-report`). `207 Multi-Status`.
 async fn report_calendar(
     DavCaller(caller): DavCaller,
