@@ -1003,3 +1003,47 @@ async fn sync_collection_with_a_limit_answers_507_and_a_token_that_skips_nothing
         format!("urn:taskd:sync:{}", app.space_version().await)
     );
 }
+
+#[actix_web::test]
+async fn a_viewer_reads_a_shared_calendar_without_write_and_its_put_is_403() {
+    let app = spawn_app();
+    let team = crate::spaces::new_space(app.default_user(), "team").await;
+    let space = team["spaceId"].as_str().unwrap().to_owned();
+    app.create(
+        "tasks",
+        json!({"todoId": "shared", "name": "Shared", "spaceId": space}),
+    )
+    .await;
+    let bob = app.create_user("bob").await;
+    crate::spaces::add_member(app.default_user(), &space, &bob, "viewer").await;
+    let auth = basic(&bob.token);
+    let calendar = format!("/dav/calendars/{}/{space}/", bob.user_id);
+    let props = dav(&app, propfind(), &calendar, Some(&auth), "").await;
+    assert_eq!(props.status, 207, "{props:?}");
+    let privileges = text(&props)
+        .split("<d:current-user-privilege-set>")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}", text(&props)));
+    assert!(!privileges.contains("<d:write/>"), "{privileges}");
+    let versions = format!("/api/v1/tasks/shared?spaceId={space}");
+    let version = app.get(&versions).await.version();
+    let object = format!("{calendar}shared.ics");
+    let refused = put(&app, &object, &auth, &[], &vtodo("shared", "Changed", "")).await;
+    assert_eq!(refused.status, 403);
+    let new = put(
+        &app,
+        &format!("{calendar}new.ics"),
+        &auth,
+        &[("If-None-Match", "*")],
+        &vtodo("new", "New", ""),
+    )
+    .await;
+    assert_eq!(new.status, 403);
+    let after = app.get(&versions).await;
+    assert_eq!(after.version(), version);
+    assert_eq!(after.data()["name"], "Shared");
+    let request = app
+        .request(Method::GET, &object)
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(app.send(request, None).await.status, 200);
+}
