@@ -627,7 +627,10 @@ async fn report_calendar(
             .hrefs
             .into_iter()
             .map(|href| {
-                let task = objects.iter().find(|(h, _)| *h == href).map(|(_, t)| *t);
+                let task = objects
+                    .iter()
+                    .find(|(h, _)| same_name(h, &href))
+                    .map(|(_, t)| *t);
                 let answer = task.and_then(found);
                 (href, answer)
             })
@@ -744,7 +747,7 @@ async fn get_object(
     let object = object_segment(&req);
     let (_, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
     let task = members(&tasks, list.as_deref())
-        .find(|t| object_name(t) == object)
+        .find(|t| same_name(&object_name(t), object))
         .ok_or(DavError::NotFound)?;
     let text = vtodo_text(task, &tasks);
     Ok(HttpResponse::Ok()
@@ -787,7 +790,7 @@ async fn delete_object(
     let object = object_segment(&req);
     let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
     let task = members(&tasks, list.as_deref())
-        .find(|t| object_name(t) == object)
+        .find(|t| same_name(&object_name(t), object))
         .ok_or(DavError::NotFound)?;
     if !calendar.writable {
         return Err(DavError::Forbidden);
@@ -814,6 +817,13 @@ async fn delete_object(
 /// that the name kept and the `href`s answered are byte for byte the client's.
 fn object_segment(req: &HttpRequest) -> &str {
     req.path().rsplit('/').next().unwrap_or_default()
+}
+
+/// Whether two object names (or hrefs) name the same object: equal once percent-decoded,
+/// since clients encode names differently (`a@b.ics`, `a%40b.ics`).
+fn same_name(a: &str, b: &str) -> bool {
+    use percent_encoding::percent_decode_str;
+    a == b || percent_decode_str(a).eq(percent_decode_str(b))
 }
 
 /// Whether a request carries `If-None-Match: *` (create only).
@@ -874,7 +884,7 @@ async fn put_object(
         ));
     }
     let uid = parsed.todos[0].uid.clone();
-    let at_path = members(&tasks, list.as_deref()).find(|t| object_name(t) == object);
+    let at_path = members(&tasks, list.as_deref()).find(|t| same_name(&object_name(t), object));
     // A scan: the space keeps no index by UID (a UID is kept calendar data, not a field).
     let with_uid = tasks.values().find(|t| uid_of(t) == uid);
     let here = |t: &Record| at_path.is_some_and(|a| a.id == t.id);

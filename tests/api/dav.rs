@@ -630,6 +630,23 @@ async fn put_creates_a_task_keeping_uid_and_name_and_answers_no_etag() {
     assert_eq!(conflict.status, 409, "{conflict:?}");
     assert!(text(&conflict).contains("no-uid-conflict"));
     assert_eq!(app.space_version().await, version);
+    // A name is the name it encodes: `a%40b.ics` is `a@b.ics`.
+    let encoded = format!("{calendar}a%40b.ics");
+    let reply = put(&app, &encoded, &auth, &[], &vtodo("a@b", "At", "")).await;
+    assert_eq!(reply.status, 201);
+    let request = app
+        .request(Method::GET, &format!("{calendar}a@b.ics"))
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(app.send(request, None).await.status, 200);
+    let again = put(
+        &app,
+        &format!("{calendar}a@b.ics"),
+        &auth,
+        &[],
+        &vtodo("a@b", "At 2", ""),
+    )
+    .await;
+    assert_eq!(again.status, 204, "{again:?}");
 }
 
 #[actix_web::test]
