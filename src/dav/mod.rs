@@ -35,7 +35,7 @@ use futures_util::future::{ready, Ready};
 use crate::actors::space::Write;
 use crate::http::calendar::commands;
 use crate::http::AppState;
-use crate::ical::{object_name, parse_calendar, uid_of, write_calendar};
+use crate::ical::{object_name, parse_calendar, uid_of, write_calendar, Todo};
 use crate::model::access::{self, Action};
 use crate::model::record::{Record, Records, Value};
 use crate::model::{Caller, Changes, Command, IfMatch, Kind, Op, SpaceError};
@@ -883,14 +883,57 @@ async fn put_object(
             "a calendar object resource holds one VTODO (one UID)".into(),
         ));
     }
-    let uid = parsed.todos[0].uid.clone();
-    let at_path = members(&tasks, list.as_deref()).find(|t| same_name(&object_name(t), object));
-    // A scan: the space keeps no index by UID (a UID is kept calendar data, not a field).
+    let if_none_match = if_none_match_any(&req);
+    let if_match = if_match(&req);
+    let object = object.to_owned();
+    // The scans of the space's tasks (by name and by UID: no index by UID, since a UID is
+    // kept calendar data, not a field) and the commands run off the async threads, as
+    // the import's do.
+    let decided = web::block(move || {
+        put_commands(
+            &parsed.todos[0],
+            &tasks,
+            list,
+            &object,
+            if_none_match,
+            if_match,
+        )
+    })
+    .await
+    .map_err(|e| DavError::Unavailable(format!("calendar thread: {e}")))?;
+    let (commands, existed) = decided?;
+    let write = Write {
+        commands,
+        key: None,
+    };
+    match app.spaces.call(&calendar.space, write).await {
+        Ok(Ok(_)) if existed => Ok(HttpResponse::NoContent().finish()),
+        Ok(Ok(_)) => Ok(HttpResponse::Created().finish()),
+        Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
+        Ok(Err((_, SpaceError::AlreadyExists { .. }))) => Err(DavError::PreconditionFailed),
+        Ok(Err((_, e))) => Err(DavError::BadRequest(e.to_string())),
+        Err(e) => Err(DavError::Unavailable(e.to_string())),
+    }
+}
+
+/// The commands of a `PUT` of `todo` as the object `object` of the calendar of `list`
+/// (`None`: tasks without a list) in a space whose tasks are `tasks`, and whether the
+/// object existed (see [`put_object`] for the preconditions and refusals).
+fn put_commands(
+    todo: &Todo,
+    tasks: &Records,
+    list: Option<Box<str>>,
+    object: &str,
+    if_none_match: bool,
+    if_match: Option<IfMatch>,
+) -> Result<(Vec<Command>, bool), DavError> {
+    let uid = todo.uid.as_str();
+    let at_path = members(tasks, list.as_deref()).find(|t| same_name(&object_name(t), object));
     let with_uid = tasks.values().find(|t| uid_of(t) == uid);
     let here = |t: &Record| at_path.is_some_and(|a| a.id == t.id);
     let in_calendar =
-        with_uid.is_some_and(|t| members(&tasks, list.as_deref()).any(|m| m.id == t.id));
-    if if_none_match_any(&req) && (at_path.is_some() || in_calendar) {
+        with_uid.is_some_and(|t| members(tasks, list.as_deref()).any(|m| m.id == t.id));
+    if if_none_match && (at_path.is_some() || in_calendar) {
         return Err(DavError::PreconditionFailed);
     }
     if at_path.is_some_and(|a| uid_of(a) != uid)
@@ -898,29 +941,17 @@ async fn put_object(
     {
         return Err(DavError::UidConflict);
     }
-    let if_match = if_match(&req);
     if if_match.is_some() && at_path.is_none() {
         return Err(DavError::PreconditionFailed);
     }
-    let (mut commands, _, _) = commands(&parsed.todos, &tasks, Some(list.clone()))
+    let (mut commands, _, _) = commands(std::slice::from_ref(todo), tasks, Some(list.clone()))
         .map_err(|e| DavError::BadRequest(e.to_string()))?;
     let write = commands.last_mut().expect("one VTODO makes a write");
     write.if_match = if_match;
     if let Op::Create(changes) | Op::Update(changes) = &mut write.op {
         keep_object_name(changes, object);
     }
-    let write = Write {
-        commands,
-        key: None,
-    };
-    match app.spaces.call(&calendar.space, write).await {
-        Ok(Ok(_)) if at_path.is_some() => Ok(HttpResponse::NoContent().finish()),
-        Ok(Ok(_)) => Ok(HttpResponse::Created().finish()),
-        Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
-        Ok(Err((_, SpaceError::AlreadyExists { .. }))) => Err(DavError::PreconditionFailed),
-        Ok(Err((_, e))) => Err(DavError::BadRequest(e.to_string())),
-        Err(e) => Err(DavError::Unavailable(e.to_string())),
-    }
+    Ok((commands, at_path.is_some()))
 }
 
 /// Makes the calendar data a write of `changes` keeps name the object `name`, as the
