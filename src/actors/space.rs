@@ -362,7 +362,8 @@ impl SpaceActor {
     }
 
     /// Publishes the space's durable state for readers (see [`Shown`]) when a reader asked
-    /// since the last publication, or `always`, and lets answers show it.
+    /// since the last publication, or `always`, or while a durable copy is kept, and lets
+    /// answers show it.
     ///
     /// With no write waiting for its sync that is the space itself (an O(1) clone). Else
     /// it is a copy kept beside the space while writes keep coming: made once by taking
@@ -375,7 +376,11 @@ impl SpaceActor {
             return;
         }
         let visible = self.visible().min(self.space.version());
-        if self.shown.wanted(always) && self.shown.version() != visible {
+        // While a durable copy is kept (readers looked during this run of writes), every
+        // durable write is published at once, so that readers never find the copy behind
+        // what answers may show and go to the actor.
+        let wanted = self.shown.wanted(always) || self.durable.is_some();
+        if wanted && self.shown.version() != visible {
             let waiting = self
                 .pending
                 .iter()
