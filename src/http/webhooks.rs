@@ -43,6 +43,12 @@ pub(crate) fn named(
     }
 }
 
+/// [`shown`] of one webhook.
+async fn shown_one(app: &AppState, webhook: Webhook) -> Result<dto::Webhook, ApiError> {
+    let mut shown = shown(app, vec![webhook]).await?;
+    Ok(shown.remove(0))
+}
+
 /// `webhooks`, all of one space, as their objects, each with its position and pending
 /// events now.
 async fn shown(app: &AppState, webhooks: Vec<Webhook>) -> Result<Vec<dto::Webhook>, ApiError> {
@@ -202,7 +208,7 @@ pub(crate) async fn get(
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let webhook = named(&req, &caller, &app)?;
-    let data = shown(&app, vec![webhook]).await?.remove(0);
+    let data = shown_one(&app, webhook).await?;
     Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
@@ -252,7 +258,7 @@ pub(crate) async fn update(
             webhook.disabled_reason = None;
         }
     }
-    let data = shown(&app, vec![webhook.clone()]).await?.remove(0);
+    let data = shown_one(&app, webhook.clone()).await?;
     let change = Change::WebhookSet(Box::new(webhook));
     changed(
         &req,
@@ -287,7 +293,7 @@ pub(crate) async fn delete(
     app: Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let webhook = named(&req, &caller, &app)?;
-    let data = shown(&app, vec![webhook.clone()]).await?.remove(0);
+    let data = shown_one(&app, webhook.clone()).await?;
     let deleted = Change::WebhookDeleted {
         webhook: webhook.id.clone(),
     };
@@ -321,7 +327,7 @@ pub(crate) async fn rotate(
     let webhook = named(&req, &caller, &app)?;
     let secret = new_secret();
     let rotated = webhook.rotated(secret.clone(), chrono::Utc::now().timestamp_millis());
-    let mut data = shown(&app, vec![rotated.clone()]).await?.remove(0);
+    let mut data = shown_one(&app, rotated.clone()).await?;
     data.secret = Some(secret);
     let change = Change::WebhookSet(Box::new(rotated));
     changed(
