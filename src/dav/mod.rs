@@ -37,6 +37,7 @@ use crate::http::calendar::commands;
 use crate::http::AppState;
 use crate::ical::{object_name, parse_calendar, uid_of, write_calendar, Todo};
 use crate::model::access::{self, Action};
+use crate::model::calendar::{same_name, CalendarTasks};
 use crate::model::record::{Record, Records, Value};
 use crate::model::{Caller, Changes, Command, IfMatch, Kind, Op, SpaceError};
 use xml::{Prop, PropValue, Requested};
@@ -462,14 +463,14 @@ fn multi_status_with(
 }
 
 /// The calendar a path segment names (`<spaceId>` or `<spaceId>.<listId>`) as the caller
-/// may read it, with the space's tasks; `404` for one it does not reach, a list that does
-/// not exist or is deleted.
+/// may read it, with its members; `404` for one it does not reach, a list that does not
+/// exist or is deleted.
 async fn calendar_of(
     app: &AppState,
     caller: &Caller,
     user: &str,
     segment: &str,
-) -> Result<(CalendarInfo, Option<Box<str>>, Records), DavError> {
+) -> Result<(CalendarInfo, Members), DavError> {
     if user != &*caller.account.id {
         return Err(DavError::NotFound);
     }
@@ -489,12 +490,13 @@ async fn calendar_of(
     let (tasks, version, name) = app
         .spaces
         .read(space, move |s| {
-            let view = s.view();
             let name_at = Kind::List.field_index("name").expect("lists have a name");
             let name = match &wanted {
                 None => Some(space_name),
-                Some(list) => view.collections[Kind::List.index()]
-                    .get(&**list)
+                Some(list) => s
+                    .get(Kind::List, list)
+                    .ok()
+                    .map(|item| item.record)
                     .filter(|l| !l.is_deleted())
                     .map(|l| {
                         l.fields[name_at]
@@ -502,11 +504,7 @@ async fn calendar_of(
                             .map_or_else(|| l.id.to_string(), str::to_owned)
                     }),
             };
-            (
-                view.collections[Kind::Task.index()].clone(),
-                view.version,
-                name,
-            )
+            (s.calendar_tasks(), s.version(), name)
         })
         .await
         .map_err(|_| DavError::NotFound)?;
@@ -518,18 +516,43 @@ async fn calendar_of(
         version,
         writable,
     };
-    Ok((calendar, list, tasks))
+    Ok((calendar, Members { tasks, list }))
 }
 
-/// The tasks of a calendar: not deleted, in list `list` (none: without a list).
-fn members<'a>(tasks: &'a Records, list: Option<&'a str>) -> impl Iterator<Item = &'a Record> {
-    let list_at = Kind::Task
-        .field_index("listId")
-        .expect("tasks have a listId");
-    tasks
-        .values()
-        .filter(move |t| !t.is_deleted() && t.fields[list_at].as_text() == list)
-        .map(|t| &**t)
+/// The tasks of a calendar: those of list `list` (`None`: those without a list) that are
+/// not deleted, among the space's `tasks`.
+struct Members {
+    tasks: CalendarTasks,
+    list: Option<Box<str>>,
+}
+
+impl Members {
+    /// Whether `task` is one of them.
+    fn contains(&self, task: &Record) -> bool {
+        let list_at = Kind::Task
+            .field_index("listId")
+            .expect("tasks have a listId");
+        !task.is_deleted() && task.fields[list_at].as_text() == self.list.as_deref()
+    }
+
+    /// Each of them, by `todoId`.
+    fn iter(&self) -> impl Iterator<Item = &Record> {
+        self.tasks
+            .records()
+            .values()
+            .filter(|t| self.contains(t))
+            .map(|t| &**t)
+    }
+
+    /// The one that is the object `name` (compared percent-decoded).
+    fn named(&self, name: &str) -> Option<&Record> {
+        self.tasks.named(name, |t| self.contains(t)).map(|t| &**t)
+    }
+
+    /// The space's tasks, deleted ones and those of other calendars too.
+    fn records(&self) -> &Records {
+        self.tasks.records()
+    }
 }
 
 /// The value of `prop` on a task's object, or `None` where it has none; `tasks` are the
@@ -563,7 +586,7 @@ async fn propfind_calendar(
     app: Data<AppState>,
 ) -> Result<HttpResponse, DavError> {
     let (user, segment) = path.into_inner();
-    let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
+    let (calendar, members) = calendar_of(&app, &caller, &user, &segment).await?;
     let asked = asked(
         &body,
         &[
@@ -584,9 +607,10 @@ async fn propfind_calendar(
         Some(asked.answer(|p| calendar_prop(&caller, &calendar, p))),
     )];
     if with_members(&req) {
-        for task in members(&tasks, list.as_deref()) {
+        for task in members.iter() {
             let href = format!("{}{}", calendar.path, object_name(task));
-            responses.push((href, Some(asked.answer(|p| object_prop(task, &tasks, p)))));
+            let found = asked.answer(|p| object_prop(task, members.records(), p));
+            responses.push((href, Some(found)));
         }
     }
     Ok(multi_status(&responses))
@@ -612,46 +636,55 @@ async fn report_calendar(
     app: Data<AppState>,
 ) -> Result<HttpResponse, DavError> {
     let (user, segment) = path.into_inner();
-    let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
+    let (calendar, members) = calendar_of(&app, &caller, &user, &segment).await?;
     let report = xml::report(&body).map_err(DavError::BadRequest)?;
     let asked = Asked {
         props: report.props,
         all: false,
     };
-    let objects: Vec<(String, &Record)> = members(&tasks, list.as_deref())
-        .map(|t| (format!("{}{}", calendar.path, object_name(t)), t))
-        .collect();
-    let found = |task: &Record| Some(asked.answer(|p| object_prop(task, &tasks, p)));
+    let tasks = members.records();
+    let found = |task: &Record| Some(asked.answer(|p| object_prop(task, tasks, p)));
     let responses: Vec<(String, Option<xml::Found>)> = match report.kind {
         xml::ReportKind::Multiget => report
             .hrefs
             .into_iter()
             .map(|href| {
-                let task = objects
-                    .iter()
-                    .find(|(h, _)| same_name(h, &href))
-                    .map(|(_, t)| *t);
-                let answer = task.and_then(found);
+                let answer = object_of(&calendar, &href)
+                    .and_then(|name| members.named(name))
+                    .and_then(found);
                 (href, answer)
             })
             .collect(),
-        xml::ReportKind::Query => objects
+        xml::ReportKind::Query => members
             .iter()
-            .filter(|(_, task)| {
+            .filter(|task| {
                 report
                     .filter
                     .as_ref()
-                    .is_none_or(|f| filter::matches(f, task, &vtodo_text(task, &tasks)))
+                    .is_none_or(|f| filter::matches(f, task, &vtodo_text(task, tasks)))
             })
-            .map(|(href, task)| (href.clone(), found(task)))
+            .map(|task| {
+                (
+                    format!("{}{}", calendar.path, object_name(task)),
+                    found(task),
+                )
+            })
             .collect(),
         xml::ReportKind::SyncCollection => {
             let token = &report.sync_token;
+            let list = members.list;
             return sync_collection(&app, &calendar, list, &asked, token, report.limit).await;
         }
         xml::ReportKind::Other(_, _) => return Err(DavError::UnsupportedReport),
     };
     Ok(multi_status(&responses))
+}
+
+/// The object name an `href` of a multiget names in `calendar`: its last segment, when
+/// the rest is the calendar's path (compared percent-decoded).
+fn object_of<'a>(calendar: &CalendarInfo, href: &'a str) -> Option<&'a str> {
+    let (parent, name) = href.rsplit_once('/')?;
+    same_name(&format!("{parent}/"), &calendar.path).then_some(name)
 }
 
 /// `sync-collection` (RFC 6578) on `calendar`: from an empty token, every object of it;
@@ -745,11 +778,9 @@ async fn get_object(
 ) -> Result<HttpResponse, DavError> {
     let (user, segment, _) = path.into_inner();
     let object = object_segment(&req);
-    let (_, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
-    let task = members(&tasks, list.as_deref())
-        .find(|t| same_name(&object_name(t), object))
-        .ok_or(DavError::NotFound)?;
-    let text = vtodo_text(task, &tasks);
+    let (_, members) = calendar_of(&app, &caller, &user, &segment).await?;
+    let task = members.named(object).ok_or(DavError::NotFound)?;
+    let text = vtodo_text(task, members.records());
     Ok(HttpResponse::Ok()
         .content_type(OBJECT_TYPE)
         .insert_header((header::ETAG, etag(task)))
@@ -788,10 +819,8 @@ async fn delete_object(
 ) -> Result<HttpResponse, DavError> {
     let (user, segment, _) = path.into_inner();
     let object = object_segment(&req);
-    let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
-    let task = members(&tasks, list.as_deref())
-        .find(|t| same_name(&object_name(t), object))
-        .ok_or(DavError::NotFound)?;
+    let (calendar, members) = calendar_of(&app, &caller, &user, &segment).await?;
+    let task = members.named(object).ok_or(DavError::NotFound)?;
     if !calendar.writable {
         return Err(DavError::Forbidden);
     }
@@ -817,13 +846,6 @@ async fn delete_object(
 /// that the name kept and the `href`s answered are byte for byte the client's.
 fn object_segment(req: &HttpRequest) -> &str {
     req.path().rsplit('/').next().unwrap_or_default()
-}
-
-/// Whether two object names (or hrefs) name the same object: equal once percent-decoded,
-/// since clients encode names differently (`a@b.ics`, `a%40b.ics`).
-fn same_name(a: &str, b: &str) -> bool {
-    use percent_encoding::percent_decode_str;
-    a == b || percent_decode_str(a).eq(percent_decode_str(b))
 }
 
 /// Whether a request carries `If-None-Match: *` (create only).
@@ -865,7 +887,7 @@ async fn put_object(
 ) -> Result<HttpResponse, DavError> {
     let (user, segment, _) = path.into_inner();
     let object = object_segment(&req);
-    let (calendar, list, tasks) = calendar_of(&app, &caller, &user, &segment).await?;
+    let (calendar, members) = calendar_of(&app, &caller, &user, &segment).await?;
     if !calendar.writable {
         return Err(DavError::Forbidden);
     }
@@ -886,22 +908,8 @@ async fn put_object(
     let if_none_match = if_none_match_any(&req);
     let if_match = if_match(&req);
     let object = object.to_owned();
-    // The scans of the space's tasks (by name and by UID: no index by UID, since a UID is
-    // kept calendar data, not a field) and the commands run off the async threads, as
-    // the import's do.
-    let decided = web::block(move || {
-        put_commands(
-            &parsed.todos[0],
-            &tasks,
-            list,
-            &object,
-            if_none_match,
-            if_match,
-        )
-    })
-    .await
-    .map_err(|e| DavError::Unavailable(format!("calendar thread: {e}")))?;
-    let (commands, existed) = decided?;
+    let (commands, existed) =
+        put_commands(&parsed.todos[0], &members, &object, if_none_match, if_match)?;
     let write = Write {
         commands,
         key: None,
@@ -916,23 +924,21 @@ async fn put_object(
     }
 }
 
-/// The commands of a `PUT` of `todo` as the object `object` of the calendar of `list`
-/// (`None`: tasks without a list) in a space whose tasks are `tasks`, and whether the
-/// object existed (see [`put_object`] for the preconditions and refusals).
+/// The commands of a `PUT` of `todo` as the object `object` of the calendar of
+/// `members`, and whether the object existed (see [`put_object`] for the preconditions
+/// and refusals). O(log n) in the space's tasks.
 fn put_commands(
     todo: &Todo,
-    tasks: &Records,
-    list: Option<Box<str>>,
+    members: &Members,
     object: &str,
     if_none_match: bool,
     if_match: Option<IfMatch>,
 ) -> Result<(Vec<Command>, bool), DavError> {
     let uid = todo.uid.as_str();
-    let at_path = members(tasks, list.as_deref()).find(|t| same_name(&object_name(t), object));
-    let with_uid = tasks.values().find(|t| uid_of(t) == uid);
+    let at_path = members.named(object);
+    let with_uid = members.tasks.with_uid(uid);
     let here = |t: &Record| at_path.is_some_and(|a| a.id == t.id);
-    let in_calendar =
-        with_uid.is_some_and(|t| members(tasks, list.as_deref()).any(|m| m.id == t.id));
+    let in_calendar = with_uid.is_some_and(|t| members.contains(t));
     if if_none_match && (at_path.is_some() || in_calendar) {
         return Err(DavError::PreconditionFailed);
     }
@@ -944,7 +950,8 @@ fn put_commands(
     if if_match.is_some() && at_path.is_none() {
         return Err(DavError::PreconditionFailed);
     }
-    let (mut commands, _, _) = commands(std::slice::from_ref(todo), tasks, Some(list.clone()))
+    let list = Some(members.list.clone());
+    let (mut commands, _, _) = commands(std::slice::from_ref(todo), &members.tasks, list)
         .map_err(|e| DavError::BadRequest(e.to_string()))?;
     let write = commands.last_mut().expect("one VTODO makes a write");
     write.if_match = if_match;

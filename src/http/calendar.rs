@@ -6,8 +6,7 @@
 //! of §12 does: one version per task (two for a task that was deleted: it is restored,
 //! then written), nothing at all when one fails.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
 
 use actix_web::http::header;
 use actix_web::web::{self, Data};
@@ -21,10 +20,11 @@ use super::{dto, render, AppState};
 use crate::actors::space::Write;
 use crate::ical::{parse_calendar, uid_of, write_calendar, ChangesError, IcalError, Todo};
 use crate::model::access::Action;
+use crate::model::calendar::CalendarTasks;
 use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
-use crate::model::record::{Id, Record, Records};
+use crate::model::record::Id;
 use crate::model::validate::is_id;
-use crate::model::{Caller, Command, FieldError, Kind, Op, ValidationError, Value};
+use crate::model::{Caller, Command, FieldError, Kind, Op, Space, ValidationError, Value};
 
 /// The `text/calendar` media type of both routes.
 const TEXT_CALENDAR: &str = "text/calendar; charset=utf-8";
@@ -38,11 +38,6 @@ fn list_of(params: &Params) -> Result<Option<Box<str>>, ApiError> {
             "listId must be an id (1 to 64 of A-Z a-z 0-9 _ -), not '{list}'"
         ))),
     }
-}
-
-/// The tasks of `records` by `UID`, deleted ones too.
-fn by_uid(records: &Records) -> HashMap<&str, &Arc<Record>> {
-    records.values().map(|r| (uid_of(r), r)).collect()
 }
 
 /// Every task of a space, or of one list, as iCalendar
@@ -135,10 +130,7 @@ pub(crate) async fn import(
         .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))?
         .map_err(|e: IcalError| invalid("body", e.to_string()))?;
     let skipped = parsed.skipped;
-    let tasks = app
-        .spaces
-        .read(space, |s| s.view().collections[Kind::Task.index()].clone())
-        .await?;
+    let tasks = app.spaces.read(space, Space::calendar_tasks).await?;
     let (commands, created, updated) =
         web::block(move || commands(&parsed.todos, &tasks, list.map(Some)))
             .await
@@ -188,35 +180,38 @@ fn invalid(field: &str, message: String) -> ApiError {
 /// written. The CalDAV front's `PUT` writes its one VTODO through here too.
 pub(crate) fn commands(
     todos: &[Todo],
-    tasks: &Records,
+    tasks: &CalendarTasks,
     list: Option<Option<Box<str>>>,
 ) -> Result<(Vec<Command>, usize, usize), ApiError> {
-    let known = by_uid(tasks);
     // The todoId of each VTODO: its task's, or a new one.
-    let mut taken: std::collections::HashSet<&str> = tasks.keys().map(|id| &**id).collect();
+    let mut taken: HashSet<&str> = HashSet::new();
     let mut ids: HashMap<&str, Id> = HashMap::new();
     for todo in todos {
-        let id: Id = match known.get(todo.uid.as_str()) {
+        let uid = todo.uid.as_str();
+        let id: Id = match tasks.with_uid(uid) {
             Some(task) => task.id.clone(),
-            None if is_id(&todo.uid) && !taken.contains(todo.uid.as_str()) => {
-                Id::from(todo.uid.as_str())
+            None if is_id(uid) && !taken.contains(uid) && !tasks.records().contains_key(uid) => {
+                Id::from(uid)
             }
             None => Id::from(uuid::Uuid::new_v4().to_string()),
         };
-        taken.insert(todo.uid.as_str());
-        ids.insert(todo.uid.as_str(), id);
+        taken.insert(uid);
+        ids.insert(uid, id);
     }
-    let resolve = |uid: &str| {
-        ids.get(uid)
-            .map_or_else(|| uid.to_owned(), |id| id.to_string())
+    // A predecessor's todoId: the one this import gives its UID, else its task's.
+    let resolve = |uid: &str| match ids.get(uid) {
+        Some(id) => id.to_string(),
+        None => tasks
+            .with_uid(uid)
+            .map_or_else(|| uid.to_owned(), |t| t.id.to_string()),
     };
     let list_at = Kind::Task
         .field_index("listId")
         .expect("tasks have a listId");
     let mut commands = Vec::with_capacity(todos.len());
     let (mut created, mut updated) = (0, 0);
-    for todo in in_dependency_order(todos, &known) {
-        let existing = known.get(todo.uid.as_str()).copied();
+    for todo in in_dependency_order(todos, tasks) {
+        let existing = tasks.with_uid(&todo.uid);
         let mut changes = todo
             .changes(existing.map(|r| &**r), resolve)
             .map_err(|e| match e {
@@ -269,10 +264,7 @@ pub(crate) fn commands(
 /// `todos` reordered so that each comes after the VTODOs of the same import it depends on
 /// (a cycle keeps the body's order, and the space refuses it as any cycle). A walk with a
 /// stack of its own: a chain of thousands of VTODOs must not overflow the thread's.
-fn in_dependency_order<'a>(
-    todos: &'a [Todo],
-    known: &HashMap<&str, &Arc<Record>>,
-) -> Vec<&'a Todo> {
+fn in_dependency_order<'a>(todos: &'a [Todo], tasks: &CalendarTasks) -> Vec<&'a Todo> {
     let at: HashMap<&str, usize> = todos
         .iter()
         .enumerate()
@@ -293,7 +285,7 @@ fn in_dependency_order<'a>(
             }
             stack.push((i, true));
             for uid in todos[i].predecessors() {
-                if let (Some(&j), None) = (at.get(uid), known.get(uid)) {
+                if let (Some(&j), None) = (at.get(uid), tasks.with_uid(uid)) {
                     if !seen[j] {
                         stack.push((j, false));
                     }

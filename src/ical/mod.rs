@@ -14,6 +14,7 @@
 
 #![deny(unreachable_pub)]
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use calcard::common::PartialDateTime;
@@ -707,19 +708,18 @@ fn kept_parts(calendar: &mut ICalendar, kept: &str) -> (Vec<ICalendarEntry>, Vec
 
 /// The `UID` a task is sent with: the client's, kept as sent, or its `todoId`.
 pub(crate) fn uid_of(task: &Record) -> &str {
-    CalendarFields::of(Kind::Task)
-        .and_then(|f| f.kept(task))
-        .and_then(|k| k.uid.as_deref())
-        .unwrap_or(&task.id)
+    task_fields().uid(task)
 }
 
 /// The name a task's object has in its calendar: the client's, kept as sent, or
 /// `<todoId>.ics`.
-pub(crate) fn object_name(task: &Record) -> String {
-    CalendarFields::of(Kind::Task)
-        .and_then(|f| f.kept(task))
-        .and_then(|k| k.object.as_deref())
-        .map_or_else(|| format!("{}.ics", task.id), str::to_owned)
+pub(crate) fn object_name(task: &Record) -> Cow<'_, str> {
+    task_fields().object_name(task)
+}
+
+/// Where tasks keep their calendar data.
+fn task_fields() -> CalendarFields {
+    CalendarFields::of(Kind::Task).expect("tasks keep calendar data")
 }
 
 /// Renders `tasks` as one `VCALENDAR`: a `VTIMEZONE` for each zone their timed dates name,

@@ -7,11 +7,16 @@
 //! The VTODO mapping itself is `crate::ical`; [`Space`](super::space::Space) calls
 //! [`CalendarFields::settle`] while it plans a write, after the time fields are settled.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use imbl::OrdSet;
+use percent_encoding::percent_decode_str;
 use serde::{Deserialize, Serialize};
 
 use super::deps::is_finished_status;
 use super::kind::{FieldType, Kind};
-use super::record::{Record, Value};
+use super::record::{Id, Record, Records, Value};
 use super::validate::Changes;
 
 /// What a task keeps of the VTODO a calendar client sent, beyond its mapped fields. Part of
@@ -76,6 +81,22 @@ impl CalendarFields {
         record.fields[self.calendar].as_calendar()
     }
 
+    /// The `UID` of `record`: the client's, kept as sent, or its `todoId`.
+    pub fn uid<'a>(&self, record: &'a Record) -> &'a str {
+        self.kept(record)
+            .and_then(|k| k.uid.as_deref())
+            .unwrap_or(&record.id)
+    }
+
+    /// The name of `record`'s object in its calendar: the client's, kept as sent, or
+    /// `<todoId>.ics`.
+    pub fn object_name<'a>(&self, record: &'a Record) -> Cow<'a, str> {
+        match self.kept(record).and_then(|k| k.object.as_deref()) {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(format!("{}.ics", record.id)),
+        }
+    }
+
     /// Completes `record`, which a write of `changes` took from `before` (`None` on
     /// create), at the write's time `now`:
     ///
@@ -121,10 +142,164 @@ impl CalendarFields {
     }
 }
 
+/// Whether two object names (or `href`s) name the same object: equal once
+/// percent-decoded, since clients encode names differently (`a@b.ics`, `a%40b.ics`).
+pub fn same_name(a: &str, b: &str) -> bool {
+    a == b || percent_decode_str(a).eq(percent_decode_str(b))
+}
+
+/// An object name as the [`Objects`] index keys it: percent-decoded.
+fn name_key(name: &str) -> Box<[u8]> {
+    percent_decode_str(name).collect()
+}
+
+/// The tasks of a space by the names calendar clients give them, kept in step with the
+/// records by the space: the tasks whose `UID` is not their `todoId`, by `UID`, and those
+/// whose object name is not `<todoId>.ics`, by that name percent-decoded. The others are
+/// found by id, so a space written only through the JSON API, or by clients whose `UID`s
+/// are ids, has no entry here. Deleted tasks stay in it (a `PUT` of their `UID` restores
+/// them).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Objects {
+    uids: OrdSet<UidKey>,
+    names: OrdSet<NameKey>,
+}
+
+/// An entry of [`Objects`] by `UID`.
+type UidKey = (Box<str>, Id);
+/// An entry of [`Objects`] by object name (percent-decoded).
+type NameKey = (Box<[u8]>, Id);
+
+impl Objects {
+    /// The index entries of `record`: by `UID` and by name, where those are not its id's.
+    fn keys(fields: &CalendarFields, record: &Record) -> (Option<UidKey>, Option<NameKey>) {
+        let Some(kept) = fields.kept(record) else {
+            return (None, None);
+        };
+        let uid = kept
+            .uid
+            .as_deref()
+            .filter(|uid| **uid != *record.id)
+            .map(|uid| (uid.into(), record.id.clone()));
+        let name = kept
+            .object
+            .as_deref()
+            .map(name_key)
+            .filter(|key| **key != *format!("{}.ics", record.id).as_bytes())
+            .map(|key| (key, record.id.clone()));
+        (uid, name)
+    }
+
+    /// Replaces the entries of `old` with those of `new` (either may be absent).
+    pub(crate) fn replace(
+        &mut self,
+        fields: &CalendarFields,
+        old: Option<&Record>,
+        new: Option<&Record>,
+    ) {
+        if let Some(old) = old {
+            let (uid, name) = Objects::keys(fields, old);
+            uid.map(|k| self.uids.remove(&k));
+            name.map(|k| self.names.remove(&k));
+        }
+        if let Some(new) = new {
+            let (uid, name) = Objects::keys(fields, new);
+            uid.map(|k| self.uids.insert(k));
+            name.map(|k| self.names.insert(k));
+        }
+    }
+
+    /// How many entries it has by `UID` and by name.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> (usize, usize) {
+        (self.uids.len(), self.names.len())
+    }
+
+    /// The index of `records`.
+    pub(crate) fn build<'a>(
+        fields: &CalendarFields,
+        records: impl IntoIterator<Item = &'a Arc<Record>>,
+    ) -> Objects {
+        let mut objects = Objects::default();
+        for record in records {
+            objects.replace(fields, None, Some(record));
+        }
+        objects
+    }
+}
+
+/// A space's tasks as calendar clients name them (CONTRACT §20), at one version; taken in
+/// O(1) ([`Space::calendar_tasks`](super::space::Space::calendar_tasks)), since the maps are
+/// persistent. Every lookup is O(log n).
+#[derive(Debug, Clone)]
+pub struct CalendarTasks {
+    records: Records,
+    objects: Objects,
+    fields: CalendarFields,
+}
+
+impl CalendarTasks {
+    pub(crate) fn new(records: Records, objects: Objects) -> CalendarTasks {
+        CalendarTasks {
+            records,
+            objects,
+            fields: CalendarFields::of(Kind::Task).expect("tasks keep calendar data"),
+        }
+    }
+
+    /// Every task, deleted ones too, by `todoId`.
+    pub fn records(&self) -> &Records {
+        &self.records
+    }
+
+    /// Where tasks keep their calendar data.
+    pub fn fields(&self) -> &CalendarFields {
+        &self.fields
+    }
+
+    /// The task (deleted or not) whose `UID` is `uid`; the first by `todoId` should two
+    /// have it.
+    pub fn with_uid(&self, uid: &str) -> Option<&Arc<Record>> {
+        let by_id = self.records.get(uid).filter(|r| self.fields.uid(r) == uid);
+        let from: UidKey = (uid.into(), Id::from(""));
+        let kept = self
+            .objects
+            .uids
+            .range(from..)
+            .take_while(|(u, _)| **u == *uid)
+            .filter_map(|(_, id)| self.records.get(id))
+            .find(|r| self.fields.uid(r) == uid);
+        [by_id, kept]
+            .into_iter()
+            .flatten()
+            .min_by(|a, b| a.id.cmp(&b.id))
+    }
+
+    /// The task that is the object `name` (compared percent-decoded) among those `member`
+    /// accepts; the first by `todoId` should two be.
+    pub fn named(&self, name: &str, member: impl Fn(&Record) -> bool) -> Option<&Arc<Record>> {
+        let key = name_key(name);
+        let by_id = std::str::from_utf8(&key)
+            .ok()
+            .and_then(|n| n.strip_suffix(".ics"))
+            .and_then(|id| self.records.get(id));
+        let from: NameKey = (key.clone(), Id::from(""));
+        let kept = self
+            .objects
+            .names
+            .range(from..)
+            .take_while(|(k, _)| *k == key)
+            .filter_map(|(_, id)| self.records.get(id));
+        by_id
+            .into_iter()
+            .chain(kept)
+            .filter(|r| member(r) && same_name(&self.fields.object_name(r), name))
+            .min_by(|a, b| a.id.cmp(&b.id))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
 
     fn fields() -> CalendarFields {

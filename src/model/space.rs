@@ -25,7 +25,7 @@ use std::sync::Arc;
 use imbl::{OrdMap, OrdSet};
 use serde::{Deserialize, Serialize};
 
-use super::calendar::CalendarFields;
+use super::calendar::{CalendarFields, CalendarTasks, Objects};
 use super::cursor::Cursor;
 use super::deps::{Budget, Graph};
 use super::error::SpaceError;
@@ -307,6 +307,8 @@ struct Collection {
     reminders: OrdSet<(i64, Id)>,
     /// Where the kind keeps `completedAt` and its calendar data, when it has them (tasks).
     calendar: Option<CalendarFields>,
+    /// The records by the names calendar clients give them (tasks; empty for the others).
+    objects: Objects,
 }
 
 impl Collection {
@@ -319,6 +321,7 @@ impl Collection {
             times: TimeFields::of(kind),
             reminders: OrdSet::new(),
             calendar: CalendarFields::of(kind),
+            objects: Objects::default(),
         }
     }
 
@@ -367,6 +370,10 @@ impl Collection {
         }
         if let Some(graph) = &mut self.graph {
             graph.relink(old.as_deref(), new.map(|r| &**r), &self.records);
+        }
+        if let Some(fields) = &self.calendar {
+            self.objects
+                .replace(fields, old.as_deref(), new.map(|r| &**r));
         }
         old
     }
@@ -687,6 +694,12 @@ impl Space {
         };
         let (listed, more) = times.occurrences(record, query, now)?;
         Ok((listed, more, self.version))
+    }
+
+    /// The tasks as calendar clients name them (CONTRACT §20), in O(1).
+    pub fn calendar_tasks(&self) -> CalendarTasks {
+        let tasks = self.collection(Kind::Task);
+        CalendarTasks::new(tasks.records.clone(), tasks.objects.clone())
     }
 
     /// When the next reminder of the space is due to fire (CONTRACT §18); it may be past.
@@ -1134,6 +1147,9 @@ impl Space {
                 .filter_map(|r| collection.reminder_key(r))
                 .collect();
             collection.reminders = reminders;
+            if let Some(fields) = &collection.calendar {
+                collection.objects = Objects::build(fields, &records);
+            }
         }
         let mut feed: Vec<(FeedKey, Arc<Record>)> = space
             .collections
@@ -1380,6 +1396,84 @@ mod tests {
         space
             .create(kind, changes(kind, Mode::Create, body), 1_000)
             .unwrap()
+    }
+
+    /// Calendar clients' names for tasks (CONTRACT §20) are found by `UID` and by object
+    /// name, percent-decoded, whether the client chose them or they are the `todoId`'s; the
+    /// index follows renames, moves and deletes, and a loaded snapshot finds the same.
+    #[test]
+    fn tasks_are_found_by_the_uids_and_object_names_clients_gave_them() {
+        use super::super::calendar::Calendar;
+        let fields = CalendarFields::of(Kind::Task).unwrap();
+        let kept = |uid: &str, object: &str| {
+            let mut changes = Changes::default();
+            let calendar = Calendar {
+                uid: Some(uid.into()),
+                object: Some(object.into()),
+                ..Calendar::default()
+            };
+            changes
+                .fields
+                .push((fields.calendar(), Value::Calendar(Box::new(calendar))));
+            changes
+        };
+        let mut space = Space::new("s");
+        create(&mut space, Kind::Task, json!({"todoId": "plain"}));
+        let mut a = kept("a@host", "a%40host.ics");
+        a.id = Some("a".into());
+        space.create(Kind::Task, a, 1_000).unwrap();
+        let mut b = kept("b", "b.ics");
+        b.id = Some("b".into());
+        space.create(Kind::Task, b, 1_000).unwrap();
+        let everyone = |_: &Record| true;
+        let found = |space: &Space, uid: &str, name: &str| {
+            let tasks = space.calendar_tasks();
+            (
+                tasks.with_uid(uid).map(|t| t.id.to_string()),
+                tasks.named(name, everyone).map(|t| t.id.to_string()),
+            )
+        };
+        let some = |id: &str| Some(id.to_owned());
+        assert_eq!(
+            found(&space, "plain", "plain.ics"),
+            (some("plain"), some("plain"))
+        );
+        assert_eq!(
+            found(&space, "a@host", "a@host.ics"),
+            (some("a"), some("a"))
+        );
+        assert_eq!(
+            found(&space, "a", "a.ics"),
+            (None, None),
+            "a has the client's names"
+        );
+        assert_eq!(found(&space, "b", "b.ics"), (some("b"), some("b")));
+        // A rename and a new UID leave the old ones free.
+        space
+            .update(Kind::Task, "a", kept("new@host", "renamed.ics"), 2_000)
+            .unwrap();
+        assert_eq!(found(&space, "a@host", "a@host.ics"), (None, None));
+        assert_eq!(
+            found(&space, "new@host", "renamed.ics"),
+            (some("a"), some("a"))
+        );
+        // Deleted tasks keep their UID (a PUT restores them); callers choose members.
+        space.set_deleted(Kind::Task, "a", true, 3_000).unwrap();
+        let tasks = space.calendar_tasks();
+        assert!(tasks.named("renamed.ics", |t| !t.is_deleted()).is_none());
+        assert_eq!(&*tasks.with_uid("new@host").unwrap().id, "a");
+        let loaded = Space::from_snapshot(space.snapshot()).unwrap();
+        assert_eq!(
+            found(&loaded, "new@host", "renamed.ics"),
+            (some("a"), some("a"))
+        );
+        assert_eq!(
+            found(&loaded, "plain", "plain.ics"),
+            (some("plain"), some("plain"))
+        );
+        // The only entries are the client-chosen names that are not the todoId's.
+        let objects = &loaded.collection(Kind::Task).objects;
+        assert_eq!(objects.len(), (1, 1));
     }
 
     /// The space knows which tasks have a reminder due and when the next one is; a firing

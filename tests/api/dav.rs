@@ -1064,3 +1064,63 @@ async fn a_viewer_reads_a_shared_calendar_without_write_and_its_put_is_403() {
         .insert_header(("Authorization", auth.as_str()));
     assert_eq!(app.send(request, None).await.status, 200);
 }
+
+/// A `DEPENDS-ON` names an earlier object by the client's `UID`, which need not be an id:
+/// the task depends on the task of that `UID`, and its object sends the `UID` back. A
+/// multiget finds objects however their `href`s are percent-encoded.
+#[actix_web::test]
+async fn a_depends_on_a_clients_uid_names_that_task_and_multiget_decodes_hrefs() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    let first = vtodo("first@phone.example", "First", "");
+    put(
+        &app,
+        &format!("{calendar}first%40phone.ics"),
+        &auth,
+        &[],
+        &first,
+    )
+    .await
+    .expect(201);
+    let then = vtodo(
+        "then@phone.example",
+        "Then",
+        "RELATED-TO;RELTYPE=DEPENDS-ON:first@phone.example\r\n",
+    );
+    put(&app, &format!("{calendar}then.ics"), &auth, &[], &then)
+        .await
+        .expect(201);
+    let (first, then) = (
+        task_named(&app, "First").await,
+        task_named(&app, "Then").await,
+    );
+    assert_eq!(then["predecessorIds"], json!([first["todoId"]]), "{then}");
+    let body = format!(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+  <D:prop><D:getetag/><C:calendar-data/></D:prop>
+  <D:href>{calendar}first@phone.ics</D:href>
+  <D:href>{calendar}then.ics</D:href>
+  <D:href>{calendar}missing.ics</D:href>
+  <D:href>/dav/calendars/{user}/elsewhere/then.ics</D:href>
+</C:calendar-multiget>"#
+    );
+    let reply = dav(
+        &app,
+        Method::from_bytes(b"REPORT").unwrap(),
+        &calendar,
+        Some(&auth),
+        &body,
+    )
+    .await;
+    assert_eq!(reply.status, 207, "{reply:?}");
+    let xml = text(&reply);
+    assert_eq!(xml.matches("200 OK").count(), 2, "{xml}");
+    assert_eq!(xml.matches("404 Not Found").count(), 2, "{xml}");
+    assert!(
+        xml.contains("RELATED-TO;RELTYPE=DEPENDS-ON:first@phone.example"),
+        "{xml}"
+    );
+}
