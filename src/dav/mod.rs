@@ -558,8 +558,21 @@ impl Members {
 /// The value of `prop` on a task's object, or `None` where it has none; `tasks` are the
 /// space's, whose `UID`s its predecessors are sent by.
 fn object_prop(task: &Record, tasks: &Records, prop: &Prop) -> Option<PropValue> {
+    rendered_object_prop(task, tasks, None, prop)
+}
+
+/// [`object_prop`], with the task's `VTODO` text when it was rendered already.
+fn rendered_object_prop(
+    task: &Record,
+    tasks: &Records,
+    text: Option<&str>,
+    prop: &Prop,
+) -> Option<PropValue> {
     Some(match (prop.namespace.as_str(), prop.name.as_str()) {
-        (xml::CALDAV, "calendar-data") => PropValue::Text(vtodo_text(task, tasks)),
+        (xml::CALDAV, "calendar-data") => PropValue::Text(match text {
+            Some(text) => text.to_owned(),
+            None => vtodo_text(task, tasks),
+        }),
         (xml::DAV, "getetag") => PropValue::Text(etag(task)),
         (xml::DAV, "getcontenttype") => PropValue::Text(OBJECT_TYPE.into()),
         (xml::DAV, "resourcetype") => PropValue::Elements(Vec::new()),
@@ -655,19 +668,20 @@ async fn report_calendar(
                 (href, answer)
             })
             .collect(),
+        // Each object is rendered once, for the filter and its `calendar-data`.
         xml::ReportKind::Query => members
             .iter()
-            .filter(|task| {
-                report
-                    .filter
-                    .as_ref()
-                    .is_none_or(|f| filter::matches(f, task, &vtodo_text(task, tasks)))
-            })
-            .map(|task| {
-                (
-                    format!("{}{}", calendar.path, object_name(task)),
-                    found(task),
-                )
+            .filter_map(|task| {
+                let text = report.filter.as_ref().map(|_| vtodo_text(task, tasks));
+                if let (Some(filter), Some(text)) = (&report.filter, &text) {
+                    if !filter::matches(filter, task, text) {
+                        return None;
+                    }
+                }
+                let href = format!("{}{}", calendar.path, object_name(task));
+                let answer =
+                    asked.answer(|p| rendered_object_prop(task, tasks, text.as_deref(), p));
+                Some((href, Some(answer)))
             })
             .collect(),
         xml::ReportKind::SyncCollection => {

@@ -1011,3 +1011,25 @@ async fn the_time_fields_of_section_18_are_filtered_as_their_types_say() {
         );
     }
 }
+
+/// `completedAt` (§20) is a date-time of the filter language: compared as an instant, and
+/// null while a task is unfinished.
+#[actix_web::test]
+async fn completed_at_is_filtered_as_a_date_time() {
+    let app = spawn_app();
+    tasks(&app, vec![json!({}), json!({})]).await;
+    let done = app
+        .patch("/api/v1/tasks/t1", json!({"status": "done"}))
+        .await;
+    done.expect(200);
+    let completed = done.data()["completedAt"].as_str().unwrap().to_owned();
+    assert_eq!(
+        filtered(&app, &format!("completedAt >= {completed}")).await,
+        strings(&["t1"])
+    );
+    assert_eq!(
+        filtered(&app, &format!("completedAt > {completed}")).await,
+        strings(&[])
+    );
+    assert_eq!(filtered(&app, "completedAt = null").await, strings(&["t0"]));
+}
