@@ -42,3 +42,4 @@ pub mod startup;
 pub mod store;
 pub mod tools;
 mod webhooks;
+mod wire;

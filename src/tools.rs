@@ -21,13 +21,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 use crate::config::Tool;
-use crate::http::render::RecordJson;
 use crate::model::calendar::Calendar;
 use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
 use crate::model::validate::{parse_changes, parse_kept, READ_ONLY};
 use crate::model::{Changes, Command, FieldType, Kind, Mode, Op, Space, SpaceError, Value};
 use crate::store::backup::{self, BackupError};
 use crate::store::{replace_file, Problem, Store, StoreError};
+use crate::wire::RecordJson;
 use taskd_bench::BenchError;
 use taskd_progress::Progress;
 

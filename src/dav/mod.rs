@@ -33,9 +33,8 @@ use base64::Engine;
 use futures_util::future::{ready, Ready};
 
 use crate::actors::space::Write;
-use crate::http::calendar::commands;
 use crate::http::AppState;
-use crate::ical::{object_name, parse_calendar, uid_of, write_calendar, Todo};
+use crate::ical::{commands, object_name, parse_calendar, uid_of, write_calendar, Todo};
 use crate::model::access::{self, Action};
 use crate::model::calendar::{same_name, CalendarTasks};
 use crate::model::record::{Record, Records, Value};

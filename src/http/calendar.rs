@@ -1,12 +1,10 @@
 //! `GET` and `POST /api/v1/calendar.ics` (CONTRACT §20): a space's tasks (of one list) as
 //! iCalendar, and a `text/calendar` body imported as one all-or-nothing write.
 //!
-//! The mapping is [`crate::ical`]'s; here the body is read, the space's tasks are looked up
-//! by `UID`, and the VTODOs become commands that the space applies as one write, as a batch
-//! of §12 does: one version per task (two for a task that was deleted: it is restored,
-//! then written), nothing at all when one fails.
-
-use std::collections::{HashMap, HashSet};
+//! The mapping and the commands a VTODO becomes are [`crate::ical`]'s; here the body is
+//! read and the commands go to the space as one write, as a batch of §12 does: one version
+//! per task (two for a task that was deleted: it is restored, then written), nothing at
+//! all when one fails.
 
 use actix_web::http::header;
 use actix_web::web::{self, Data};
@@ -18,13 +16,11 @@ use super::extract::{body_timeout, read_body, space_of, Params};
 use super::openapi::problems::*;
 use super::{dto, render, AppState};
 use crate::actors::space::Write;
-use crate::ical::{parse_calendar, uid_of, write_calendar, ChangesError, IcalError, Todo};
+use crate::ical::{commands, parse_calendar, uid_of, write_calendar, IcalError};
 use crate::model::access::Action;
-use crate::model::calendar::CalendarTasks;
 use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
-use crate::model::record::Id;
 use crate::model::validate::is_id;
-use crate::model::{Caller, Command, FieldError, Kind, Op, Space, ValidationError, Value};
+use crate::model::{Caller, FieldError, Kind, Space, ValidationError};
 
 /// The `text/calendar` media type of both routes.
 const TEXT_CALENDAR: &str = "text/calendar; charset=utf-8";
@@ -171,129 +167,6 @@ fn invalid(field: &str, message: String) -> ApiError {
         }],
     }
     .into()
-}
-
-/// The commands that write `todos` into the space whose tasks are `tasks`, and how many
-/// tasks they create and update; with `list`, every task is put in that list (`Some(None)`:
-/// in none). A VTODO whose predecessors are made by the same import follows them, so the
-/// space sees each predecessor before it is named. A deleted task is restored, then
-/// written. The CalDAV front's `PUT` writes its one VTODO through here too.
-pub(crate) fn commands(
-    todos: &[Todo],
-    tasks: &CalendarTasks,
-    list: Option<Option<Box<str>>>,
-) -> Result<(Vec<Command>, usize, usize), ApiError> {
-    // The todoId of each VTODO: its task's, or a new one.
-    let mut taken: HashSet<&str> = HashSet::new();
-    let mut ids: HashMap<&str, Id> = HashMap::new();
-    for todo in todos {
-        let uid = todo.uid.as_str();
-        let id: Id = match tasks.with_uid(uid) {
-            Some(task) => task.id.clone(),
-            None if is_id(uid) && !taken.contains(uid) && !tasks.records().contains_key(uid) => {
-                Id::from(uid)
-            }
-            None => Id::from(uuid::Uuid::new_v4().to_string()),
-        };
-        taken.insert(uid);
-        ids.insert(uid, id);
-    }
-    // A predecessor's todoId: the one this import gives its UID, else its task's.
-    let resolve = |uid: &str| match ids.get(uid) {
-        Some(id) => id.to_string(),
-        None => tasks
-            .with_uid(uid)
-            .map_or_else(|| uid.to_owned(), |t| t.id.to_string()),
-    };
-    let list_at = Kind::Task
-        .field_index("listId")
-        .expect("tasks have a listId");
-    let mut commands = Vec::with_capacity(todos.len());
-    let (mut created, mut updated) = (0, 0);
-    for todo in in_dependency_order(todos, tasks) {
-        let existing = tasks.with_uid(&todo.uid);
-        let mut changes = todo
-            .changes(existing.map(|r| &**r), resolve)
-            .map_err(|e| match e {
-                ChangesError::Ical(e) => invalid(&todo.uid, e.to_string()),
-                ChangesError::Invalid(v) => ValidationError {
-                    errors: v
-                        .errors
-                        .into_iter()
-                        .map(|f| FieldError {
-                            field: format!("{}.{}", todo.uid, f.field),
-                            message: f.message,
-                        })
-                        .collect(),
-                }
-                .into(),
-            })?;
-        if let Some(list) = &list {
-            let value = list.clone().map_or(Value::Null, Value::Text);
-            changes.fields.push((list_at, value));
-        }
-        let id: Box<str> = (*ids[todo.uid.as_str()]).into();
-        let op = match existing {
-            Some(task) => {
-                if task.is_deleted() {
-                    commands.push(Command {
-                        kind: Kind::Task,
-                        id: id.clone(),
-                        op: Op::SetDeleted(false),
-                        if_match: None,
-                    });
-                }
-                updated += 1;
-                Op::Update(changes)
-            }
-            None => {
-                created += 1;
-                Op::Create(changes)
-            }
-        };
-        commands.push(Command {
-            kind: Kind::Task,
-            id,
-            op,
-            if_match: None,
-        });
-    }
-    Ok((commands, created, updated))
-}
-
-/// `todos` reordered so that each comes after the VTODOs of the same import it depends on
-/// (a cycle keeps the body's order, and the space refuses it as any cycle). A walk with a
-/// stack of its own: a chain of thousands of VTODOs must not overflow the thread's.
-fn in_dependency_order<'a>(todos: &'a [Todo], tasks: &CalendarTasks) -> Vec<&'a Todo> {
-    let at: HashMap<&str, usize> = todos
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.uid.as_str(), i))
-        .collect();
-    let mut seen = vec![false; todos.len()];
-    let mut order = Vec::with_capacity(todos.len());
-    for first in 0..todos.len() {
-        // (VTODO, whether its predecessors were pushed already)
-        let mut stack = vec![(first, false)];
-        while let Some((i, expanded)) = stack.pop() {
-            if expanded {
-                order.push(&todos[i]);
-                continue;
-            }
-            if std::mem::replace(&mut seen[i], true) {
-                continue;
-            }
-            stack.push((i, true));
-            for uid in todos[i].predecessors() {
-                if let (Some(&j), None) = (at.get(uid), tasks.with_uid(uid)) {
-                    if !seen[j] {
-                        stack.push((j, false));
-                    }
-                }
-            }
-        }
-    }
-    order
 }
 
 /// A `text/calendar` body of at most [`CALENDAR_BODY_MAX_BYTES`] (a larger one is 413;

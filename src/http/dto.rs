@@ -13,35 +13,22 @@
 
 use std::path::PathBuf;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use utoipa::openapi::schema::{
     AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::{Ref, Schema};
 use utoipa::{IntoParams, ToSchema};
 
-use super::render::RecordJson;
 use crate::model::directory::{Access, Role};
 use crate::model::limits::{
     thousands, IDEMPOTENCY_KEY_MAX_CHARS, ID_MAX_CHARS, ID_MIN_CHARS, MAX_OPERATIONS,
     MAX_SAFE_INTEGER, MAX_TOKEN_SPACES, NAME_MAX_CHARS,
 };
-use crate::model::time::rfc3339_millis;
 use crate::model::Kind;
+use crate::wire::RecordJson;
 
-/// A time in milliseconds since the epoch, written as RFC 3339 UTC with milliseconds
-/// (`YYYY-MM-DDTHH:MM:SS.mmmZ`), or null when out of range.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Stamp(pub i64);
-
-impl Serialize for Stamp {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match rfc3339_millis(self.0) {
-            Some(stamp) => s.serialize_str(&stamp),
-            None => s.serialize_none(),
-        }
-    }
-}
+pub(crate) use crate::wire::Stamp;
 
 /// `{"data": ...}`: the envelope of every answer that is not a record's, a page or a
 /// problem. The document names each use (`SpaceEnvelope`, `TokenList`, ...) below.

@@ -1,88 +1,21 @@
-//! Rendering records and envelopes as JSON, straight from the stored records: every field of
-//! the kind's table, absent values as `null` (arrays as `[]`), date-times as RFC 3339 UTC
-//! with milliseconds.
+//! The JSON API's answers: records ([`crate::wire`]'s form) in their envelopes, pages,
+//! feed pages and stream events, the directory's answers, and answers kept for
+//! idempotency keys.
 
 use actix_web::http::{header, StatusCode};
 use actix_web::HttpResponse;
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use super::dto::{self, MemberState, Stamp};
+use super::dto::{self, MemberState};
 use crate::actors::directory::Answer;
 use crate::model::kept::KeptAnswer;
-use crate::model::recurrence::Reminder;
 use crate::model::webhook::{Position, Webhook};
 use crate::model::{
-    Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Record, Role,
-    SpaceInfo, Token, Touched, Value,
+    Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Role, SpaceInfo,
+    Token, Touched,
 };
 use crate::webhooks::Attempt;
-
-/// A record of `kind` in space `space`, as JSON.
-pub(crate) struct RecordJson<'a> {
-    /// The record's kind.
-    pub kind: Kind,
-    /// The space it belongs to.
-    pub space: &'a str,
-    /// The record.
-    pub record: &'a Record,
-}
-
-/// A field value as JSON (the derived `Serialize` of `Value` is the snapshot encoding).
-struct ValueJson<'a>(&'a Value);
-
-impl Serialize for ValueJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::Null => s.serialize_none(),
-            Value::Bool(b) => s.serialize_bool(*b),
-            Value::Number(n) => s.serialize_f64(*n),
-            Value::Integer(n) => s.serialize_u64(*n),
-            Value::Text(t) => s.serialize_str(t),
-            Value::Time(ms) => Stamp(*ms).serialize(s),
-            Value::Ids(ids) => s.collect_seq(ids.iter()),
-            Value::Reminders(reminders) => s.collect_seq(reminders.iter().map(ReminderJson)),
-            Value::Calendar(kept) => kept.serialize(s),
-        }
-    }
-}
-
-/// A reminder as JSON: `{"at": <date-time>}` or `{"minutesBefore": n}`.
-struct ReminderJson<'a>(&'a Reminder);
-
-impl Serialize for ReminderJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(1))?;
-        match *self.0 {
-            Reminder::At(ms) => map.serialize_entry("at", &Stamp(ms))?,
-            Reminder::MinutesBefore(minutes) => map.serialize_entry("minutesBefore", &minutes)?,
-        }
-        map.end()
-    }
-}
-
-impl Serialize for RecordJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = self.record;
-        let fields = self.kind.fields();
-        let mut map = s.serialize_map(Some(fields.len() + 10))?;
-        map.serialize_entry("id", &*r.id)?;
-        map.serialize_entry(self.kind.id_field(), &*r.id)?;
-        map.serialize_entry("spaceId", self.space)?;
-        map.serialize_entry("sortOrder", &r.sort_order)?;
-        for (field, value) in fields.iter().zip(&r.fields) {
-            if !field.ty.is_hidden() {
-                map.serialize_entry(field.name, &ValueJson(value))?;
-            }
-        }
-        map.serialize_entry("createdAt", &Stamp(r.created_at))?;
-        map.serialize_entry("updatedAt", &Stamp(r.updated_at))?;
-        map.serialize_entry("deletedAt", &r.deleted_at.map(Stamp))?;
-        map.serialize_entry("isDeleted", &r.is_deleted())?;
-        map.serialize_entry("versionUpdatedAt", &r.version)?;
-        map.end()
-    }
-}
+use crate::wire::{RecordJson, Stamp};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -474,33 +407,6 @@ fn change_json(out: &mut Vec<u8>, space: &str, change: &Touched) {
     if serde_json::to_writer(&mut *out, &ChangeJson::of(space, change)).is_err() {
         log::error!("cannot render a change of space {space}");
     }
-}
-
-/// A webhook delivery's body (CONTRACT §19): `{"type", "spaceId", "version" (the record's
-/// `versionUpdatedAt`), "timestamp" (its `updatedAt`), "data": <record>}`.
-pub(crate) fn delivery(event: &str, space: &str, change: &Touched) -> Vec<u8> {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Delivery<'a> {
-        r#type: &'a str,
-        space_id: &'a str,
-        version: u64,
-        timestamp: Stamp,
-        data: RecordJson<'a>,
-    }
-    let record = &change.record;
-    let body = Delivery {
-        r#type: event,
-        space_id: space,
-        version: record.version,
-        timestamp: Stamp(record.updated_at),
-        data: RecordJson {
-            kind: change.kind,
-            space,
-            record,
-        },
-    };
-    serde_json::to_vec(&body).expect("a record renders as JSON")
 }
 
 /// The server-sent event of one change: `id`, `event: change`, `data`.

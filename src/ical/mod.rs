@@ -36,6 +36,10 @@ use crate::model::time::rfc3339_millis;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Changes, Kind, Mode, ValidationError};
 
+mod writes;
+
+pub(crate) use writes::commands;
+
 /// The `PRODID` of what taskd writes.
 const PRODID: &str = "-//taskd//CONTRACT 20//EN";
 

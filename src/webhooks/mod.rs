@@ -37,18 +37,19 @@ use std::time::{Duration, Instant};
 use actix::Arbiter;
 use actix_web::web::Bytes;
 use rand::Rng;
+use serde::Serialize;
 use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio::task::JoinHandle;
 
 use crate::actors::space::{Committed, Subscribe};
 use crate::actors::{Directory, Failure, Spaces};
-use crate::http::render::delivery;
 use crate::metrics::{OutcomeLabels, WebhookLabels, METRICS};
 use crate::model::webhook::{
     jittered, next_event, pending, signature, Position, Webhook, RETRY_SCHEDULE,
 };
 use crate::model::{Change, DirectoryError, Touched};
 use crate::replication::NodeRole;
+use crate::wire::{RecordJson, Stamp};
 use client::{Sender, Sent};
 
 /// How often the supervisor looks at the directory.
@@ -543,4 +544,31 @@ async fn attempt(
         .inc();
     shared.webhooks.note(&webhook.id, entry);
     then
+}
+
+/// A webhook delivery's body (CONTRACT §19): `{"type", "spaceId", "version" (the record's
+/// `versionUpdatedAt`), "timestamp" (its `updatedAt`), "data": <record>}`.
+fn delivery(event: &str, space: &str, change: &Touched) -> Vec<u8> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Delivery<'a> {
+        r#type: &'a str,
+        space_id: &'a str,
+        version: u64,
+        timestamp: Stamp,
+        data: RecordJson<'a>,
+    }
+    let record = &change.record;
+    let body = Delivery {
+        r#type: event,
+        space_id: space,
+        version: record.version,
+        timestamp: Stamp(record.updated_at),
+        data: RecordJson {
+            kind: change.kind,
+            space,
+            record,
+        },
+    };
+    serde_json::to_vec(&body).expect("a record renders as JSON")
 }
