@@ -1542,6 +1542,52 @@ async fn a_reminder_due_after_the_primary_died_is_fired_once_by_the_standby_that
     assert_eq!(changes[0]["record"]["remindedAt"], task["remindedAt"]);
 }
 
+/// While the primary lives, a standby holding the same due reminder leaves it to the
+/// primary; once it takes over, it holds that one firing (same `remindedAt`) and fires
+/// nothing more.
+#[actix_web::test]
+async fn while_the_primary_lives_a_standby_never_fires_a_reminder() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let at = chrono::Utc::now() + chrono::Duration::seconds(1);
+    let at = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let created = a
+        .default_user()
+        .post(
+            "/api/v1/tasks",
+            json!({"todoId": "soon", "reminders": [{"at": at}]}),
+        )
+        .await;
+    created.expect(201);
+    async fn reminded(node: &TestApp) -> Value {
+        let reply = node.default_user().get("/api/v1/tasks/soon").await;
+        reply.expect(200);
+        reply.data()["remindedAt"].clone()
+    }
+    let fired = wait_until_async(Duration::from_secs(10), || async {
+        reminded(&a).await != Value::Null
+    })
+    .await;
+    assert!(fired, "{}", a.log_text());
+    // Time for a standby that fired to have done so (the timer retries every 250 ms),
+    // and for b to hold the primary's firing.
+    actix_web::rt::time::sleep(Duration::from_millis(1_500)).await;
+    let on_a = reminded(&a).await;
+    a.crash();
+    primary_within(&b, Duration::from_secs(15)).await;
+    actix_web::rt::time::sleep(Duration::from_millis(1_000)).await;
+    assert_eq!(reminded(&b).await, on_a, "{}", b.log_text());
+    let since = created.version();
+    let changes = b
+        .default_user()
+        .get(&format!("/api/v1/changes?since={since}"))
+        .await;
+    let changes = changes.data().as_array().unwrap().clone();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+}
+
 /// Waits until `done` answers true, checking every 50 ms for up to `limit`.
 async fn wait_until_async<F: std::future::Future<Output = bool>>(
     limit: Duration,
