@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use actix_web::http::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, wait_until, Options, TestApp};
+use crate::helpers::{assert_problem, wait_until, Options, Reply, TestApp};
 
 /// A JetStream-enabled `nats-server` on a free port, killed on drop.
 pub(crate) struct Nats {
@@ -1505,22 +1505,33 @@ async fn the_stream_is_trimmed_by_its_limits_but_never_past_what_a_node_needs() 
     }
 }
 
-#[actix_web::test]
-async fn a_reminder_due_after_the_primary_died_is_fired_once_by_the_standby_that_takes_over() {
-    let Some(nats) = nats() else { return };
-    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+/// A primary `a` and a standby `b`, and the answer to the creation on `a` of task `id`
+/// with a reminder `seconds` from now, at the date-time given.
+async fn primary_standby_and_a_reminder(
+    nats: &Nats,
+    id: &str,
+    seconds: i64,
+) -> (TestApp, TestApp, Reply, String) {
+    let a = node(nats, "a", Arc::new(tempfile::tempdir().unwrap()));
     until_primary(&a).await;
-    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
-    let at = chrono::Utc::now() + chrono::Duration::seconds(2);
+    let b = node(nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let at = chrono::Utc::now() + chrono::Duration::seconds(seconds);
     let at = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let created = a
         .default_user()
         .post(
             "/api/v1/tasks",
-            json!({"todoId": "later", "reminders": [{"at": at}]}),
+            json!({"todoId": id, "reminders": [{"at": at}]}),
         )
         .await;
     created.expect(201);
+    (a, b, created, at)
+}
+
+#[actix_web::test]
+async fn a_reminder_due_after_the_primary_died_is_fired_once_by_the_standby_that_takes_over() {
+    let Some(nats) = nats() else { return };
+    let (mut a, b, created, at) = primary_standby_and_a_reminder(&nats, "later", 2).await;
     // Killed before the reminder is due: the standby holds the task and its reminder.
     a.crash();
     primary_within(&b, Duration::from_secs(15)).await;
@@ -1548,19 +1559,7 @@ async fn a_reminder_due_after_the_primary_died_is_fired_once_by_the_standby_that
 #[actix_web::test]
 async fn while_the_primary_lives_a_standby_never_fires_a_reminder() {
     let Some(nats) = nats() else { return };
-    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
-    until_primary(&a).await;
-    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
-    let at = chrono::Utc::now() + chrono::Duration::seconds(1);
-    let at = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    let created = a
-        .default_user()
-        .post(
-            "/api/v1/tasks",
-            json!({"todoId": "soon", "reminders": [{"at": at}]}),
-        )
-        .await;
-    created.expect(201);
+    let (mut a, b, created, _) = primary_standby_and_a_reminder(&nats, "soon", 1).await;
     async fn reminded(node: &TestApp) -> Value {
         let reply = node.default_user().get("/api/v1/tasks/soon").await;
         reply.expect(200);
