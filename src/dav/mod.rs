@@ -392,19 +392,7 @@ async fn propfind_home(
     if path != calendar_home(&caller.account.id) {
         return Err(DavError::NotFound);
     }
-    let asked = asked(
-        &body,
-        &[
-            (xml::DAV, "current-user-principal"),
-            (xml::DAV, "resourcetype"),
-            (xml::DAV, "displayname"),
-            (xml::CALENDARSERVER, "getctag"),
-            (xml::DAV, "sync-token"),
-            (xml::DAV, "supported-report-set"),
-            (xml::CALDAV, "supported-calendar-component-set"),
-            (xml::DAV, "current-user-privilege-set"),
-        ],
-    )?;
+    let asked = asked(&body, &COLLECTION_PROPS)?;
     let mut responses = vec![(path, Some(asked.answer(|p| home_prop(&caller, p))))];
     if with_members(&req) {
         for calendar in calendars(&app, &caller).await {
@@ -579,6 +567,21 @@ fn rendered_object_prop(
     })
 }
 
+/// What `allprop` answers of a collection (the home and each calendar).
+const COLLECTION_PROPS: [(&str, &str); 8] = [
+    (xml::DAV, "current-user-principal"),
+    (xml::DAV, "resourcetype"),
+    (xml::DAV, "displayname"),
+    (xml::CALENDARSERVER, "getctag"),
+    (xml::DAV, "sync-token"),
+    (xml::DAV, "supported-report-set"),
+    (xml::CALDAV, "supported-calendar-component-set"),
+    (xml::DAV, "current-user-privilege-set"),
+];
+
+/// What `allprop` answers of a calendar's objects, beside [`COLLECTION_PROPS`].
+const OBJECT_PROPS: [(&str, &str); 2] = [(xml::DAV, "getetag"), (xml::DAV, "getcontenttype")];
+
 /// The media type of an object.
 const OBJECT_TYPE: &str = "text/calendar; charset=utf-8; component=VTODO";
 
@@ -599,21 +602,8 @@ async fn propfind_calendar(
 ) -> Result<HttpResponse, DavError> {
     let (user, segment) = path.into_inner();
     let (calendar, members) = calendar_of(&app, &caller, &user, &segment).await?;
-    let asked = asked(
-        &body,
-        &[
-            (xml::DAV, "current-user-principal"),
-            (xml::DAV, "resourcetype"),
-            (xml::DAV, "displayname"),
-            (xml::CALENDARSERVER, "getctag"),
-            (xml::DAV, "sync-token"),
-            (xml::DAV, "supported-report-set"),
-            (xml::CALDAV, "supported-calendar-component-set"),
-            (xml::DAV, "current-user-privilege-set"),
-            (xml::DAV, "getetag"),
-            (xml::DAV, "getcontenttype"),
-        ],
-    )?;
+    let all = [&COLLECTION_PROPS[..], &OBJECT_PROPS[..]].concat();
+    let asked = asked(&body, &all)?;
     let mut responses = vec![(
         calendar.path.clone(),
         Some(asked.answer(|p| calendar_prop(&caller, &calendar, p))),

@@ -150,9 +150,7 @@ async fn options_names_the_dav_classes_and_other_methods_are_not_allowed() {
 #[actix_web::test]
 async fn the_calendar_home_lists_a_calendar_per_list_and_one_per_space() {
     let app = spawn_app();
-    let me = app.get("/api/v1/me").await;
-    let user = me.data()["userId"].as_str().unwrap().to_owned();
-    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    let (user, space) = me(&app).await;
     app.create("lists", json!({"listId": "work", "name": "Work"}))
         .await;
     app.create("lists", json!({"listId": "old", "name": "Old"}))
@@ -210,9 +208,7 @@ async fn the_calendar_home_lists_a_calendar_per_list_and_one_per_space() {
 #[actix_web::test]
 async fn a_calendar_lists_its_tasks_objects_and_an_object_is_its_vtodo() {
     let app = spawn_app();
-    let me = app.get("/api/v1/me").await;
-    let user = me.data()["userId"].as_str().unwrap().to_owned();
-    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    let (user, space) = me(&app).await;
     app.create("lists", json!({"listId": "work", "name": "Work"}))
         .await;
     let in_work = app
@@ -309,9 +305,7 @@ async fn a_calendar_lists_its_tasks_objects_and_an_object_is_its_vtodo() {
 #[actix_web::test]
 async fn a_multiget_answers_the_objects_named_and_a_query_every_object() {
     let app = spawn_app();
-    let me = app.get("/api/v1/me").await;
-    let user = me.data()["userId"].as_str().unwrap().to_owned();
-    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    let (user, space) = me(&app).await;
     let a = app
         .create("tasks", json!({"todoId": "a", "name": "A & B"}))
         .await;
@@ -387,9 +381,7 @@ fn token_of(reply: &Reply) -> String {
 #[actix_web::test]
 async fn sync_collection_reports_json_writes_deletes_and_moves_since_a_token() {
     let app = spawn_app();
-    let me = app.get("/api/v1/me").await;
-    let user = me.data()["userId"].as_str().unwrap().to_owned();
-    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    let (user, space) = me(&app).await;
     app.create("lists", json!({"listId": "work"})).await;
     for id in ["kept", "changed", "deleted", "moved"] {
         app.create("tasks", json!({"todoId": id, "listId": "work"}))
@@ -474,9 +466,7 @@ async fn sync_collection_reports_json_writes_deletes_and_moves_since_a_token() {
 #[actix_web::test]
 async fn delete_soft_deletes_the_task_with_if_match_and_roles_checked() {
     let app = spawn_app();
-    let me = app.get("/api/v1/me").await;
-    let user = me.data()["userId"].as_str().unwrap().to_owned();
-    let space = me.data()["defaultSpaceId"].as_str().unwrap().to_owned();
+    let (user, space) = me(&app).await;
     let task = app.create("tasks", json!({"todoId": "bye"})).await;
     let object = format!("/dav/calendars/{user}/{space}/bye.ics");
     let token = app
