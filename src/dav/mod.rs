@@ -871,7 +871,7 @@ fn if_none_match_any(req: &HttpRequest) -> bool {
 ///   changes, the object takes this name) with the new content; `201`;
 /// - a deleted task has it: it is restored here with the new content; `201`.
 ///
-/// `If-None-Match: *` is `412` when this calendar has the name or the `UID`; `If-Match`
+/// `If-None-Match: *` is `412` when this calendar has an object of that name; `If-Match`
 /// is `412` unless the object at this path exists with one of the `ETag`s given (the
 /// space checks the version in the write itself, so a write between the read and the
 /// write is caught too). No `ETag` is answered: taskd stores the meaning, not the bytes.
@@ -942,7 +942,9 @@ fn put_commands(
     let with_uid = members.tasks.with_uid(uid);
     let here = |t: &Record| at_path.is_some_and(|a| a.id == t.id);
     let in_calendar = with_uid.is_some_and(|t| members.contains(t));
-    if if_none_match && (at_path.is_some() || in_calendar) {
+    // `If-None-Match: *` is about the object at this path only (RFC 9110 §13.1.2); a UID
+    // another object holds is the `no-uid-conflict` below (RFC 4791 §5.3.2.1).
+    if if_none_match && at_path.is_some() {
         return Err(DavError::PreconditionFailed);
     }
     if at_path.is_some_and(|a| uid_of(a) != uid)

@@ -608,13 +608,11 @@ async fn put_creates_a_task_keeping_uid_and_name_and_answers_no_etag() {
     let reply = put(&app, &plain, &auth, &[], &vtodo("plain-id", "Plain", "")).await;
     assert_eq!(reply.status, 201, "{reply:?}");
     assert_eq!(task(&app, "plain-id").await["name"], "Plain");
-    // If-None-Match on an existing name or UID: 412, and nothing changes.
+    // If-None-Match on an existing name: 412, and nothing changes.
     let version = app.space_version().await;
     let again = put(&app, &path, &auth, &[("If-None-Match", "*")], &body).await;
     assert_eq!(again.status, 412);
     let other_name = format!("{calendar}other.ics");
-    let same_uid = put(&app, &other_name, &auth, &[("If-None-Match", "*")], &body).await;
-    assert_eq!(same_uid.status, 412);
     // The same UID under another name of the calendar is a UID conflict.
     let conflict = put(&app, &other_name, &auth, &[], &body).await;
     assert_eq!(conflict.status, 409, "{conflict:?}");
@@ -1113,4 +1111,42 @@ async fn a_depends_on_a_clients_uid_names_that_task_and_multiget_decodes_hrefs()
         xml.contains("RELATED-TO;RELTYPE=DEPENDS-ON:first@phone.example"),
         "{xml}"
     );
+}
+
+#[actix_web::test]
+async fn if_none_match_is_about_the_name_and_a_uid_another_object_has_is_a_uid_conflict() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    let body = vtodo("shared-uid", "First", "");
+    let first = format!("{calendar}first.ics");
+    let made = put(&app, &first, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(made.status, 201, "{made:?}");
+    let version = app.space_version().await;
+    // Another name with the same UID and If-None-Match: * (as a client saving a new
+    // object sends it): nothing is at that name, so the precondition holds, and the UID
+    // is refused with CALDAV:no-uid-conflict (RFC 4791 §5.3.2.1), as the
+    // caldav-server-tester's save.no-uid-conflict probe expects.
+    let second = format!("{calendar}second.ics");
+    let conflict = put(&app, &second, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(conflict.status, 409, "{conflict:?}");
+    assert!(
+        text(&conflict).contains("<c:no-uid-conflict/>"),
+        "{}",
+        text(&conflict)
+    );
+    assert_eq!(app.space_version().await, version);
+    // The name itself still answers 412.
+    let again = put(&app, &first, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(again.status, 412);
+    // A UID only a deleted task has is free under a new name with If-None-Match: it
+    // restores the task there.
+    let request = app
+        .request(Method::DELETE, &first)
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(app.send(request, None).await.status, 204);
+    let restored = put(&app, &second, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(restored.status, 201, "{restored:?}");
+    assert_eq!(task_named(&app, "First").await["isDeleted"], false);
 }
