@@ -348,6 +348,7 @@ fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, I
         kept: String::new(),
     };
     let mut kept = String::new();
+    let mut duration = None;
     for entry in &vtodo.entries {
         match &entry.name {
             // Written anew from the task.
@@ -406,7 +407,23 @@ fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, I
                 todo.depends_on
                     .push(first_text(entry).unwrap_or_default().to_owned())
             }
+            ICalendarProperty::Duration if duration.is_none() => duration = Some(entry),
             _ => entry
+                .write_to(&mut kept)
+                .map_err(|e| IcalError::Syntax(e.to_string()))?,
+        }
+    }
+    // A `DTSTART` with a `DURATION` and no `DUE` is due at their sum (RFC 5545 §3.8.2.5):
+    // that is the task's `dateDue` (a recurring task needs one, §18), sent back as `DUE`,
+    // which says the same. A `DURATION` that implies no due taskd can hold is kept as sent.
+    if let Some(entry) = duration {
+        let implied = match (&todo.due, &todo.start, entry.values.first()) {
+            (None, Some(start), Some(ICalendarValue::Duration(d))) => due_after(start, d),
+            _ => None,
+        };
+        match implied {
+            Some(due) => todo.due = Some(due),
+            None => entry
                 .write_to(&mut kept)
                 .map_err(|e| IcalError::Syntax(e.to_string()))?,
         }
@@ -426,6 +443,35 @@ fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, I
     }
     todo.kept = kept;
     Ok(todo)
+}
+
+/// The due a `DTSTART` of `start` and a `DURATION` of `d` imply: weeks and days on the
+/// wall clock, hours, minutes and seconds as elapsed time (RFC 5545 §3.3.6); `None` for a
+/// negative duration, a time of day added to an all-day start, a `TZID` that is no IANA
+/// name, or a sum out of range.
+fn due_after(start: &When, d: &ICalendarDuration) -> Option<When> {
+    use chrono::TimeDelta;
+    if d.neg {
+        return None;
+    }
+    let days = TimeDelta::try_days(i64::from(d.weeks) * 7 + i64::from(d.days))?;
+    let exact = TimeDelta::try_seconds(
+        i64::from(d.hours) * 3600 + i64::from(d.minutes) * 60 + i64::from(d.seconds),
+    )?;
+    Some(match start {
+        When::Day(day) if exact.is_zero() => When::Day(day.checked_add_signed(days)?),
+        When::Day(_) => return None,
+        When::Utc(ms) => When::Utc(ms.checked_add((days + exact).num_milliseconds())?),
+        When::Floating(wall) => {
+            When::Floating(wall.checked_add_signed(days)?.checked_add_signed(exact)?)
+        }
+        When::Zoned(wall, tzid) => {
+            let tz = zone::parse_zone(Some(tzid)).ok()?;
+            let at = zone::instant(tz, wall.checked_add_signed(days)?)?;
+            let due = zone::wall_time(tz, at.checked_add(exact.num_milliseconds())?)?;
+            When::Zoned(due, tzid.clone())
+        }
+    })
 }
 
 /// A [`When`] as a JSON date field (`YYYY-MM-DD` for a day), with the zone it names; a

@@ -294,6 +294,51 @@ fn rrule_is_recurrence() {
 }
 
 #[test]
+fn dtstart_with_a_duration_is_due_at_their_sum_and_goes_back_out_as_due() {
+    let mut space = Space::new("s");
+    // A weekly series needs a dateDue (§18): DTSTART + DURATION gives it.
+    let task = import(
+        &mut space,
+        "a",
+        "UID:a\r\nDTSTART:20300102T080000Z\r\nDURATION:PT10M\r\n\
+         RRULE:FREQ=WEEKLY;BYDAY=WE;COUNT=3\r\n",
+        1,
+    );
+    assert_eq!(
+        field(&task, "dateDue"),
+        &Value::Time(PARIS_NINE + 10 * 60_000)
+    );
+    assert_eq!(field(&task, "dateStart"), &Value::Time(PARIS_NINE));
+    let out = export(&task);
+    assert!(out.contains("DUE:20300102T081000Z\r\n"), "{out}");
+    assert!(!out.contains("DURATION"), "{out}");
+    assert!(out.contains("COUNT=3"), "{out}");
+    // Weeks and days on the wall clock, in the start's zone: 09:00 in Paris plus a week
+    // is 09:00 across the change to summer time (31 March), then one hour elapsed; an
+    // all-day start takes whole days.
+    let zoned =
+        parse_one("UID:z\r\nDTSTART;TZID=Europe/Paris:20300328T090000\r\nDURATION:P1WT1H\r\n");
+    let wall = NaiveDate::from_ymd_opt(2030, 4, 4)
+        .unwrap()
+        .and_hms_opt(10, 0, 0)
+        .unwrap();
+    assert_eq!(zoned.due, Some(When::Zoned(wall, "Europe/Paris".into())));
+    let day = parse_one("UID:d\r\nDTSTART;VALUE=DATE:20300102\r\nDURATION:P2D\r\n");
+    assert_eq!(
+        day.due,
+        Some(When::Day(NaiveDate::from_ymd_opt(2030, 1, 4).unwrap()))
+    );
+    // A DURATION that names no due taskd can hold is kept as sent: beside a DUE, or a
+    // time of day added to an all-day start.
+    let both =
+        parse_one("UID:b\r\nDTSTART:20300102T080000Z\r\nDUE:20300103T080000Z\r\nDURATION:PT1H\r\n");
+    assert!(both.kept.contains("DURATION:PT1H"), "{}", both.kept);
+    let odd = parse_one("UID:o\r\nDTSTART;VALUE=DATE:20300102\r\nDURATION:PT1H\r\n");
+    assert_eq!(odd.due, None);
+    assert!(odd.kept.contains("DURATION:PT1H"), "{}", odd.kept);
+}
+
+#[test]
 fn display_alarms_are_reminders_and_other_alarms_are_kept() {
     let mut space = Space::new("s");
     let lines = "UID:a\r\nDUE:20300102T080000Z\r\n\

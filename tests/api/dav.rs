@@ -1150,3 +1150,39 @@ async fn if_none_match_is_about_the_name_and_a_uid_another_object_has_is_a_uid_c
     assert_eq!(restored.status, 201, "{restored:?}");
     assert_eq!(task_named(&app, "First").await["isDeleted"], false);
 }
+
+#[actix_web::test]
+async fn a_vtodo_with_dtstart_and_duration_is_due_at_their_sum_so_it_may_recur() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let path = format!("/dav/calendars/{user}/{space}/weekly.ics");
+    // The caldav-server-tester's save-load.todo.recurrences.count fixture: a weekly task
+    // with DTSTART and DURATION and no DUE. A recurring task needs a dateDue (§18); RFC
+    // 5545 §3.8.2.5 makes DTSTART + DURATION its due.
+    let body = vtodo(
+        "weekly",
+        "Weekly task to be done three times",
+        "DTSTART:20270118T065500Z\r\nDURATION:PT10M\r\nSTATUS:NEEDS-ACTION\r\n\
+         RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=3\r\nCATEGORIES:CHORE\r\nPRIORITY:3\r\n",
+    );
+    let created = put(&app, &path, &auth, &[], &body).await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let made = task(&app, "weekly").await;
+    assert_eq!(made["dateStart"], "2027-01-18T06:55:00.000Z");
+    assert_eq!(made["dateDue"], "2027-01-18T07:05:00.000Z");
+    let rule = made["recurrence"].as_str().unwrap();
+    assert!(rule.contains("COUNT=3"), "{rule}");
+    // Read back with the same meaning: its DUE for the DURATION, the rule with its COUNT.
+    let request = app
+        .request(Method::GET, &path)
+        .insert_header(("Authorization", auth.as_str()));
+    let got = app.send(request, None).await;
+    assert_eq!(got.status, 200, "{got:?}");
+    let vtodo = text(&got);
+    assert!(vtodo.contains("DTSTART:20270118T065500Z\r\n"), "{vtodo}");
+    assert!(vtodo.contains("DUE:20270118T070500Z\r\n"), "{vtodo}");
+    assert!(!vtodo.contains("DURATION"), "{vtodo}");
+    assert!(vtodo.contains("COUNT=3"), "{vtodo}");
+    assert!(vtodo.contains("CATEGORIES:CHORE\r\n"), "{vtodo}");
+}
