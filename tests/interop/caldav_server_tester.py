@@ -60,14 +60,13 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 try:
     import caldav
     from caldav_server_tester import checks
+    from caldav_server_tester._version import __version__ as tester_version
     from caldav_server_tester.checker import ServerQuirkChecker
     from caldav_server_tester.checks_base import Check
 except ImportError:  # pragma: no cover
     sys.exit("caldav-server-tester is not installed: pip install caldav-server-tester==1.7.0")
 
 sys.path.append(HERE)  # for caldav_client's Server
-
-TESTER_VERSION = "1.7.0"
 
 # The features TaskOnlyPrepare grades: how the tester's task fixtures are stored.
 TASK_FIXTURE_FEATURES = {
@@ -288,7 +287,9 @@ def verdict(support):
 
 
 def run(client, calendar):
-    """Runs the checks; [(group, check, feature, support, behaviour, graded)]."""
+    """Runs the checks on `client`, the test objects in the calendar named `calendar` (the
+    tester makes one when `None`): the rows (group, check, feature, support, behaviour,
+    graded), the errors checks raised, and how many PUTs were sent as VTODOs."""
     checker = ServerQuirkChecker(client, debug_mode=None)
     if calendar:
         checker.expected_features.set_feature("test-calendar.compatibility-tests",
@@ -369,7 +370,7 @@ def main():
         if server is not None:
             server.stop()
 
-    print(f"caldav-server-tester {TESTER_VERSION} (caldav {caldav.__version__}) against {url}")
+    print(f"caldav-server-tester {tester_version} (caldav {caldav.__version__}) against {url}")
     print(f"{'check':<30} {'feature':<45} {'this run':<12} {'Radicale':<12} note")
     counts = {"passed": 0, "failed": 0, "unsupported": 0, "unknown": 0}
     regressions = []
