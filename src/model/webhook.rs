@@ -162,22 +162,34 @@ impl Webhook {
     }
 }
 
+/// The event types of each kind in [`Kind::ALL`] order: changed, then deleted.
+const EVENT_TYPES: [[&str; 2]; 5] = [
+    ["task.changed", "task.deleted"],
+    ["list.changed", "list.deleted"],
+    ["schedule.changed", "schedule.deleted"],
+    ["category.changed", "category.deleted"],
+    ["context.changed", "context.deleted"],
+];
+
+/// The event type of a reminder's firing.
+const TASK_REMINDER: &str = "task.reminder";
+
 /// The event type of a feed item of `kind` in its state `record` (§19): `<kind>.deleted`
 /// for a deleted record, `task.reminder` for a task whose state is a reminder firing (its
 /// `remindedAt` is its `updatedAt`), `<kind>.changed` otherwise.
-pub fn event_type(kind: Kind, record: &Record) -> String {
-    let noun = kind.noun();
+pub fn event_type(kind: Kind, record: &Record) -> &'static str {
+    let [changed, deleted] = EVENT_TYPES[kind.index()];
     if record.is_deleted() {
-        return format!("{noun}.deleted");
+        return deleted;
     }
     let reminded = kind
         .field_index("remindedAt")
         .and_then(|i| record.fields.get(i))
         .and_then(|v| v.as_time());
     if kind == Kind::Task && reminded == Some(record.updated_at) {
-        "task.reminder".into()
+        TASK_REMINDER
     } else {
-        format!("{noun}.changed")
+        changed
     }
 }
 
@@ -185,7 +197,7 @@ pub fn event_type(kind: Kind, record: &Record) -> String {
 #[derive(Debug, Clone)]
 pub struct Next {
     /// The first item after the position that the webhook selects, with its type.
-    pub event: Option<(Touched, String)>,
+    pub event: Option<(Touched, &'static str)>,
     /// Where the position may move without a delivery: past the items before `event` (or
     /// every item scanned, when there is none) that the webhook does not select.
     pub passed: Option<Position>,
@@ -215,7 +227,7 @@ pub fn next_event(space: &Space, webhook: &Webhook, position: &Position, scan: u
             continue;
         }
         let event = event_type(kind, &touched.record);
-        if webhook.selects(&event) {
+        if webhook.selects(event) {
             next.event = Some((touched, event));
             return next;
         }
@@ -241,7 +253,7 @@ pub fn pending(space: &Space, webhook: &Webhook, position: &Position) -> u64 {
             .changes
             .iter()
             .filter(|t| position.before(t.record.version, t.kind, &t.record.id))
-            .filter(|t| webhook.selects(&event_type(t.kind, &t.record)))
+            .filter(|t| webhook.selects(event_type(t.kind, &t.record)))
             .count() as u64;
         if !page.has_more || page.next_since == since {
             return count;
@@ -251,16 +263,11 @@ pub fn pending(space: &Space, webhook: &Webhook, position: &Position) -> u64 {
 }
 
 /// Every event type there is, `*` aside.
-pub fn event_types() -> impl Iterator<Item = String> {
-    Kind::ALL
+pub fn event_types() -> impl Iterator<Item = &'static str> {
+    EVENT_TYPES
         .into_iter()
-        .flat_map(|k| {
-            [
-                format!("{}.changed", k.noun()),
-                format!("{}.deleted", k.noun()),
-            ]
-        })
-        .chain(std::iter::once("task.reminder".to_string()))
+        .flatten()
+        .chain(std::iter::once(TASK_REMINDER))
 }
 
 /// The fields of a webhook's create or PATCH body, validated; `None` for one not sent.
@@ -778,5 +785,12 @@ mod tests {
         let list = Record::new(Kind::List, "l".into(), 0.0, 10, 1);
         assert_eq!(event_type(Kind::List, &list), "list.changed");
         assert_eq!(event_types().count(), 11);
+        for kind in Kind::ALL {
+            let noun = kind.noun();
+            assert_eq!(
+                EVENT_TYPES[kind.index()],
+                [format!("{noun}.changed"), format!("{noun}.deleted")]
+            );
+        }
     }
 }

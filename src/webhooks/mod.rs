@@ -374,7 +374,7 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
                 .await;
             continue;
         };
-        match attempt(&shared, &webhook, &touched, &event, &mut streak).await {
+        match attempt(&shared, &webhook, &touched, event, &mut streak).await {
             Then::Next => {}
             Then::Wait(wait) => tokio::time::sleep(wait).await,
             Then::Stop => return,
