@@ -26,16 +26,8 @@ calendars besides the one of tasks without a list), then, as a calendar app woul
 Every step is an assertion; the first failure prints what was seen and exits 1.
 """
 
-import json
 import os
-import re
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import threading
-import urllib.request
 from datetime import datetime, timezone
 
 try:
@@ -44,64 +36,17 @@ try:
 except ImportError:  # pragma: no cover
     sys.exit("caldav is not installed: pip install caldav")
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taskd_server  # noqa: E402
+
 TOKEN = "caldav-interop-token-0123456789abcdef"
 
 
-class Server:
-    """taskd on a temporary data directory, on a port of its choosing."""
+class Server(taskd_server.Server):
+    """taskd with the default token of these scripts."""
 
     def __init__(self, binary):
-        self.dir = tempfile.mkdtemp(prefix="taskd-caldav-")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TASKD_")}
-        env["TASKD_DEFAULT_TOKEN"] = TOKEN
-        self.proc = subprocess.Popen(
-            [binary, "--bind", "127.0.0.1:0", "--data-dir", os.path.join(self.dir, "data"),
-             "--durability", "write", "--workers", "2"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env=env, text=True)
-        self.log = []
-        self.port = None
-        found = threading.Event()
-
-        def drain():  # the server logs a line per request: keep the pipe empty
-            for line in self.proc.stderr:
-                self.log.append(line)
-                del self.log[:-200]
-                m = re.search(r"taskd listening on http://([^ :]+):(\d+)", line)
-                if m and self.port is None:
-                    self.host, self.port = m.group(1), int(m.group(2))
-                    found.set()
-            found.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        if not found.wait(30) or self.port is None:
-            self.stop()
-            sys.exit("taskd did not start:\n" + "".join(self.log))
-        self.root = f"http://{self.host}:{self.port}"
-
-    def api(self, method, path, body=None):
-        """A JSON API request: (status, decoded body)."""
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.root + path, data=data, method=method)
-        request.add_header("Authorization", f"Bearer {TOKEN}")
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, timeout=30) as reply:
-                payload = reply.read()
-                return reply.status, json.loads(payload) if payload else None
-        except urllib.error.HTTPError as e:
-            payload = e.read()
-            return e.code, json.loads(payload) if payload else None
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        super().__init__(binary, TOKEN, "taskd-caldav-")
 
 
 class Failed(Exception):

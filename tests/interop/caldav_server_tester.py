@@ -62,7 +62,6 @@ try:
     from caldav_server_tester import checks
     from caldav_server_tester._version import __version__ as tester_version
     from caldav_server_tester.checker import ServerQuirkChecker
-    from caldav_server_tester.checks_base import Check
 except ImportError:  # pragma: no cover
     sys.exit("caldav-server-tester is not installed: pip install caldav-server-tester==1.7.0")
 

@@ -65,21 +65,18 @@ occurrence are printed and the exit status is 1.
 """
 
 import argparse
-import http.client
-import json
 import os
 import random
 import re
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections import Counter
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from taskd_server import Server  # noqa: E402
 
 try:
     from dateutil.rrule import rrulestr
@@ -517,71 +514,12 @@ def special_cases():
 # The server
 
 
-class Server:
-    def __init__(self, binary):
-        self.dir = tempfile.mkdtemp(prefix="taskd-rrule-")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TASKD_")}
-        env["TASKD_DEFAULT_TOKEN"] = TOKEN
-        self.proc = subprocess.Popen(
-            [binary, "--bind", "127.0.0.1:0", "--data-dir", os.path.join(self.dir, "data"),
-             "--durability", "write", "--workers", "2"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env=env, text=True)
-        self.log = []
-        found = threading.Event()
-        self.port = None
-
-        def drain():  # the server logs a line per request: keep the pipe empty
-            for line in self.proc.stderr:
-                if len(self.log) < 200:
-                    self.log.append(line)
-                m = re.search(r"taskd listening on http://([^ :]+):(\d+)", line)
-                if m and self.port is None:
-                    self.host, self.port = m.group(1), int(m.group(2))
-                    found.set()
-            found.set()
-
-        threading.Thread(target=drain, daemon=True).start()
-        if not found.wait(30) or self.port is None:
-            self.stop()
-            sys.exit("taskd did not start:\n" + "".join(self.log))
-        self.conn = None
-
-    def request(self, method, path, body=None):
-        for attempt in range(3):
-            try:
-                if self.conn is None:
-                    self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
-                headers = {"Authorization": f"Bearer {TOKEN}"}
-                data = None
-                if body is not None:
-                    data = json.dumps(body).encode()
-                    headers["Content-Type"] = "application/json"
-                self.conn.request(method, path, body=data, headers=headers)
-                reply = self.conn.getresponse()
-                payload = reply.read()
-                return reply.status, json.loads(payload) if payload else None
-            except (http.client.HTTPException, ConnectionError, OSError):
-                self.conn = None
-                if attempt == 2:
-                    raise
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 def list_occurrences(server, todo, from_ms, to_ms, limit):
     """Every occurrence in [from, to), paging by `from` while `hasMore`."""
     got = []
     pages = 0
     while True:
-        status, body = server.request(
+        status, body = server.api(
             "GET", f"/api/v1/tasks/{todo}/occurrences?from={iso(from_ms)}&to={iso(to_ms)}&limit={limit}")
         if status != 200:
             raise RuntimeError(f"occurrences answered {status}: {body}")
@@ -629,7 +567,7 @@ def main():
     rng = random.Random(args.seed)
     signal.signal(signal.SIGALRM, alarm)
 
-    server = Server(args.binary)
+    server = Server(args.binary, TOKEN, "taskd-rrule-")
     failures = []
     rules = occurrences = queries = skipped = 0
     kinds = Counter()
@@ -651,7 +589,7 @@ def main():
                     "timeZone": case["zone_name"], "recurrence": case["text"]}
             if case["all_day"]:
                 body["isAllDay"] = True
-            status, reply = server.request("POST", "/api/v1/tasks", body)
+            status, reply = server.api("POST", "/api/v1/tasks", body)
             if status != 201:
                 failures.append(f"CREATE {status} {reply} for {describe(case)}")
                 continue
