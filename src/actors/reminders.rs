@@ -26,10 +26,15 @@ use tokio::sync::mpsc;
 
 use super::space::Fire;
 use super::{Failure, Spaces};
+use crate::model::space::LIGHT_COMMANDS;
 use crate::replication::NodeRole;
 
 /// The most firings a space applies at a time; see `SpaceActor::fire`.
 pub(crate) const FIRE_BATCH: usize = 1_000;
+/// The most writes a space has waiting for their sync before it fires more: those of four
+/// batches of [`FIRE_BATCH`] firings, so a burst waits for the journal every 4,000 (see
+/// `SpaceActor::fire`).
+pub(crate) const FIRE_WRITES: usize = 4 * FIRE_BATCH.div_ceil(LIGHT_COMMANDS);
 /// The least time between two [`Fire`]s the wheel sends one space.
 const RESPITE_MS: i64 = 250;
 /// How often a standby looks whether it became the primary, while reminders are due.

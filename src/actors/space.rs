@@ -35,10 +35,12 @@ use arc_swap::ArcSwap;
 use actix_web::web::Bytes;
 use tokio::sync::{mpsc, oneshot};
 
-use super::reminders::{Timer, FIRE_BATCH};
+use super::reminders::{Timer, FIRE_BATCH, FIRE_WRITES};
 use super::snapshot::{answered, Reload, SaveSpace, SnapshotActor, SnapshotFailure};
 use super::Failure;
 use crate::metrics::METRICS;
+use crate::model::record::Id;
+use crate::model::space::LIGHT_COMMANDS;
 use crate::model::{Command, Kind, Op, Outcome, Space, SpaceError, Touched, Undo};
 use crate::store::codec::{Entry, KeptAnswer, KeyUse};
 use crate::store::journal::{Encoded, Journal, StorageError};
@@ -249,43 +251,71 @@ impl SpaceActor {
     }
 
     /// Fires the reminders due now (CONTRACT §18): each due task, up to [`FIRE_BATCH`] of
-    /// them, by a write of its own, journaled and answered to nobody. When more are due,
-    /// the space goes on by itself once fewer than a batch of its writes wait for their
-    /// sync ([`SpaceActor::fire_more`]): a burst of firings is clocked by the journal, and
-    /// the mailbox never holds more than about two batches of their journal answers,
-    /// leaving room for requests.
+    /// them, by a command of its own (its own version and change), [`LIGHT_COMMANDS`] to
+    /// a write, so a write stays light and a burst costs a journal entry per
+    /// [`LIGHT_COMMANDS`] firings; journaled and answered to nobody. Should a write be
+    /// refused, its tasks are fired one a write, so one task the space refuses holds no
+    /// other back. When more are due, the space goes on by itself, a batch a message,
+    /// while fewer than [`FIRE_WRITES`] of its writes wait for their sync
+    /// ([`SpaceActor::fire_more`]): a burst of firings is clocked by the journal, and the
+    /// mailbox never holds more than a few hundred of their journal answers, leaving room
+    /// for requests.
     fn fire(&mut self, ctx: &mut Context<Self>) {
-        if self.pending.len() >= FIRE_BATCH {
+        if self.pending.len() >= FIRE_WRITES {
             self.refire = true;
             return;
         }
         let now = chrono::Utc::now().timestamp_millis();
-        let due = self.space.reminders_due(now, FIRE_BATCH + 1);
-        let more = due.len() > FIRE_BATCH;
-        for id in due.into_iter().take(FIRE_BATCH) {
-            let command = Command {
+        let mut due = self.space.reminders_due(now, FIRE_BATCH + 1);
+        self.refire = due.len() > FIRE_BATCH;
+        due.truncate(FIRE_BATCH);
+        for ids in due.chunks(LIGHT_COMMANDS) {
+            self.fire_write(ids.to_vec(), ctx);
+        }
+        self.fire_more(ctx);
+    }
+
+    /// Fires the reminders of tasks `ids` by one write; if it is refused, by one write
+    /// each. A write whose journal entry fails is taken back, and its tasks fire again
+    /// after the timer's respite.
+    fn fire_write(&mut self, ids: Vec<Id>, ctx: &mut Context<Self>) {
+        let commands = ids
+            .iter()
+            .map(|id| Command {
                 kind: Kind::Task,
                 id: id.as_ref().into(),
                 op: Op::Remind,
                 if_match: None,
-            };
-            let write = Write {
-                commands: vec![command],
-                key: None,
-            };
-            // Nobody waits for a firing; a refused one (the journal failed) is taken back
-            // and fires again after the timer's respite.
-            let (reply, _) = oneshot::channel();
-            self.write(write, reply, std::convert::identity, ctx);
+            })
+            .collect();
+        let write = Write {
+            commands,
+            key: None,
+        };
+        let (reply, answer) = oneshot::channel();
+        self.write(write, reply, std::convert::identity, ctx);
+        if ids.len() > 1 {
+            ctx.spawn(answer.into_actor(self).map(move |answer, act, ctx| {
+                if let Ok(Ok(Err((at, e)))) = answer {
+                    log::warn!(
+                        "space {}: firing the reminders of task {} was refused ({e}); \
+                         firing the other {} tasks one by one",
+                        act.space.id(),
+                        ids[at],
+                        ids.len() - 1
+                    );
+                    for id in ids {
+                        act.fire_write(vec![id], ctx);
+                    }
+                }
+            }));
         }
-        self.refire = more;
-        self.fire_more(ctx);
     }
 
     /// Fires the next batch of due reminders (after the other messages waiting) if the
     /// last firing left more due and few of its writes wait for their sync.
     fn fire_more(&mut self, ctx: &mut Context<Self>) {
-        if self.refire && self.pending.len() < FIRE_BATCH {
+        if self.refire && self.pending.len() < FIRE_WRITES {
             self.refire = false;
             ctx.notify(FireMore);
         }

@@ -203,3 +203,54 @@ async fn reminders_due_while_stopped_fire_once_at_start_up() {
         assert_eq!(task(&app, id).await, *before);
     }
 }
+
+/// A burst of 2,500 reminders due at once (more than the 1,000 a space fires at a time,
+/// several firings to a write) fires each task once, each firing a version and a change of
+/// its own, within a few seconds.
+#[actix_web::test]
+async fn a_burst_of_due_reminders_fires_each_task_once_with_a_version_of_its_own() {
+    const TASKS: usize = 2_500;
+    let app = spawn_app();
+    let at = now_ms() + 2_000;
+    for start in (0..TASKS).step_by(100) {
+        let operations: Vec<Value> = (start..start + 100)
+            .map(|i| {
+                json!({"method": "POST", "path": "/api/v1/tasks",
+                       "body": {"todoId": format!("t{i}"), "reminders": [{"at": iso(at)}]}})
+            })
+            .collect();
+        app.post("/api/v1/batch", json!({ "operations": operations }))
+            .await
+            .expect(200);
+    }
+    let version = app.space_version().await;
+    let started = std::time::Instant::now();
+    while app.space_version().await < version + TASKS as u64 {
+        assert!(started.elapsed() < Duration::from_secs(30), "not all fired");
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Nothing more fires.
+    actix_web::rt::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(app.space_version().await, version + TASKS as u64);
+    let mut changes = Vec::new();
+    while changes.len() < TASKS {
+        let since = version + changes.len() as u64;
+        let page = feed(&app, since).await;
+        assert!(!page.is_empty(), "the feed ends after {since}");
+        changes.extend(page);
+    }
+    let mut fired: Vec<String> = changes
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let record = &c["record"];
+            assert_eq!(record["versionUpdatedAt"], version + 1 + n as u64, "{c}");
+            assert_eq!(record["remindedAt"], record["updatedAt"], "{c}");
+            assert!(millis(&record["remindedAt"]) >= at, "{c}");
+            record["todoId"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    fired.sort();
+    fired.dedup();
+    assert_eq!(fired.len(), TASKS, "each task fired once");
+}
