@@ -105,7 +105,10 @@ impl CalendarFields {
     ///   `COMPLETED`) or else `now`; a finished task that stays finished keeps it;
     /// - a write that sets `isImportant` and not the calendar data brings a kept `PRIORITY`
     ///   in step: to 1 when it becomes important with a priority outside 1 to 4, to 0 when
-    ///   it stops being important with one inside.
+    ///   it stops being important with one inside;
+    /// - a kept `UID` that is the `todoId`, and a kept object name that is `<todoId>.ics`,
+    ///   are dropped (they say what their absence says), and so is calendar data left
+    ///   empty: the common client that names objects by UUID costs no memory for them.
     pub fn settle(
         &self,
         before: Option<&Record>,
@@ -137,6 +140,17 @@ impl CalendarFields {
                 let mut kept = kept.clone();
                 kept.priority = Some(p);
                 record.fields[self.calendar] = Value::Calendar(Box::new(kept));
+            }
+        }
+        if let Value::Calendar(kept) = &mut record.fields[self.calendar] {
+            if kept.uid.as_deref() == Some(&*record.id) {
+                kept.uid = None;
+            }
+            if kept.object.as_deref() == Some(&format!("{}.ics", record.id)) {
+                kept.object = None;
+            }
+            if **kept == Calendar::default() {
+                record.fields[self.calendar] = Value::Null;
             }
         }
     }
@@ -336,6 +350,32 @@ mod tests {
         }
         self::fields().settle(Some(before), &mut record, &changes, now);
         record
+    }
+
+    #[test]
+    fn a_uid_and_object_name_that_are_the_todo_ids_are_not_kept() {
+        let f = fields();
+        let open = task("open", false, None);
+        let kept = |uid: &str, object: &str| {
+            Value::Calendar(Box::new(Calendar {
+                uid: Some(uid.into()),
+                object: Some(object.into()),
+                ..Calendar::default()
+            }))
+        };
+        let plain = write(&open, vec![(f.calendar, kept("t", "t.ics"))], 5);
+        assert_eq!(plain.fields[f.calendar], Value::Null);
+        assert_eq!((f.uid(&plain), &*f.object_name(&plain)), ("t", "t.ics"));
+        let named = write(&open, vec![(f.calendar, kept("t", "T.ics"))], 5);
+        let expected = Calendar {
+            object: Some("T.ics".into()),
+            ..Calendar::default()
+        };
+        assert_eq!(
+            named.fields[f.calendar],
+            Value::Calendar(Box::new(expected))
+        );
+        assert_eq!((f.uid(&named), &*f.object_name(&named)), ("t", "T.ics"));
     }
 
     #[test]
