@@ -9,7 +9,9 @@ Usage (the shell script passes these; run it rather than this):
 Runs with the Python of the venv that holds Radicale (it imports `vobject`, which Radicale
 depends on, to read the calendar data answered). HTTP is `http.client` of the standard
 library on one kept-alive connection per server; every request body is built and every
-answer read with `xml.etree.ElementTree`.
+answer read with `xml.etree.ElementTree`. taskd is started here rather than through the
+interop scripts' server class, since the bench restarts it on the same data, with its
+default durability and without a log line per request.
 
 1. Makes the data: `--lists` calendars of `--per-list` VTODOs each (SUMMARY, STATUS,
    PRIORITY, CATEGORIES; DUE for some, timed or all-day; DESCRIPTION for some; COMPLETED
