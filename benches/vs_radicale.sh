@@ -8,7 +8,7 @@
 # each answer checked complete, and taskd's RSS per task (VmRSS filled minus empty, over
 # 100,000), with Radicale's RSS beside it.
 #
-#   bash benches/vs_radicale.sh            (REPS=5 LISTS=10 PER_LIST=10000 by default)
+#   bash benches/vs_radicale.sh            (REPS=7 LISTS=10 PER_LIST=10000 by default)
 #
 # Radicale (pinned below) is installed from PyPI into a venv under target/ when missing;
 # taskd is `cargo build --release`. Both run on temporary data (taskd with its default
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RADICALE_VERSION=3.9.0
-REPS=${REPS:-5}
+REPS=${REPS:-7}
 LISTS=${LISTS:-10}
 PER_LIST=${PER_LIST:-10000}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}

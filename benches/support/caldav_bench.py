@@ -3,7 +3,7 @@
 
 Usage (the shell script passes these; run it rather than this):
 
-    caldav_bench.py --taskd target/release/taskd --work DIR [--reps 5]
+    caldav_bench.py --taskd target/release/taskd --work DIR [--reps 7]
                     [--lists 10] [--per-list 10000]
 
 Runs with the Python of the venv that holds Radicale (it imports `vobject`, which Radicale
@@ -609,7 +609,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--taskd", required=True)
     parser.add_argument("--work", required=True)
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--lists", type=int, default=10)
     parser.add_argument("--per-list", type=int, default=10_000)
     args = parser.parse_args()
