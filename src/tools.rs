@@ -589,7 +589,10 @@ mod tests {
         };
         assert_eq!(
             update.fields,
-            [(predecessors, crate::model::Value::Ids(vec!["z".into()]))]
+            [(
+                predecessors,
+                crate::model::Value::Ids(vec!["z".into()].into_boxed_slice())
+            )]
         );
         let none = r#"{"kind":"task","record":{"todoId":"b","predecessorIds":[]}}"#;
         assert!(command_of(none).unwrap().1.is_none());

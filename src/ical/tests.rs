@@ -250,7 +250,7 @@ fn id_shaped_categories_are_tags_and_the_others_are_kept_beside_them() {
     );
     assert_eq!(
         field(&task, "tagIds"),
-        &Value::Ids(vec!["home".into(), "work-2".into()])
+        &Value::Ids(vec!["home".into(), "work-2".into()].into_boxed_slice())
     );
     assert!(
         export(&task).contains("CATEGORIES:home,work-2,Errands & more\r\n"),
@@ -348,10 +348,13 @@ fn display_alarms_are_reminders_and_other_alarms_are_kept() {
     let task = import(&mut space, "a", lines, 1);
     assert_eq!(
         field(&task, "reminders"),
-        &Value::Reminders(vec![
-            Reminder::MinutesBefore(15),
-            Reminder::At(PARIS_NINE - 25 * 3_600_000)
-        ])
+        &Value::Reminders(
+            vec![
+                Reminder::MinutesBefore(15),
+                Reminder::At(PARIS_NINE - 25 * 3_600_000)
+            ]
+            .into_boxed_slice()
+        )
     );
     let out = export(&task);
     assert!(
@@ -380,7 +383,7 @@ fn depends_on_is_predecessors_and_other_relations_are_kept() {
     );
     assert_eq!(
         field(&task, "predecessorIds"),
-        &Value::Ids(vec!["first".into()])
+        &Value::Ids(vec!["first".into()].into_boxed_slice())
     );
     let out = write_calendar([&*task], |id| format!("{id}@uid"));
     assert!(

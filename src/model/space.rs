@@ -1772,7 +1772,7 @@ mod tests {
         );
         assert_eq!(
             *field(&task.record, Kind::Task, "categoryIds"),
-            Value::Ids(vec!["c".into()])
+            Value::Ids(vec!["c".into()].into_boxed_slice())
         );
         space.set_deleted(Kind::List, "l", true, 2).unwrap();
         let kept = space.get(Kind::Task, "t").unwrap();

@@ -347,7 +347,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
                  (such as FREQ=WEEKLY;BYDAY=MO,WE), or null"
                 .into()),
         },
-        FieldType::Reminders => parse_reminders(json).map(Value::Reminders),
+        FieldType::Reminders => parse_reminders(json).map(|r| Value::Reminders(r.into())),
         FieldType::Stamp | FieldType::Tally | FieldType::Calendar => Err("is read-only".into()),
         FieldType::NonNegative => finite(&json)
             .filter(|n| *n >= 0.0)
@@ -480,7 +480,7 @@ fn parse_ids(json: Json, valid: fn(&str) -> bool) -> Result<Value, String> {
             _ => return Err(rule()),
         }
     }
-    Ok(Value::Ids(ids))
+    Ok(Value::Ids(ids.into()))
 }
 
 /// Parses an RFC 3339 date-time with an offset into UTC milliseconds, if its UTC year is
@@ -525,7 +525,10 @@ mod tests {
             c.fields.iter().find(|(j, _)| *j == i).unwrap().1.clone()
         };
         assert_eq!(get("durationMs"), Value::Integer(5));
-        assert_eq!(get("tagIds"), Value::Ids(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            get("tagIds"),
+            Value::Ids(vec!["a".into(), "b".into()].into_boxed_slice())
+        );
         assert_eq!(
             get("dateDue"),
             Value::Time(parse_time("2026-11-22T09:15:02.123Z").unwrap())

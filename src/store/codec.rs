@@ -279,15 +279,17 @@ fn task_fields_of(version: u16) -> usize {
 /// Brings a record of `kind` written in format `version` to this build's shape: a task of
 /// an older format gets the fields later formats added, at their defaults (no task of
 /// formats 1 and 2 has predecessors, so `isBlocked` is false; no task before format 5 has
-/// time fields, none before format 7 calendar data). A record of any other length is left alone for the space's own check to
-/// refuse.
+/// time fields, none before format 7 calendar data). A record of any other length is left
+/// alone for the space's own check to refuse.
 fn upgrade_record(version: u16, kind: Kind, record: &mut Arc<Record>) {
     let had = task_fields_of(version);
     if kind == Kind::Task && had < kind.fields().len() && record.fields.len() == had {
-        let added = &kind.fields()[had..];
-        Arc::make_mut(record)
-            .fields
-            .extend(added.iter().map(|f| Value::default_for(f.ty)));
+        let added = kind.fields()[had..]
+            .iter()
+            .map(|f| Value::default_for(f.ty));
+        let record = Arc::make_mut(record);
+        let fields = std::mem::take(&mut record.fields).into_vec();
+        record.fields = fields.into_iter().chain(added).collect();
     }
 }
 
@@ -693,7 +695,7 @@ mod tests {
     #[test]
     fn older_golden_files_read_with_the_format_3_task_fields_at_their_defaults() {
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let added = [Value::Ids(Vec::new()), Value::Bool(false)];
+        let added = [Value::Ids(Box::default()), Value::Bool(false)];
         let check = |kind: Kind, record: &Record| {
             assert_eq!(record.fields.len(), kind.fields().len(), "{kind:?}");
             if kind == Kind::Task {

@@ -798,7 +798,7 @@ mod tests {
         set(
             &mut t,
             "tagIds",
-            Value::Ids(vec!["home".into(), "shop".into()]),
+            Value::Ids(vec!["home".into(), "shop".into()].into_boxed_slice()),
         );
         t
     }
