@@ -675,8 +675,7 @@ async fn report_calendar(
             .collect(),
         xml::ReportKind::SyncCollection => {
             let token = &report.sync_token;
-            let list = members.list;
-            return sync_collection(&app, &calendar, list, &asked, token, report.limit).await;
+            return sync_collection(&app, &calendar, members, &asked, token, report.limit).await;
         }
         xml::ReportKind::Other(_, _) => return Err(DavError::UnsupportedReport),
     };
@@ -702,7 +701,7 @@ fn object_of<'a>(calendar: &CalendarInfo, href: &'a str) -> Option<&'a str> {
 async fn sync_collection(
     app: &AppState,
     calendar: &CalendarInfo,
-    list: Option<Box<str>>,
+    members: Members,
     asked: &Asked,
     token: &str,
     limit: Option<usize>,
@@ -716,36 +715,37 @@ async fn sync_collection(
                 .ok_or(DavError::InvalidSyncToken)?,
         ),
     };
-    let (tasks, changed, version) = app
-        .spaces
-        .read(&calendar.space, move |s| {
-            let view = s.view();
-            let tasks = view.collections[Kind::Task.index()].clone();
-            let changed: Option<Vec<_>> = match since {
-                None => Some(tasks.values().cloned().collect()),
-                Some(n) => s.changes(n, usize::MAX).ok().map(|page| {
-                    page.changes
-                        .into_iter()
-                        .filter(|t| t.kind == Kind::Task)
-                        .map(|t| t.record)
-                        .collect()
-                }),
+    // From an empty token: the members, read with the calendar at `calendar.version`.
+    // From a token: the tasks changed since, read with the space's tasks at one version.
+    let (members, changed, version) = match since {
+        None => (members, Vec::new(), calendar.version),
+        Some(n) => {
+            let (tasks, changed, version) = app
+                .spaces
+                .read(&calendar.space, move |s| {
+                    let changed = s.changes(n, usize::MAX).ok().map(|page| {
+                        page.changes
+                            .into_iter()
+                            .filter(|t| t.kind == Kind::Task)
+                            .map(|t| t.record)
+                            .collect::<Vec<_>>()
+                    });
+                    (s.calendar_tasks(), changed, s.version())
+                })
+                .await
+                .map_err(|_| DavError::NotFound)?;
+            let changed = changed.ok_or(DavError::InvalidSyncToken)?;
+            let members = Members {
+                tasks,
+                list: members.list,
             };
-            (tasks, changed, view.version)
-        })
-        .await
-        .map_err(|_| DavError::NotFound)?;
-    let changed = changed.ok_or(DavError::InvalidSyncToken)?;
-    let list_at = Kind::Task
-        .field_index("listId")
-        .expect("tasks have a listId");
-    let in_calendar =
-        |t: &Record| !t.is_deleted() && t.fields[list_at].as_text() == list.as_deref();
-    let mut shown: Vec<&Record> = changed
-        .iter()
-        .filter(|t| since.is_some() || in_calendar(t))
-        .map(|t| &**t)
-        .collect();
+            (members, changed, version)
+        }
+    };
+    let mut shown: Vec<&Record> = match since {
+        None => members.iter().collect(),
+        Some(_) => changed.iter().map(|t| &**t).collect(),
+    };
     let mut version = version;
     let mut truncated = None;
     if let Some(limit) = limit.filter(|&n| shown.len() > n) {
@@ -760,7 +760,9 @@ async fn sync_collection(
         .iter()
         .map(|t| {
             let href = format!("{}{}", calendar.path, object_name(t));
-            let found = in_calendar(t).then(|| asked.answer(|p| object_prop(t, &tasks, p)));
+            let found = members
+                .contains(t)
+                .then(|| asked.answer(|p| object_prop(t, members.records(), p)));
             (href, found)
         })
         .collect();
