@@ -30,14 +30,15 @@
 
 mod actors;
 pub mod config;
+mod core;
 mod dav;
+mod edge;
 mod http;
 mod ical;
 pub mod logging;
 mod metrics;
 pub mod model;
 mod replication;
-mod service;
 pub mod startup;
 pub mod store;
 pub mod tools;

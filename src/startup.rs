@@ -21,19 +21,18 @@ use crate::actors::reminders::Timer;
 use crate::actors::snapshot::{answered, SaveSpace};
 use crate::actors::{Directory, Keys, SnapshotActor, Spaces};
 use crate::config::Config;
-use crate::http::extract::BodyTimeout;
+use crate::core::deliveries::{Deliveries, Settings as WebhookSettings};
+use crate::core::{Actors, Core, Gate};
+use crate::edge::{BodyTimeout, Edge, Throttle, TrustedProxies};
 use crate::http::stream::Streams;
-use crate::http::{AppState, Gate, Throttle, TrustedProxies};
 use crate::model::user::new_token;
 #[cfg(test)]
 use crate::model::User;
 use crate::model::{Account, Change, DirectoryState, Plan, Space};
 use crate::replication::{self, NodeRole, ReplicationError, Replicator};
-use crate::service::Service;
 use crate::store::codec::Entry;
 use crate::store::journal::{Durability, Journal, StorageError};
 use crate::store::{Compaction, Lock, Pace, Recovered, Store, StoreError};
-use crate::webhooks::{Settings as WebhookSettings, Webhooks};
 
 const DEFAULT_TOKEN_FILE: &str = "default.token";
 const ADMIN_TOKEN_FILE: &str = "admin.token";
@@ -107,30 +106,55 @@ pub struct Application {
     _lock: Lock,
 }
 
-/// What the HTTP layer and the shutdown sequence share.
+/// What start-up builds of the settings beside the data directory.
+#[derive(Debug, Clone)]
+struct Settings {
+    /// How long a request body may take (`--body-timeout-ms`).
+    body_timeout: BodyTimeout,
+    /// With `--nats`, this node's role.
+    role: Option<Arc<NodeRole>>,
+    /// The proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`).
+    trusted: TrustedProxies,
+    /// How task listings find their records (`--scan-queries`).
+    plan: Plan,
+    /// How the webhook sender behaves.
+    webhooks: WebhookSettings,
+}
+
+impl Default for Settings {
+    /// As `taskd` serves without flags.
+    fn default() -> Settings {
+        Settings {
+            body_timeout: BodyTimeout::default(),
+            role: None,
+            trusted: TrustedProxies::default(),
+            plan: Plan::Indexes,
+            webhooks: WebhookSettings::default(),
+        }
+    }
+}
+
+/// What the fronts and the shutdown sequence share: the core, the edge and the JSON
+/// front's streams (each registered as app data of its own), and the handles the
+/// shutdown saves and closes.
 #[derive(Clone)]
 pub struct State {
+    core: web::Data<Core>,
+    edge: web::Data<Edge>,
+    streams: web::Data<Streams>,
     directory: web::Data<Directory>,
     spaces: web::Data<Spaces>,
-    gate: web::Data<Gate>,
-    throttle: web::Data<Throttle>,
-    trusted_proxies: web::Data<TrustedProxies>,
-    body_timeout: web::Data<BodyTimeout>,
-    plan: Plan,
     keys: web::Data<Keys>,
-    streams: web::Data<Streams>,
-    service: web::Data<Service>,
-    webhooks: web::Data<Webhooks>,
+    deliveries: web::Data<Deliveries>,
     journal: Journal,
     snapshots: Addr<SnapshotActor>,
 }
 
 impl State {
     /// Starts the snapshot actor, the registry over `recovered` and the reminder timer;
-    /// the actors run on `arbiters`. With `--nats`, `role` says whether this node is the
-    /// primary: `/api/v1` is answered and reminders fire only while it is. Must run inside
-    /// an actix `System`.
-    #[allow(clippy::too_many_arguments)]
+    /// the actors run on `arbiters`. With `--nats`, the role of `settings` says whether
+    /// this node is the primary: `/api/v1` is answered and reminders fire only while it
+    /// is. Must run inside an actix `System`.
     fn start(
         store: &Store,
         recovered: Recovered,
@@ -138,9 +162,9 @@ impl State {
         admin_token: &str,
         arbiters: Vec<actix::ArbiterHandle>,
         compaction: Compaction,
-        body_timeout: Duration,
-        role: Option<Arc<NodeRole>>,
+        settings: Settings,
     ) -> State {
+        let role = settings.role;
         let snapshot_store = store.clone();
         let snapshot_journal = journal.clone();
         let snapshots = SyncArbiter::start(1, move || {
@@ -189,67 +213,63 @@ impl State {
             timer,
         ));
         actix_web::rt::spawn(wheel.run(spaces.clone().into_inner(), role.clone()));
-        State {
-            directory: web::Data::new(Directory::new(
-                admin_token,
-                directory,
-                directory_saved,
-                journal.clone(),
-                Pace::new(compaction, Store::file_len(&store.users_path())),
-            )),
-            spaces,
-            gate: web::Data::new(role.map_or_else(Gate::default, Gate::replicated)),
+        let directory = web::Data::new(Directory::new(
+            admin_token,
+            directory,
+            directory_saved,
+            journal.clone(),
+            Pace::new(compaction, Store::file_len(&store.users_path())),
+        ));
+        let keys = web::Data::new(Keys::new(
+            keys,
+            chrono::Utc::now().timestamp_millis(),
+            Pace::new(compaction, Store::file_len(&store.keys_path())),
+        ));
+        let deliveries = web::Data::new(Deliveries::new(settings.webhooks));
+        let gate = web::Data::new(role.map_or_else(Gate::default, Gate::replicated));
+        let actors = Actors {
+            directory: directory.clone(),
+            spaces: spaces.clone(),
+            keys: keys.clone(),
+        };
+        let core = Core::new(
+            actors,
+            deliveries.clone(),
+            gate.clone(),
+            journal.clone(),
+            store.dir().to_path_buf(),
+            settings.plan,
+        );
+        let edge = Edge {
+            gate,
             throttle: web::Data::new(Throttle::default()),
-            trusted_proxies: web::Data::new(TrustedProxies::default()),
-            body_timeout: web::Data::new(BodyTimeout(body_timeout)),
-            plan: Plan::Indexes,
-            keys: web::Data::new(Keys::new(
-                keys,
-                chrono::Utc::now().timestamp_millis(),
-                Pace::new(compaction, Store::file_len(&store.keys_path())),
-            )),
+            trusted_proxies: web::Data::new(settings.trusted),
+            body_timeout: settings.body_timeout,
+        };
+        State {
+            core: web::Data::new(core),
+            edge: web::Data::new(edge),
             streams: web::Data::new(Streams::default()),
-            service: web::Data::new(Service::new(journal.clone(), store.dir().to_path_buf())),
-            webhooks: web::Data::new(Webhooks::default()),
+            directory,
+            spaces,
+            keys,
+            deliveries,
             journal,
             snapshots,
         }
     }
 
-    /// Registers the shared state and every route.
+    /// Registers the shared state and every front, side by side, in hot-path order: the
+    /// JSON API (its records' routes first), CalDAV, the docs, then the `404` of a path
+    /// none of them has. The edge ([`crate::edge::front`]) wraps them all.
     pub fn configure(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(web::Data::new(AppState {
-            directory: self.directory.clone(),
-            spaces: self.spaces.clone(),
-            keys: self.keys.clone(),
-            streams: self.streams.clone(),
-            service: self.service.clone(),
-            gate: self.gate.clone(),
-            throttle: self.throttle.clone(),
-            trusted_proxies: self.trusted_proxies.clone(),
-            body_timeout: *self.body_timeout.get_ref(),
-            plan: self.plan,
-            webhooks: self.webhooks.clone(),
-        }))
-        .configure(crate::http::configure);
-    }
-
-    /// Sends webhooks as `settings` say.
-    fn webhooks(mut self, settings: WebhookSettings) -> State {
-        self.webhooks = web::Data::new(Webhooks::new(settings));
-        self
-    }
-
-    /// Believes the `X-Forwarded-For` of peers in `trusted` (none by default).
-    fn trust_proxies(mut self, trusted: TrustedProxies) -> State {
-        self.trusted_proxies = web::Data::new(trusted);
-        self
-    }
-
-    /// Finds the records of task listings as `plan` says (`--scan-queries`).
-    fn plan(mut self, plan: Plan) -> State {
-        self.plan = plan;
-        self
+        cfg.app_data(self.core.clone())
+            .app_data(self.edge.clone())
+            .app_data(self.streams.clone())
+            .configure(crate::http::configure)
+            .configure(crate::dav::configure)
+            .configure(crate::http::configure_docs)
+            .configure(crate::http::configure_fallback);
     }
 
     /// The registry of spaces.
@@ -259,7 +279,7 @@ impl State {
 
     /// Refuses every request from now on.
     pub fn close_gate(&self) {
-        self.gate.close();
+        self.core.gate().close();
     }
 
     /// How a standby applies what it follows to the actors (§16): on this thread's
@@ -338,6 +358,19 @@ impl Application {
         let arbiters: Vec<Arbiter> = (0..workers).map(|_| Arbiter::new()).collect();
         let compaction = config.compaction();
         let interval = compaction.interval;
+        let settings = Settings {
+            body_timeout: BodyTimeout(Duration::from_millis(config.body_timeout_ms)),
+            role: replicator.as_ref().map(|r| Arc::clone(r.role())),
+            trusted: TrustedProxies::new(config.trusted_proxy.clone()),
+            plan: match config.scan_queries {
+                true => Plan::Scan,
+                false => Plan::Indexes,
+            },
+            webhooks: WebhookSettings {
+                allow_private: config.webhook_allow_private,
+                retry_divisor: config.webhook_retry_divisor,
+            },
+        };
         let state = State::start(
             &store,
             recovered,
@@ -345,26 +378,13 @@ impl Application {
             &admin_token,
             arbiters.iter().map(Arbiter::handle).collect(),
             compaction,
-            Duration::from_millis(config.body_timeout_ms),
-            replicator.as_ref().map(|r| Arc::clone(r.role())),
-        )
-        .trust_proxies(TrustedProxies::new(config.trusted_proxy.clone()))
-        .plan(if config.scan_queries {
-            Plan::Scan
-        } else {
-            Plan::Indexes
-        })
-        .webhooks(WebhookSettings {
-            allow_private: config.webhook_allow_private,
-            retry_divisor: config.webhook_retry_divisor,
-        });
+            settings,
+        );
         if let Some(replicator) = &replicator {
             replicator.follow_into(state.journal.clone(), state.follower());
         }
         let sender = crate::webhooks::start(
-            state.webhooks.clone().into_inner(),
-            state.directory.clone().into_inner(),
-            state.spaces.clone().into_inner(),
+            state.core.clone().into_inner(),
             replicator.as_ref().map(|r| Arc::clone(r.role())),
         );
         let saver = state.clone();
@@ -388,7 +408,7 @@ impl Application {
             // Runs once on every worker thread.
             registry.register_current();
             App::new()
-                .wrap(from_fn(crate::http::front))
+                .wrap(from_fn(crate::edge::front))
                 .configure(|cfg| {
                     if metrics_here {
                         crate::http::configure_metrics(cfg);
@@ -524,7 +544,7 @@ impl Application {
             state.spaces.flush_all().await
         };
         self.sender.stop();
-        state.webhooks.flush(&state.directory).await;
+        state.deliveries.flush(&state.directory).await;
         state.directory.save(&state.snapshots, true).await;
         state.keys.save(&state.snapshots, true).await;
         let (done, closed) = oneshot::channel();
@@ -772,7 +792,6 @@ pub(crate) fn test_state(dir: &std::path::Path, users: Vec<User>) -> State {
             percent: 50,
             min_bytes: 0,
         },
-        Duration::from_secs(10),
-        None,
+        Settings::default(),
     )
 }

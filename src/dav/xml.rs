@@ -3,7 +3,7 @@
 
 use std::io;
 
-use quick_xml::events::{BytesDecl, BytesText, Event};
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::{NsReader, Writer};
 
@@ -343,7 +343,11 @@ fn prefix(namespace: &str) -> Option<&'static str> {
 
 /// Writes the empty element `prop` (a property's name, as a `404` shows it, or the start
 /// of a found one).
-fn write_prop(w: &mut Writer<Vec<u8>>, prop: &Prop, value: Option<&PropValue>) -> io::Result<()> {
+fn write_prop(
+    w: &mut Writer<impl io::Write>,
+    prop: &Prop,
+    value: Option<&PropValue>,
+) -> io::Result<()> {
     let (name, attribute) = match prefix(&prop.namespace) {
         Some(p) => (format!("{p}:{}", prop.name), None),
         None if prop.namespace.is_empty() => (prop.name.clone(), None),
@@ -409,7 +413,7 @@ fn write_prop(w: &mut Writer<Vec<u8>>, prop: &Prop, value: Option<&PropValue>) -
 
 /// One `propstat` of the properties `props` with `status`.
 fn write_propstat(
-    w: &mut Writer<Vec<u8>>,
+    w: &mut Writer<impl io::Write>,
     props: &[(&Prop, Option<&PropValue>)],
     status: &str,
 ) -> io::Result<()> {
@@ -430,72 +434,91 @@ fn write_propstat(
     Ok(())
 }
 
-/// A `207 Multi-Status` body: per resource (by path), the properties found (`200`) and
-/// those it does not have (`404`), or `None` for a resource that is not there (a `404` of
-/// its own); then, for a `sync-collection` cut at its `limit`, a `507` response for the
-/// collection at `truncated` (RFC 6578 §3.6); then the collection's new `sync_token`.
-pub(super) fn multistatus(
-    responses: &[(String, Option<Found>)],
-    truncated: Option<&str>,
-    sync_token: Option<&str>,
-) -> Vec<u8> {
-    let mut w = Writer::new(Vec::new());
-    let written: io::Result<()> = (|| {
+/// A `207 Multi-Status` body, written into `W` as it is made (RFC 4918 §13): [`start`]
+/// writes its head, [`response`] one resource, [`finish`] its end. An answer over a
+/// whole calendar is never held whole (see [`crate::core::heavy::stream`]).
+///
+/// [`start`]: Multistatus::start
+/// [`response`]: Multistatus::response
+/// [`finish`]: Multistatus::finish
+pub(super) struct Multistatus<W: io::Write> {
+    w: Writer<W>,
+}
+
+impl<W: io::Write> Multistatus<W> {
+    /// Writes the XML declaration and opens `multistatus`.
+    pub(super) fn start(out: W) -> io::Result<Multistatus<W>> {
+        let mut w = Writer::new(out);
         w.write_event(Event::Decl(BytesDecl::new("1.0", Some("utf-8"), None)))?;
-        w.create_element("d:multistatus")
-            .with_attribute(("xmlns:d", DAV))
-            .with_attribute(("xmlns:c", CALDAV))
-            .with_attribute(("xmlns:cs", CALENDARSERVER))
+        w.write_event(Event::Start(
+            BytesStart::new("d:multistatus").with_attributes([
+                ("xmlns:d", DAV),
+                ("xmlns:c", CALDAV),
+                ("xmlns:cs", CALENDARSERVER),
+            ]),
+        ))?;
+        Ok(Multistatus { w })
+    }
+
+    /// One resource (by path): the properties found (`200`) and those it does not have
+    /// (`404`), or with `None`, a resource that is not there (a `404` of its own).
+    pub(super) fn response(&mut self, href: &str, props: Option<&Found>) -> io::Result<()> {
+        self.w
+            .create_element("d:response")
             .write_inner_content(|w| {
-                for (href, props) in responses {
-                    w.create_element("d:response").write_inner_content(|w| {
-                        w.create_element("d:href")
-                            .write_text_content(BytesText::new(href))?;
-                        let Some(props) = props else {
-                            w.create_element("d:status")
-                                .write_text_content(BytesText::new("HTTP/1.1 404 Not Found"))?;
-                            return Ok(());
-                        };
-                        let found: Vec<_> = props
-                            .iter()
-                            .filter_map(|(p, v)| v.as_ref().map(|v| (p, Some(v))))
-                            .collect();
-                        let missing: Vec<_> = props
-                            .iter()
-                            .filter(|(_, v)| v.is_none())
-                            .map(|(p, _)| (p, None))
-                            .collect();
-                        write_propstat(w, &found, "HTTP/1.1 200 OK")?;
-                        write_propstat(w, &missing, "HTTP/1.1 404 Not Found")
-                    })?;
-                }
-                if let Some(href) = truncated {
-                    w.create_element("d:response").write_inner_content(|w| {
-                        w.create_element("d:href")
-                            .write_text_content(BytesText::new(href))?;
-                        w.create_element("d:status")
-                            .write_text_content(BytesText::new(
-                                "HTTP/1.1 507 Insufficient Storage",
-                            ))?;
-                        w.create_element("d:error").write_inner_content(|w| {
-                            w.create_element("d:number-of-matches-within-limits")
-                                .write_empty()?;
-                            Ok(())
-                        })?;
-                        Ok(())
-                    })?;
-                }
-                if let Some(token) = sync_token {
-                    w.create_element("d:sync-token")
-                        .write_text_content(BytesText::new(token))?;
-                }
-                Ok(())
+                w.create_element("d:href")
+                    .write_text_content(BytesText::new(href))?;
+                let Some(props) = props else {
+                    w.create_element("d:status")
+                        .write_text_content(BytesText::new("HTTP/1.1 404 Not Found"))?;
+                    return Ok(());
+                };
+                let found: Vec<_> = props
+                    .iter()
+                    .filter_map(|(p, v)| v.as_ref().map(|v| (p, Some(v))))
+                    .collect();
+                let missing: Vec<_> = props
+                    .iter()
+                    .filter(|(_, v)| v.is_none())
+                    .map(|(p, _)| (p, None))
+                    .collect();
+                write_propstat(w, &found, "HTTP/1.1 200 OK")?;
+                write_propstat(w, &missing, "HTTP/1.1 404 Not Found")
             })?;
         Ok(())
-    })();
-    // Writing into a Vec cannot fail.
-    written.expect("XML into memory");
-    w.into_inner()
+    }
+
+    /// Ends the body: for a `sync-collection` cut at its `limit`, a `507` response for the
+    /// collection at `truncated` (RFC 6578 §3.6); then the collection's new `sync_token`.
+    pub(super) fn finish(
+        mut self,
+        truncated: Option<&str>,
+        sync_token: Option<&str>,
+    ) -> io::Result<()> {
+        if let Some(href) = truncated {
+            self.w
+                .create_element("d:response")
+                .write_inner_content(|w| {
+                    w.create_element("d:href")
+                        .write_text_content(BytesText::new(href))?;
+                    w.create_element("d:status")
+                        .write_text_content(BytesText::new("HTTP/1.1 507 Insufficient Storage"))?;
+                    w.create_element("d:error").write_inner_content(|w| {
+                        w.create_element("d:number-of-matches-within-limits")
+                            .write_empty()?;
+                        Ok(())
+                    })?;
+                    Ok(())
+                })?;
+        }
+        if let Some(token) = sync_token {
+            self.w
+                .create_element("d:sync-token")
+                .write_text_content(BytesText::new(token))?;
+        }
+        self.w
+            .write_event(Event::End(BytesEnd::new("d:multistatus")))
+    }
 }
 
 #[cfg(test)]
@@ -525,23 +548,18 @@ mod tests {
 
     #[test]
     fn a_multistatus_splits_found_and_missing_properties() {
-        let body = multistatus(
-            &[
-                (
-                    "/dav/".into(),
-                    Some(vec![
-                        (
-                            Prop::new(DAV, "current-user-principal"),
-                            Some(PropValue::Href("/dav/principals/u/".into())),
-                        ),
-                        (Prop::new("urn:x", "odd"), None),
-                    ]),
-                ),
-                ("/gone".into(), None),
-            ],
-            None,
-            None,
-        );
+        let found = vec![
+            (
+                Prop::new(DAV, "current-user-principal"),
+                Some(PropValue::Href("/dav/principals/u/".into())),
+            ),
+            (Prop::new("urn:x", "odd"), None),
+        ];
+        let mut body = Vec::new();
+        let mut answer = Multistatus::start(&mut body).unwrap();
+        answer.response("/dav/", Some(&found)).unwrap();
+        answer.response("/gone", None).unwrap();
+        answer.finish(None, None).unwrap();
         let text = String::from_utf8(body).unwrap();
         assert!(
             text.contains(

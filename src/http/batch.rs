@@ -5,7 +5,7 @@
 //! for; together they become one list of commands that the space applies in order, each
 //! seeing the ones before it, under one version step per operation and one journal entry.
 
-use actix_web::web::{self, Data};
+use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
@@ -14,8 +14,8 @@ use super::error::ApiError;
 use super::extract::{bounded_object, parse_fields, space_of, JsonBody, KeyClaim, Params};
 use super::handlers::{send_write, OFF_WORKER_BYTES};
 use super::openapi::problems::*;
-use super::AppState;
 use super::{dto, render};
+use crate::core::{heavy, Core};
 use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
@@ -50,29 +50,24 @@ pub(crate) async fn batch(
     params: Params,
     key: KeyClaim,
     JsonBody(body): JsonBody,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
     // A big batch (up to a megabyte of JSON) is read on a blocking thread; see
     // `OFF_WORKER_BYTES`.
     let big = body.len() > OFF_WORKER_BYTES;
     let operations = match big {
-        true => web::block(move || parse_batch(&body))
-            .await
-            .map_err(|e| ApiError::Internal(format!("batch thread: {e}")))??,
+        true => heavy::run(move || parse_batch(&body)).await??,
         false => parse_batch(&body)?,
     };
     let space = space_of(&caller, params.space_id(), None, access::Action::Write)?;
     let commands = match big {
         true => {
             let owned = space.to_string();
-            web::block(move || commands(operations, &owned))
-                .await
-                .map_err(|e| ApiError::Internal(format!("batch thread: {e}")))??
+            heavy::run(move || commands(operations, &owned)).await??
         }
         false => commands(operations, space)?,
     };
-    let answer = send_write(&req, &spaces, space, commands, key, render::batch_answer)
+    let answer = send_write(&req, &core, space, commands, key, render::batch_answer)
         .await?
         .map_err(|(index, e)| ApiError::InOperation {
             index,

@@ -7,15 +7,16 @@
 //! all when one fails.
 
 use actix_web::http::header;
-use actix_web::web::{self, Data};
+use actix_web::web::Data;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use bytes::Bytes;
 
 use super::error::ApiError;
-use super::extract::{body_timeout, read_body, space_of, Params};
+use super::extract::{space_of, Params};
 use super::openapi::problems::*;
-use super::{dto, render, AppState};
-use crate::actors::space::Write;
+use super::{dto, render};
+use crate::core::{conditional, heavy, Core};
+use crate::edge::body;
 use crate::ical::{commands, parse_calendar, uid_of, write_calendar, IcalError};
 use crate::model::access::Action;
 use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
@@ -56,18 +57,17 @@ fn list_of(params: &Params) -> Result<Option<Box<str>>, ApiError> {
 pub(crate) async fn export(
     caller: Caller,
     params: Params,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
     let list = list_of(&params)?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
-    let (tasks, version) = app
-        .spaces
+    let (tasks, version) = core
         .read(space, |s| {
             let view = s.view();
             (view.collections[Kind::Task.index()].clone(), view.version)
         })
         .await?;
-    let text = web::block(move || {
+    let text = heavy::run(move || {
         let list_at = Kind::Task
             .field_index("listId")
             .expect("tasks have a listId");
@@ -81,11 +81,10 @@ pub(crate) async fn export(
             tasks.get(id).map_or(id, |t| uid_of(t)).to_owned()
         })
     })
-    .await
-    .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))?;
+    .await?;
     Ok(HttpResponse::Ok()
         .content_type(TEXT_CALENDAR)
-        .insert_header((header::ETAG, render::etag(version)))
+        .insert_header((header::ETAG, conditional::etag(version)))
         .body(text))
 }
 
@@ -115,35 +114,29 @@ pub(crate) async fn import(
     caller: Caller,
     params: Params,
     body: CalendarBody,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
     let list = list_of(&params)?;
     let space = space_of(&caller, params.space_id(), None, Action::Write)?;
     let text = String::from_utf8(body.0.to_vec())
         .map_err(|_| invalid("body", "must be UTF-8 iCalendar text".into()))?;
-    let parsed = web::block(move || parse_calendar(&text))
-        .await
-        .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))?
+    let parsed = heavy::run(move || parse_calendar(&text))
+        .await?
         .map_err(|e: IcalError| invalid("body", e.to_string()))?;
     let skipped = parsed.skipped;
-    let tasks = app.spaces.read(space, Space::calendar_tasks).await?;
+    let tasks = core.read(space, Space::calendar_tasks).await?;
     let (commands, created, updated) =
-        web::block(move || commands(&parsed.todos, &tasks, list.map(Some)))
-            .await
-            .map_err(|e| ApiError::Internal(format!("calendar thread: {e}")))??;
+        heavy::run(move || commands(&parsed.todos, &tasks, list.map(Some))).await??;
     let version = match commands.is_empty() {
-        true => app.spaces.version(space).await?,
+        true => core.version(space).await?,
         false => {
-            let write = Write {
-                commands,
-                key: None,
-            };
-            let outcome = app.spaces.call(space, write).await?.map_err(|(index, e)| {
-                ApiError::InOperation {
-                    index,
-                    error: Box::new(e.into()),
-                }
-            })?;
+            let outcome =
+                core.write(space, commands, None, drop)
+                    .await?
+                    .map_err(|(index, e)| ApiError::InOperation {
+                        index,
+                        error: Box::new(e.into()),
+                    })?;
             outcome.version
         }
     };
@@ -178,27 +171,15 @@ impl actix_web::FromRequest for CalendarBody {
     type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
-        let declared = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
         let is_calendar = matches!(req.mime_type(), Ok(Some(m))
             if m.type_() == mime::TEXT && m.subtype() == "calendar");
-        let timeout = body_timeout(req);
-        let payload = payload.take();
+        let declared_over = body::declared(req).is_some_and(|n| n > CALENDAR_BODY_MAX_BYTES as u64);
+        let body = body::read(req, payload, CALENDAR_BODY_MAX_BYTES);
         Box::pin(async move {
-            if declared.is_some_and(|n| n > CALENDAR_BODY_MAX_BYTES as u64) {
-                return Err(ApiError::PayloadTooLarge);
-            }
-            if !is_calendar {
+            if !is_calendar && !declared_over {
                 return Err(ApiError::UnsupportedMediaType);
             }
-            let body = read_body(payload, timeout).await?;
-            if body.len() > CALENDAR_BODY_MAX_BYTES {
-                return Err(ApiError::PayloadTooLarge);
-            }
-            Ok(CalendarBody(body))
+            Ok(CalendarBody(body.await?))
         })
     }
 }

@@ -9,12 +9,14 @@ use std::time::Duration;
 
 use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
 use crate::actors::Failure;
+use crate::core::heavy::Lost;
+use crate::core::service::BackupFailure;
+use crate::edge::body::BodyError;
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
 use crate::model::limits::{MAX_BODY_BYTES, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::model::query::FilterError;
 use crate::model::{DirectoryError, FieldError, SpaceError, ValidationError};
-use crate::service::BackupFailure;
 
 /// Seconds a client is asked to wait before retrying a 503.
 const RETRY_AFTER_SECS: &str = "1";
@@ -404,6 +406,22 @@ impl From<Failure> for ApiError {
             Failure::Panicked => ApiError::Internal(e.to_string()),
             Failure::Stalled(waited) => ApiError::StorageStalled(waited),
         }
+    }
+}
+
+impl From<BodyError> for ApiError {
+    fn from(e: BodyError) -> ApiError {
+        match e {
+            BodyError::TooLarge => ApiError::PayloadTooLarge,
+            BodyError::TimedOut => ApiError::RequestTimeout,
+            BodyError::Unreadable(_) => ApiError::InvalidJson(e.to_string()),
+        }
+    }
+}
+
+impl From<Lost> for ApiError {
+    fn from(e: Lost) -> ApiError {
+        ApiError::Internal(e.to_string())
     }
 }
 

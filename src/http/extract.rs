@@ -6,21 +6,20 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
-use std::time::Duration;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::web::{Bytes, BytesMut, Data};
+use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::{ready, LocalBoxFuture, Ready};
-use futures_util::StreamExt;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
-use crate::actors::Directory;
-use crate::model::access::{self, Action, Reason};
+use crate::core::{conditional, reach, Core};
+use crate::edge::body;
+use crate::model::access::{Action, Reason};
 use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::kind::FieldType;
 use crate::model::limits::{
@@ -75,12 +74,9 @@ impl FromRequest for RecordId {
     }
 }
 
-/// The bearer token of `req`, and the directory it may belong to.
-fn token(req: &HttpRequest) -> Result<(&str, &Data<Directory>), ApiError> {
-    let directory = req
-        .app_data::<Data<super::AppState>>()
-        .map(|app| &app.directory)
-        .ok_or_else(|| ApiError::Internal("directory missing from app data".into()))?;
+/// The bearer token of `req`, and the core that knows whose it is.
+fn token(req: &HttpRequest) -> Result<(&str, &Core), ApiError> {
+    let core = super::core(req)?;
     let value = req
         .headers()
         .get(header::AUTHORIZATION)
@@ -91,7 +87,7 @@ fn token(req: &HttpRequest) -> Result<(&str, &Data<Directory>), ApiError> {
     if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
         return Err(ApiError::Unauthorized);
     }
-    Ok((token, directory))
+    Ok((token, core))
 }
 
 /// The user (and token) behind the request's bearer token; 401 without a known, live one.
@@ -127,7 +123,7 @@ impl FromRequest for UserCaller {
 }
 
 /// The space a request works in: the query's `spaceId`, else the body's, else the
-/// caller's default; checked for `action` ([`access::decide`]). 400 when query and body
+/// caller's default; checked for `action` ([`reach`]). 400 when query and body
 /// name different spaces; 404 for a space the caller (or its token) does not reach, so
 /// other users' spaces cannot even be confirmed to exist; 403 when its role or token does
 /// not allow the action.
@@ -143,7 +139,7 @@ pub(crate) fn space_of<'a>(
         (None, b) => b,
     };
     let space = named.unwrap_or(&caller.account.default_space);
-    access::decide(caller, Some(space), action)?;
+    reach(caller, Some(space), action)?;
     Ok(space)
 }
 
@@ -170,7 +166,7 @@ enum NotAdmin<'a> {
     /// No bearer token (or the directory is missing): the error to answer.
     NoToken(ApiError),
     /// Another token, perhaps a user's.
-    Other(&'a str, &'a Directory),
+    Other(&'a str, &'a Core),
 }
 
 impl FromRequest for Admin {
@@ -396,59 +392,10 @@ impl Params {
     }
 }
 
-/// How long a request body may take to arrive once its headers are in (app data; 10 s
-/// when absent).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct BodyTimeout(pub Duration);
-
-impl Default for BodyTimeout {
-    fn default() -> BodyTimeout {
-        BodyTimeout(Duration::from_secs(10))
-    }
-}
-
-/// How long a body is still read after its timeout passed, before the answer is 408: the
-/// bytes the socket already holds when a paused process (`SIGSTOP`, a frozen VM) wakes
-/// after its timeout are read, not refused.
-const TIMEOUT_GRACE: Duration = Duration::from_millis(50);
-
-/// Reads a whole request body of at most [`MAX_BODY_BYTES`] within `timeout`: 413 over the
-/// size, 408 when it does not arrive in time (nor within [`TIMEOUT_GRACE`] after it).
-pub(crate) async fn read_body(
-    mut payload: Payload,
-    timeout: BodyTimeout,
-) -> Result<Bytes, ApiError> {
-    let read = async {
-        let mut body = BytesMut::new();
-        while let Some(chunk) = payload.next().await {
-            let chunk = chunk.map_err(|e| {
-                ApiError::InvalidJson(format!("the request body could not be read: {e}"))
-            })?;
-            if body.len() + chunk.len() > MAX_BODY_BYTES {
-                return Err(ApiError::PayloadTooLarge);
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body.freeze())
-    };
-    let mut read = std::pin::pin!(read);
-    match actix_web::rt::time::timeout(timeout.0, &mut read).await {
-        Ok(body) => body,
-        Err(_) => actix_web::rt::time::timeout(TIMEOUT_GRACE, read)
-            .await
-            .map_err(|_| ApiError::RequestTimeout)?,
-    }
-}
-
-/// The body timeout the app was built with.
-pub(crate) fn body_timeout(req: &HttpRequest) -> BodyTimeout {
-    super::state(req).map_or_else(BodyTimeout::default, |app| app.body_timeout)
-}
-
 /// A request body sent as JSON; an empty body counts as `{}`.
 ///
 /// 408 (and the connection closed) when the body does not arrive within the
-/// [`BodyTimeout`], 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON
+/// body timeout ([`body::read`]), 413 over [`MAX_BODY_BYTES`], 415 for a non-empty body without a JSON
 /// content type (`application/json` or `*/*+json`, any parameters).
 #[derive(Debug, Default)]
 pub(crate) struct JsonBody(pub Bytes);
@@ -458,21 +405,12 @@ impl FromRequest for JsonBody {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let declared = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
         let is_json = matches!(req.mime_type(), Ok(Some(m))
             if m.type_() == mime::APPLICATION
                 && (m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON)));
-        let timeout = body_timeout(req);
-        let payload = payload.take();
+        let body = body::read(req, payload, MAX_BODY_BYTES);
         Box::pin(async move {
-            if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-                return Err(ApiError::PayloadTooLarge);
-            }
-            let body = read_body(payload, timeout).await?;
+            let body = body.await?;
             if body.is_empty() {
                 return Ok(JsonBody(Bytes::from_static(b"{}")));
             }
@@ -537,7 +475,8 @@ pub(crate) fn bounded_object(
         .collect()
 }
 
-/// The `If-Match` of a request: `*`, or the versions of its strong tags (a weak or
+/// The `If-Match` of a request, read by the one rule of every front
+/// ([`conditional::if_match`]): `*`, or the versions of its strong tags (a weak or
 /// malformed tag matches nothing).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Preconditions(pub Option<IfMatch>);
@@ -547,42 +486,19 @@ impl FromRequest for Preconditions {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let tags: Vec<&str> = tags(req, header::IF_MATCH).collect();
-        let if_match = match tags.as_slice() {
-            [] => None,
-            _ if tags.contains(&"*") => Some(IfMatch::Any),
-            _ => Some(IfMatch::Versions(
-                tags.iter().filter_map(|t| tag_version(t, false)).collect(),
-            )),
-        };
-        ready(Ok(Preconditions(if_match)))
+        let values = req
+            .headers()
+            .get_all(header::IF_MATCH)
+            .map(|v| v.as_bytes());
+        ready(Ok(Preconditions(conditional::if_match(values))))
     }
 }
 
-/// The version in an entity tag `"<n>"` (`W/"<n>"` too when `weak` is allowed).
-fn tag_version(tag: &str, weak: bool) -> Option<u64> {
-    let tag = match tag.strip_prefix("W/") {
-        Some(rest) if weak => rest,
-        Some(_) => return None,
-        None => tag,
-    };
-    tag.strip_prefix('"')?.strip_suffix('"')?.parse().ok()
-}
-
-/// Whether the `If-None-Match` of `req` matches the tag of `version` (`*` matches any;
-/// weak comparison, as RFC 9110 asks for this header).
+/// Whether the `If-None-Match` of `req` matches the tag of `version` (see
+/// [`conditional::none_match`]).
 pub(crate) fn none_match(req: &HttpRequest, version: u64) -> bool {
-    tags(req, header::IF_NONE_MATCH)
-        .any(|tag| tag == "*" || tag_version(tag, true) == Some(version))
-}
-
-/// The comma-separated entity tags of every `name` header of `req`.
-fn tags(req: &HttpRequest, name: header::HeaderName) -> impl Iterator<Item = &str> {
-    req.headers()
-        .get_all(name)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
+    let values = req.headers().get_all(header::IF_NONE_MATCH);
+    conditional::none_match(values.map(|v| v.as_bytes()), version)
 }
 
 /// The idempotency key the request claimed (see `http::idempotency`), if any.

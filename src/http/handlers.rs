@@ -3,9 +3,9 @@
 //! collections; the kind comes from the path.
 
 use super::dto::{self, Backup, HealthStatus, Me, NodeRole, PrimaryHealth};
-use super::AppState;
+use crate::core::{heavy, Core};
 use actix_web::http::StatusCode;
-use actix_web::web::{self, Data};
+use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 
 use super::error::ApiError;
@@ -16,8 +16,7 @@ use super::extract::{
 use super::openapi::problems::*;
 use super::{idempotency, render};
 use crate::actors::directory::{Answer, Changed};
-use crate::actors::space::{Render, Write, WriteResult};
-use crate::actors::{Directory, Spaces};
+use crate::actors::space::{Render, WriteResult};
 use crate::model::access::Action;
 use crate::model::kept::KeptAnswer;
 use crate::model::user::new_token;
@@ -46,10 +45,9 @@ use crate::model::{Account, Caller, Change, Command, DirectoryState, Mode, Op, S
         ),
     ),
 )]
-pub(crate) async fn healthz(app: Data<AppState>) -> HttpResponse {
-    let service = app.service.clone();
-    let gate = app.gate.clone();
-    let problem = service.storage_problem();
+pub(crate) async fn healthz(core: Data<Core>) -> HttpResponse {
+    let gate = core.gate();
+    let problem = core.storage_problem();
     let status = match &problem {
         None => StatusCode::OK,
         Some(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -102,8 +100,8 @@ pub(crate) async fn healthz(app: Data<AppState>) -> HttpResponse {
         ),
     ),
 )]
-pub(crate) async fn healthz_primary(app: Data<AppState>) -> HttpResponse {
-    let gate = app.gate.clone();
+pub(crate) async fn healthz_primary(core: Data<Core>) -> HttpResponse {
+    let gate = core.gate();
     match gate.role() {
         Some(role) if !role.is_primary() => render::json(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -170,10 +168,8 @@ pub(crate) async fn create_user(
     _: Admin,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let spaces = app.spaces.clone();
     let name = parse_user_name(body.0)?;
     let token = new_token();
     let account = Account::new(&name, &token, chrono::Utc::now().timestamp_millis());
@@ -183,26 +179,17 @@ pub(crate) async fn create_user(
     };
     let then = move |change: &Change| {
         if let Change::UserCreated(account) = change {
-            spaces.add(&account.default_space);
             log::info!("created user '{}' ({})", account.name, account.id);
         }
     };
-    change(
-        &req,
-        directory,
-        Change::UserCreated(account),
-        key,
-        answer,
-        then,
-    )
-    .await
+    change(&req, &core, Change::UserCreated(account), key, answer, then).await
 }
 
 /// Makes one directory change and answers it (see [`Directory::change`]); a claimed
 /// idempotency key goes into the change's journal entry with the answer kept for it.
 pub(super) async fn change(
     req: &HttpRequest,
-    directory: Data<Directory>,
+    core: &Core,
     change: Change,
     key: KeyClaim,
     answer: impl FnOnce(&DirectoryState) -> Answer + 'static,
@@ -212,8 +199,7 @@ pub(super) async fn change(
     let late = key.0.clone().map(|used| {
         idempotency::settle_later(req, used, |changed: Changed| changed.ok().map(|a| a.kept))
     });
-    let answer = directory
-        .into_inner()
+    let answer = core
         .change(change, key.0, answer, then, move |changed| {
             if let Some(settle) = late {
                 settle(changed)
@@ -247,11 +233,10 @@ pub(super) async fn change(
 pub(crate) async fn backup(
     _: Admin,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let service = app.service.clone();
     let to = parse_backup_target(body.0)?;
-    let summary = service.backup(to.clone()).await?;
+    let summary = core.backup(to.clone()).await?;
     log::info!("backed up to {}: {summary:?}", to.display());
     let data = Backup {
         bytes: summary.bytes,
@@ -270,12 +255,11 @@ pub(crate) async fn list(
     Collection(kind): Collection,
     caller: Caller,
     params: Params,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
-    let query = params.list_query(kind, app.plan)?;
+    let query = params.list_query(kind, core.plan())?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
-    let page = spaces.read(space, move |s| s.list(kind, &query)).await??;
+    let page = core.read(space, move |s| s.list(kind, &query)).await??;
     if none_match(&req, page.version) {
         return Ok(render::not_modified(page.version));
     }
@@ -291,9 +275,8 @@ pub(crate) async fn create(
     params: Params,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
     let mut changes = parse_changes(kind, Mode::Create, body.0)?;
     let body_space = changes.space_id.take();
     let space = space_of(
@@ -312,7 +295,7 @@ pub(crate) async fn create(
         op: Op::Create(changes),
         if_match: None,
     };
-    write(&req, space, command, key, &spaces).await
+    write(&req, space, command, key, &core).await
 }
 
 /// `GET /api/v1/{collection}/{id}`: the record with `ETag`, deleted records included; 304
@@ -323,11 +306,10 @@ pub(crate) async fn get(
     caller: Caller,
     RecordId(id): RecordId,
     params: Params,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
-    let item = spaces.read(space, move |s| s.get(kind, &id)).await??;
+    let item = core.read(space, move |s| s.get(kind, &id)).await??;
     if none_match(&req, item.record.version) {
         return Ok(render::not_modified(item.record.version));
     }
@@ -360,13 +342,12 @@ pub(crate) async fn occurrences(
     caller: Caller,
     RecordId(id): RecordId,
     params: Params,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
     let query = params.occurrence_query()?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let now = chrono::Utc::now().timestamp_millis();
-    let (listed, has_more, space_version) = spaces
+    let (listed, has_more, space_version) = core
         .read(space, move |s| s.occurrences(kind, &id, &query, now))
         .await??;
     let data = listed
@@ -396,9 +377,8 @@ pub(crate) async fn update(
     Preconditions(if_match): Preconditions,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
     let mut changes = parse_changes(kind, Mode::Update, body.0)?;
     let body_space = changes.space_id.take();
     let space = space_of(
@@ -413,7 +393,7 @@ pub(crate) async fn update(
         op: Op::Update(changes),
         if_match,
     };
-    write(&req, space, command, key, &spaces).await
+    write(&req, space, command, key, &core).await
 }
 
 /// `DELETE /api/v1/{collection}/{id}`: the soft-deleted record and `ETag` (operation and
@@ -423,10 +403,9 @@ pub(crate) async fn delete(
     target: Target,
     preconditions: Preconditions,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
-    set_deleted(req, target, preconditions, key, spaces, true).await
+    set_deleted(req, target, preconditions, key, core, true).await
 }
 
 /// `POST /api/v1/{collection}/{id}/restore`: the restored record and `ETag` (operation and
@@ -436,10 +415,9 @@ pub(crate) async fn restore(
     target: Target,
     preconditions: Preconditions,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
-    set_deleted(req, target, preconditions, key, spaces, false).await
+    set_deleted(req, target, preconditions, key, core, false).await
 }
 
 async fn set_deleted(
@@ -452,7 +430,7 @@ async fn set_deleted(
     }: Target,
     Preconditions(if_match): Preconditions,
     key: KeyClaim,
-    spaces: Data<Spaces>,
+    core: Data<Core>,
     deleted: bool,
 ) -> Result<HttpResponse, ApiError> {
     let space = space_of(&caller, params.space_id(), None, Action::Write)?;
@@ -462,7 +440,7 @@ async fn set_deleted(
         op: Op::SetDeleted(deleted),
         if_match,
     };
-    write(&req, space, command, key, &spaces).await
+    write(&req, space, command, key, &core).await
 }
 
 /// Sends one command as a write and answers with the record; a claimed idempotency key
@@ -472,18 +450,14 @@ async fn write(
     space: &str,
     command: Command,
     key: KeyClaim,
-    spaces: &Spaces,
+    core: &Core,
 ) -> Result<HttpResponse, ApiError> {
-    let answer = send_write(req, spaces, space, vec![command], key, render::write_answer)
+    let answer = send_write(req, core, space, vec![command], key, render::write_answer)
         .await?
         .map_err(|(_, e)| e)?;
     Ok(render::kept(&answer))
 }
 
-/// Sends `commands` as one write of `space` and returns its answer as `render` makes it,
-/// or which command failed and why. A claimed idempotency key goes into the write's
-/// journal entry with that answer; when the storage stalls, the key is settled by the
-/// write's outcome once the journal decides it (see [`idempotency::settle_later`]).
 /// Bodies bigger than this are read, and their answers rendered, on a blocking thread
 /// instead of the HTTP worker: a megabyte of JSON takes milliseconds either way, which the
 /// other connections of the worker, other users' among them, would wait (CONTRACT §21).
@@ -498,9 +472,13 @@ pub(super) fn big_body(req: &HttpRequest) -> bool {
         .is_some_and(|len| len > OFF_WORKER_BYTES)
 }
 
+/// Sends `commands` as one write of `space` and returns its answer as `render` makes it,
+/// or which command failed and why. A claimed idempotency key goes into the write's
+/// journal entry with that answer; when the storage stalls, the key is settled by the
+/// write's outcome once the journal decides it (see [`idempotency::settle_later`]).
 pub(super) async fn send_write(
     req: &HttpRequest,
-    spaces: &Spaces,
+    core: &Core,
     space: &str,
     commands: Vec<Command>,
     key: KeyClaim,
@@ -513,12 +491,9 @@ pub(super) async fn send_write(
             written.ok().map(|outcome| render(&outcome, &space))
         })
     });
-    let write = Write {
-        commands,
-        key: key.0.map(|k| (k, render)),
-    };
-    let answer = spaces
-        .call_or_later(space, write, move |written| {
+    let key = key.0.map(|k| (k, render));
+    let answer = core
+        .write(space, commands, key, move |written| {
             if let Some(settle) = late {
                 settle(written)
             }
@@ -527,9 +502,7 @@ pub(super) async fn send_write(
     let answer = match answer {
         Ok(outcome) if big_body(req) => {
             let space = space.to_string();
-            Ok(web::block(move || render(&outcome, &space))
-                .await
-                .map_err(|e| ApiError::Internal(format!("render thread: {e}")))?)
+            Ok(heavy::run(move || render(&outcome, &space)).await?)
         }
         other => other.map(|outcome| render(&outcome, space)),
     };
@@ -558,15 +531,12 @@ pub(super) async fn send_write(
 pub(crate) async fn changes(
     caller: Caller,
     params: Params,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
     let since = params.since(None)?;
     let limit = params.feed_limit()?;
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
-    let page = spaces
-        .read(space, move |s| s.changes(since, limit))
-        .await??;
+    let page = core.read(space, move |s| s.changes(since, limit)).await??;
     Ok(render::feed(space, &page))
 }
 

@@ -30,13 +30,15 @@ use futures_util::Stream;
 use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
-use super::extract::{body_timeout, read_body, space_of, Admin, Params, UserCaller};
+use super::extract::{space_of, Admin, Params, UserCaller, MAX_BODY_BYTES};
 use super::render;
 use super::spaces::segment;
 use crate::actors::keys::Claim;
 use crate::actors::Failure;
+use crate::core::reach;
+use crate::edge::body;
 use crate::metrics::METRICS;
-use crate::model::access::{self, Action};
+use crate::model::access::Action;
 use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::limits::IDEMPOTENCY_KEY_MAX_CHARS;
 use crate::model::Caller;
@@ -53,7 +55,7 @@ fn is_valid_key(key: &[u8]) -> bool {
         && key.iter().all(|b| (0x20..=0x7e).contains(b))
 }
 
-/// What a keyed route's handler checks before it acts, in terms [`access::decide`]
+/// What a keyed route's handler checks before it acts, in terms [`reach`]
 /// answers: what a replay of the route's kept answers must pass too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Guard {
@@ -87,17 +89,16 @@ fn admit(guard: Guard, req: &HttpRequest, body: &[u8]) -> Result<(), ApiError> {
     let space = || segment(req, "spaceId");
     match guard {
         Guard::Admin => Admin::extract(req).into_inner().map(drop),
-        Guard::Account => Ok(access::decide(&user()?, None, Action::Account).map(drop)?),
-        Guard::Space(action) => Ok(access::decide(&user()?, Some(space()), action).map(drop)?),
-        Guard::Accept => Ok(access::decide(&user()?, Some(space()), Action::Leave).map(drop)?),
+        Guard::Account => Ok(reach(&user()?, None, Action::Account).map(drop)?),
+        Guard::Space(action) => Ok(reach(&user()?, Some(space()), action).map(drop)?),
+        Guard::Accept => Ok(reach(&user()?, Some(space()), Action::Leave).map(drop)?),
         Guard::Member => {
             let caller = user()?;
             if segment(req, "userId") != &*caller.account.id {
-                return Ok(access::decide(&caller, Some(space()), Action::Manage).map(drop)?);
+                return Ok(reach(&caller, Some(space()), Action::Manage).map(drop)?);
             }
-            access::decide(&caller, None, Action::Account)?;
-            let exists =
-                super::state(req).is_some_and(|app| app.directory.read().space(space()).is_some());
+            reach(&caller, None, Action::Account)?;
+            let exists = super::core(req)?.directory().space(space()).is_some();
             match exists {
                 true => Ok(()),
                 false => Err(ApiError::NotFound(format!("space '{}' not found", space()))),
@@ -109,8 +110,7 @@ fn admit(guard: Guard, req: &HttpRequest, body: &[u8]) -> Result<(), ApiError> {
                 let params = Params::extract(req).into_inner()?;
                 return space_of(&caller, params.space_id(), None, Action::Webhooks).map(drop);
             }
-            let app = super::state(req).ok_or_else(|| ApiError::Internal("no app state".into()))?;
-            super::webhooks::named(req, &caller, app).map(drop)
+            super::webhooks::named(req, &caller, super::core(req)?).map(drop)
         }
         Guard::Records { body: named } => {
             #[derive(serde::Deserialize)]
@@ -147,8 +147,8 @@ pub(crate) async fn idempotency(
             .await
             .map(ServiceResponse::map_into_boxed_body);
     };
-    let shared = super::state(req.request()).map(|app| (app.keys.clone(), app.service.clone()));
-    let (Some(user), Some((keys, service))) = (owner(&req), shared) else {
+    let core = super::core(req.request()).ok().cloned();
+    let (Some(user), Some(core)) = (owner(&req), core) else {
         // Not authenticated: the handler answers 401 (before any check of the key), which
         // is not kept.
         return next
@@ -163,10 +163,10 @@ pub(crate) async fn idempotency(
         return Ok(req.error_response(refused));
     }
     let key = String::from_utf8_lossy(&key).into_owned();
-    let timeout = body_timeout(req.request());
-    let body = match read_body(req.take_payload(), timeout).await {
+    let mut payload = req.take_payload();
+    let body = match body::read(req.request(), &mut payload, MAX_BODY_BYTES).await {
         Ok(body) => body,
-        Err(e) => return Ok(req.error_response(e)),
+        Err(e) => return Ok(req.error_response(ApiError::from(e))),
     };
     let mut fingerprint = Sha256::new();
     for part in [
@@ -180,6 +180,7 @@ pub(crate) async fn idempotency(
     fingerprint.update([0]);
     fingerprint.update(&body);
     let now = chrono::Utc::now().timestamp_millis();
+    let keys = core.keys();
     let used = match keys.claim(&user, &key, fingerprint.finalize().into(), now) {
         Claim::Run(used) => used,
         Claim::Replay(answer) => {
@@ -239,7 +240,7 @@ pub(crate) async fn idempotency(
                 body: body.to_vec(),
             };
             // Bounded like any wait for storage; the answer is kept in memory either way.
-            if let Err(e) = service.keep_answer(&used, &answer).await {
+            if let Err(e) = core.keep_answer(&used, &answer).await {
                 log::error!("answer of idempotency key not stored: {e}");
             }
             answer
@@ -261,29 +262,27 @@ pub(crate) fn settle_later<T>(
     used: KeyUse,
     answer: impl FnOnce(T) -> Option<KeptAnswer> + 'static,
 ) -> impl FnOnce(Result<T, Failure>) + 'static {
-    let keys = super::state(req).map(|app| app.keys.clone());
+    let core = super::core(req).ok().cloned();
     move |late| {
-        if let Some(keys) = keys {
-            keys.finish(used, late.ok().and_then(answer));
+        if let Some(core) = core {
+            core.keys().finish(used, late.ok().and_then(answer));
         }
     }
 }
 
 /// Whose keys a request uses: its user's, or the admin's.
 fn owner(req: &ServiceRequest) -> Option<String> {
-    let directory = &super::state(req.request())?.directory;
+    let core = super::core(req.request()).ok()?;
     let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();
     if !scheme.eq_ignore_ascii_case("bearer") {
         return None;
     }
-    if directory.is_admin(token) {
+    if core.is_admin(token) {
         return Some(ADMIN.into());
     }
-    directory
-        .authenticate(token)
-        .map(|c| c.account.id.to_string())
+    core.authenticate(token).map(|c| c.account.id.to_string())
 }
 
 /// A payload that yields `body` again, for the handler.

@@ -1,15 +1,14 @@
-//! The HTTP layer: routes, extractors, rendering and the error mapping.
+//! The JSON API front: routes, extractors, rendering and the one mapping of errors to
+//! problem+json.
 //!
-//! Request flow: the one middleware, [`front`], times the request, refuses it during
-//! shutdown or for a locked-out client (with [`client`] working out who sent it, behind a
-//! trusted proxy or not), and counts and logs it; an extractor per input checks
-//! the route, token, path id, query and body; a handler in [`handlers`] sends one typed
-//! message to the space's actor through the [`Spaces`](crate::actors::Spaces) registry and
-//! renders the reply with [`render`]; any failure becomes problem+json in [`error`].
+//! Request flow, once the edge ([`crate::edge`]) let a request in: an extractor per input
+//! checks the route, token, path id, query and body; a handler in [`handlers`] checks
+//! access and reads or writes through the [`Core`](crate::core::Core), and renders the
+//! reply with [`render`]; any failure becomes problem+json in [`error`]. The front's own
+//! state is the open change streams ([`stream::Streams`], app data).
 
 pub(crate) mod batch;
 pub(crate) mod calendar;
-pub(crate) mod client;
 pub(crate) mod dto;
 pub(crate) mod error;
 pub(crate) mod extract;
@@ -21,120 +20,26 @@ pub(crate) mod openapi;
 pub(crate) mod render;
 pub(crate) mod spaces;
 pub(crate) mod stream;
-pub(crate) mod throttle;
 pub(crate) mod tokens;
 pub(crate) mod webhooks;
 
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock};
-use std::time::Instant;
-
-use actix_web::body::MessageBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::http::StatusCode;
-use actix_web::middleware::{from_fn, Next};
+use actix_web::middleware::from_fn;
 use actix_web::web::{self, Data, ServiceConfig};
 use actix_web::{HttpResponse, Route};
 
-use crate::actors::{Directory, Keys, Spaces};
-use crate::metrics::{RequestLabels, RouteLabels, METRICS};
+use crate::core::Core;
+use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::times::TimeFields;
-use crate::model::{Kind, Plan};
-use crate::replication::NodeRole;
-use crate::service::Service;
-use crate::webhooks::Webhooks;
+use crate::model::Kind;
 use idempotency::Guard;
 
-pub(crate) use client::TrustedProxies;
 pub(crate) use error::ApiError;
-pub(crate) use throttle::Throttle;
 
-/// Closed once shutdown begins; from then on every request gets 503 (see [`front`]), and
-/// open change streams end.
-#[derive(Debug)]
-pub(crate) struct Gate {
-    closed: AtomicBool,
-    watch: tokio::sync::watch::Sender<bool>,
-    /// With `--nats`: this node's role; `/api/v1` and `/dav/` are refused unless it is the
-    /// primary.
-    role: Option<Arc<NodeRole>>,
-}
-
-impl Default for Gate {
-    fn default() -> Gate {
-        Gate {
-            closed: AtomicBool::new(false),
-            watch: tokio::sync::watch::Sender::new(false),
-            role: None,
-        }
-    }
-}
-
-impl Gate {
-    /// A gate that lets `/api/v1` through only while `role` is the primary.
-    pub(crate) fn replicated(role: Arc<NodeRole>) -> Gate {
-        Gate {
-            role: Some(role),
-            ..Gate::default()
-        }
-    }
-
-    /// This node's role, with `--nats`.
-    pub(crate) fn role(&self) -> Option<&Arc<NodeRole>> {
-        self.role.as_ref()
-    }
-
-    /// Refuses every request from now on, and ends the change streams.
-    pub(crate) fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        self.watch.send_replace(true);
-    }
-
-    fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
-    }
-
-    /// Changes when the gate closes.
-    fn watch(&self) -> tokio::sync::watch::Receiver<bool> {
-        self.watch.subscribe()
-    }
-}
-
-/// Everything a request may reach, registered once as app data (`web::Data<AppState>`):
-/// the actors and the service boundary behind the API, and the front's own state. Each
-/// field is shared (an `Arc`) with the start-up and shutdown sequence.
-#[derive(Clone)]
-pub(crate) struct AppState {
-    /// Users, spaces, members and tokens.
-    pub directory: Data<Directory>,
-    /// The space actors.
-    pub spaces: Data<Spaces>,
-    /// The answers kept for idempotency keys.
-    pub keys: Data<Keys>,
-    /// The open change streams.
-    pub streams: Data<stream::Streams>,
-    /// Storage health, kept answers and backups.
-    pub service: Data<Service>,
-    /// Shutdown, and with `--nats` this node's role.
-    pub gate: Data<Gate>,
-    /// The failed-authentication lockout.
-    pub throttle: Data<Throttle>,
-    /// The proxies whose `X-Forwarded-For` is believed.
-    pub trusted_proxies: Data<TrustedProxies>,
-    /// How long a request body may take.
-    pub body_timeout: extract::BodyTimeout,
-    /// How task listings find their records.
-    pub plan: Plan,
-    /// The webhook sender's delivery logs and positions, and its address check.
-    pub webhooks: Data<Webhooks>,
-}
-
-/// The state of the app serving `req`.
-fn state(req: &actix_web::HttpRequest) -> Option<&AppState> {
-    req.app_data::<Data<AppState>>().map(|app| app.get_ref())
+/// The core of the app serving `req` (app data every front is given).
+pub(crate) fn core(req: &actix_web::HttpRequest) -> Result<&Data<Core>, ApiError> {
+    req.app_data::<Data<Core>>()
+        .ok_or_else(|| ApiError::Internal("core missing from app data".into()))
 }
 
 /// A write route behind the idempotency-key middleware (see [`idempotency`]); only the
@@ -204,12 +109,7 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
                 .default_service(web::to(handlers::not_found)),
         );
     }
-    cfg.service(web::resource("/docs").route(web::get().to(|| async {
-        HttpResponse::PermanentRedirect()
-            .insert_header((actix_web::http::header::LOCATION, "/docs/"))
-            .finish()
-    })))
-    .service(
+    cfg.service(
         web::resource("/healthz")
             .route(web::get().to(handlers::healthz))
             .default_service(disallowed("GET")),
@@ -344,7 +244,6 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             ))
             .default_service(disallowed("POST")),
     );
-    crate::dav::configure(cfg);
     #[cfg(feature = "failpoints")]
     cfg.service(
         web::resource("/api/v1/admin/failpoints/{name}")
@@ -352,162 +251,26 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             .route(web::delete().to(failpoints::remove))
             .default_service(disallowed("PUT, DELETE")),
     );
-    // Last: its pattern is a regular expression, which the API's requests then never run.
-    cfg.service(
+}
+
+/// Registers the API's documentation: `/docs/` (Swagger UI) and its document
+/// `/api/v1/openapi.json`; mount it after the fronts, since its pattern is a regular
+/// expression, which their requests then never run.
+pub(crate) fn configure_docs(cfg: &mut ServiceConfig) {
+    cfg.service(web::resource("/docs").route(web::get().to(|| async {
+        HttpResponse::PermanentRedirect()
+            .insert_header((actix_web::http::header::LOCATION, "/docs/"))
+            .finish()
+    })))
+    .service(
         utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}")
             .url("/api/v1/openapi.json", openapi::DOCUMENT.clone()),
     );
+}
+
+/// Answers any path no front's route matches: `404` problem+json.
+pub(crate) fn configure_fallback(cfg: &mut ServiceConfig) {
     cfg.default_service(web::to(handlers::not_found));
-}
-
-/// The request-id header: the client's, if it sent a sane one, else a new one.
-pub(crate) const REQUEST_ID: &str = "x-request-id";
-
-/// The one middleware around every request (one layer, not three: each costs every
-/// request a boxed future and a body conversion). Before the route: an id for the request
-/// (the client's, else a new one, echoed in `X-Request-Id`); `503 unavailable` with
-/// `Retry-After` once the [`Gate`] is closed, whatever the route (`/healthz` included);
-/// `429 too_many_requests` for a client address (see [`client`]) locked out by the
-/// [`Throttle`], on every `/api/v1` request (and `/metrics`, which takes the admin token)
-/// before its token is looked at. After it: a response built from an [`ApiError`] is
-/// noted ([`ApiError::note`]); a `401` counts as a failure of its client address; the
-/// request is counted and timed by route pattern in the metrics, and logged in one line at
-/// info: client address (`-` when there is none), method, path, status, microseconds and
-/// id.
-pub(crate) async fn front(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let started = Instant::now();
-    let id = request_id(req.headers().get(REQUEST_ID));
-    let client = client::client_addr(&req);
-    let throttle = state(req.request()).map(|app| app.throttle.clone());
-    let mut response = match refusal(&req, client, throttle.as_ref().map(|t| t.get_ref())) {
-        Some(refused) => req.error_response(refused).map_into_right_body(),
-        None => next.call(req).await?.map_into_left_body(),
-    };
-    let elapsed = started.elapsed();
-    if let Some(error) = response.response().error() {
-        if let Some(error) = error.as_error::<ApiError>() {
-            error.note();
-        }
-    }
-    let status = response.status();
-    if status == StatusCode::UNAUTHORIZED {
-        METRICS.auth_failures.inc();
-        if let (Some(throttle), Some(ip)) = (throttle, client) {
-            throttle.failed(ip);
-        }
-    }
-    let request = response.request();
-    let route = request
-        .match_pattern()
-        .unwrap_or_else(|| "unmatched".into());
-    METRICS
-        .request_seconds
-        .get_or_create(&RouteLabels {
-            route: route.clone(),
-        })
-        .observe(elapsed.as_secs_f64());
-    METRICS
-        .requests
-        .get_or_create(&RequestLabels {
-            method: method_label(request.method()),
-            route,
-            status: status.as_u16(),
-        })
-        .inc();
-    let client: &dyn std::fmt::Display = match &client {
-        Some(ip) => ip,
-        None => &"-",
-    };
-    crate::logging::info(
-        module_path!(),
-        format_args!(
-            "{client} {} {} {} {}us id={id}",
-            request.method(),
-            request.path(),
-            status.as_u16(),
-            elapsed.as_micros()
-        ),
-    );
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        response
-            .headers_mut()
-            .insert(HeaderName::from_static(REQUEST_ID), value);
-    }
-    Ok(response)
-}
-
-/// The metrics label of a method: its name, or `OTHER` for an extension method (so a
-/// client cannot grow the label set).
-fn method_label(method: &actix_web::http::Method) -> &'static str {
-    use actix_web::http::Method;
-    match *method {
-        Method::GET => "GET",
-        Method::POST => "POST",
-        Method::PUT => "PUT",
-        Method::PATCH => "PATCH",
-        Method::DELETE => "DELETE",
-        Method::HEAD => "HEAD",
-        Method::OPTIONS => "OPTIONS",
-        Method::TRACE => "TRACE",
-        Method::CONNECT => "CONNECT",
-        _ => "OTHER",
-    }
-}
-
-/// Why `req` is refused before its route runs, if it is: shutdown, a standby, or a
-/// locked-out client.
-fn refusal(
-    req: &ServiceRequest,
-    client: Option<std::net::IpAddr>,
-    throttle: Option<&Throttle>,
-) -> Option<ApiError> {
-    let gate = state(req.request()).map(|app| &app.gate);
-    if gate.is_some_and(|g| g.is_closed()) {
-        return Some(ApiError::Unavailable("the server is shutting down"));
-    }
-    let standby = gate
-        .and_then(|g| g.role())
-        .is_some_and(|role| !role.is_primary());
-    // The CalDAV front serves the same data: a standby refuses it too.
-    let served = req.path().starts_with("/api/v1") || req.path().starts_with("/dav/");
-    if standby && served {
-        return Some(ApiError::NotPrimary);
-    }
-    let (Some(throttle), Some(ip)) = (throttle, client) else {
-        return None;
-    };
-    // `/metrics` takes the admin token on this address, so a client guessing tokens is
-    // shut out there too; a scraper with the token never fails, and a `--metrics-bind`
-    // server has no throttle.
-    let guarded = served || req.path() == METRICS_PATH;
-    let wait = throttle.blocked(ip).filter(|_| guarded)?;
-    METRICS.too_many("auth_lockout");
-    Some(ApiError::TooManyRequests(wait))
-}
-
-/// The client's request id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`; else
-/// a new one: a random prefix for this process and a counter.
-fn request_id(sent: Option<&HeaderValue>) -> String {
-    static PREFIX: LazyLock<String> = LazyLock::new(|| format!("{:016x}-", rand::random::<u64>()));
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    let sane = |id: &&str| {
-        (1..=128).contains(&id.len())
-            && id
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(&b))
-    };
-    match sent.and_then(|v| v.to_str().ok()).filter(sane) {
-        Some(id) => id.to_string(),
-        None => {
-            let mut id = String::with_capacity(PREFIX.len() + 20);
-            id.push_str(&PREFIX);
-            let _ = write!(id, "{}", NEXT.fetch_add(1, Ordering::Relaxed));
-            id
-        }
-    }
 }
 
 /// `GET /metrics` on a `--metrics-bind` address: every metric in the OpenMetrics text
@@ -565,11 +328,12 @@ pub(crate) fn configure_open_metrics(cfg: &mut ServiceConfig) {
 }
 
 /// Where the metrics are served.
-const METRICS_PATH: &str = "/metrics";
+pub(crate) const METRICS_PATH: &str = "/metrics";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edge::front;
     use crate::model::{Kind, User};
     use crate::startup::test_state;
     use actix_web::http::{header, Method, StatusCode};

@@ -8,13 +8,14 @@ use serde::Serialize;
 
 use super::dto::{self, MemberState};
 use crate::actors::directory::Answer;
+use crate::core::conditional::etag;
+use crate::core::deliveries::Attempt;
 use crate::model::kept::KeptAnswer;
 use crate::model::webhook::{Position, Webhook};
 use crate::model::{
     Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Role, SpaceInfo,
     Token, Touched,
 };
-use crate::webhooks::Attempt;
 use crate::wire::{RecordJson, Stamp};
 
 #[derive(Serialize)]
@@ -50,11 +51,6 @@ fn to_json<T: Serialize>(body: &T) -> serde_json::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(1024);
     serde_json::to_writer(&mut bytes, body)?;
     Ok(bytes)
-}
-
-/// The strong tag of a version: `"<n>"`.
-pub(crate) fn etag(version: u64) -> String {
-    format!("\"{version}\"")
 }
 
 /// Serializes `body` as a JSON answer with `status`.

@@ -1,14 +1,14 @@
 //! Spaces and their members (CONTRACT §13): `/api/v1/spaces` and
 //! `/api/v1/spaces/{spaceId}/members`.
 //!
-//! Each handler asks [`access::decide`] whether the caller may act on the space (404 for a
+//! Each handler asks [`reach`] whether the caller may act on the space (404 for a
 //! space it does not reach, 403 below its role or token), then makes one directory change
 //! ([`handlers::change`]); what a change may not do (a default space shared, a last owner
 //! removed, a limit passed) the directory refuses. None of it moves a space's version.
 
 use super::dto;
 use super::openapi::problems::*;
-use super::AppState;
+use crate::core::Core;
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
@@ -18,8 +18,10 @@ use super::error::ApiError;
 use super::extract::{JsonObject, KeyClaim, UserCaller};
 use super::handlers::change;
 use super::render;
+use super::stream::Streams;
 use crate::actors::directory::Answer;
-use crate::model::access::{self, Action};
+use crate::core::reach;
+use crate::model::access::Action;
 use crate::model::kept::KeptAnswer;
 use crate::model::validate::{parse_role, parse_space_name};
 use crate::model::{Caller, Change, DirectoryState, Invitation, Member, Mode, Role, SpaceInfo};
@@ -36,7 +38,7 @@ fn named_space<'a>(
     action: Action,
 ) -> Result<&'a str, ApiError> {
     let id = segment(req, "spaceId");
-    access::decide(caller, Some(id), action)?;
+    reach(caller, Some(id), action)?;
     Ok(id)
 }
 
@@ -78,18 +80,16 @@ fn both(answer: KeptAnswer) -> Answer {
 )]
 pub(crate) async fn list(
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let spaces = app.spaces.clone();
     let mut listed: Vec<(Box<str>, dto::Space)> = {
-        let state = directory.read();
+        let state = core.directory();
         caller
             .reached()
             .filter_map(|(id, _)| Some((id.into(), render::space(state.space(id)?, &caller, 0))))
             .collect()
     };
-    let versions = join_all(listed.iter().map(|(id, _)| spaces.version(id))).await;
+    let versions = join_all(listed.iter().map(|(id, _)| core.version(id))).await;
     for ((_, json), version) in listed.iter_mut().zip(versions) {
         json.space_version = version?;
     }
@@ -119,11 +119,9 @@ pub(crate) async fn create(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let spaces = app.spaces.clone();
-    access::decide(&caller, None, Action::Account)?;
+    reach(&caller, None, Action::Account)?;
     let name = parse_space_name(body.0, Mode::Create)?.unwrap_or_default();
     let now = chrono::Utc::now().timestamp_millis();
     let info = SpaceInfo {
@@ -145,16 +143,9 @@ pub(crate) async fn create(
     let answer =
         move |_: &DirectoryState| both(render::data(StatusCode::CREATED, &shown, Some(location)));
     let added = info.id.clone();
-    let then = move |_: &Change| spaces.add(&added);
-    change(
-        &req,
-        directory,
-        Change::SpaceCreated(info),
-        key,
-        answer,
-        then,
-    )
-    .await
+    let started = core.clone();
+    let then = move |_: &Change| started.add_space(&added);
+    change(&req, &core, Change::SpaceCreated(info), key, answer, then).await
 }
 
 /// One space the caller belongs to
@@ -176,13 +167,11 @@ pub(crate) async fn create(
 pub(crate) async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let spaces = app.spaces.clone();
     let id = named_space(&req, &caller, Action::Read)?;
-    let version = spaces.version(id).await?;
-    let json = space_json(&directory.read(), id, &caller, version)?;
+    let version = core.version(id).await?;
+    let json = space_json(&core.directory(), id, &caller, version)?;
     Ok(render::kept(&render::data(StatusCode::OK, &json, None)))
 }
 
@@ -208,15 +197,13 @@ pub(crate) async fn update(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let spaces = app.spaces.clone();
     let id = named_space(&req, &caller, Action::Manage)?;
     let name = parse_space_name(body.0, Mode::Update)?;
-    let version = spaces.version(id).await?;
+    let version = core.version(id).await?;
     let Some(name) = name else {
-        let json = space_json(&directory.read(), id, &caller, version)?;
+        let json = space_json(&core.directory(), id, &caller, version)?;
         return Ok(render::kept(&render::data(StatusCode::OK, &json, None)));
     };
     let renamed = Change::SpaceRenamed {
@@ -232,7 +219,7 @@ pub(crate) async fn update(
         });
         both(render::data(StatusCode::OK, &json, None))
     };
-    change(&req, directory, renamed, key, answer, |_: &Change| {}).await
+    change(&req, &core, renamed, key, answer, |_: &Change| {}).await
 }
 
 /// Delete a space, its records, feed and streams (owner)
@@ -256,13 +243,11 @@ pub(crate) async fn delete(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
+    streams: Data<Streams>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let spaces = app.spaces.clone();
-    let streams = app.streams.clone();
     let id = named_space(&req, &caller, Action::Manage)?;
-    let version = spaces.version(id).await?;
+    let version = core.version(id).await?;
     let space: Box<str> = id.into();
     let deleted = Change::SpaceDeleted {
         space: space.clone(),
@@ -276,11 +261,14 @@ pub(crate) async fn delete(
             both(render::data(StatusCode::OK, &json, None))
         }
     };
-    let then = move |_: &Change| {
-        streams.end(|_, on, _| *on == *space);
-        actix_web::rt::spawn(async move { spaces.delete(&space).await });
+    let then = {
+        let core = core.clone();
+        move |_: &Change| {
+            streams.end(|_, on, _| *on == *space);
+            actix_web::rt::spawn(async move { core.remove_space(&space).await });
+        }
     };
-    change(&req, directory, deleted, key, answer, then).await
+    change(&req, &core, deleted, key, answer, then).await
 }
 
 /// The members of a space
@@ -302,11 +290,10 @@ pub(crate) async fn delete(
 pub(crate) async fn members(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
     let id = named_space(&req, &caller, Action::Read)?;
-    let state = directory.read();
+    let state = core.directory();
     let info = state
         .space(id)
         .ok_or_else(|| ApiError::NotFound(format!("space '{id}' not found")))?;
@@ -371,9 +358,8 @@ pub(crate) async fn put_member(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
     let id = named_space(&req, &caller, Action::Manage)?;
     let role = parse_role(body.0)?;
     let user: Box<str> = segment(&req, "userId").into();
@@ -415,7 +401,7 @@ pub(crate) async fn put_member(
         };
         both(render::data(status, &json, None))
     };
-    change(&req, directory, set, key, answer, |_: &Change| {}).await
+    change(&req, &core, set, key, answer, |_: &Change| {}).await
 }
 
 /// Remove a member or withdraw an invitation (owner), or leave or decline (the user itself)
@@ -440,10 +426,9 @@ pub(crate) async fn remove_member(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
+    streams: Data<Streams>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let streams = app.streams.clone();
     let user: Box<str> = segment(&req, "userId").into();
     let action = if *user == *caller.account.id {
         Action::Leave
@@ -463,7 +448,7 @@ pub(crate) async fn remove_member(
         }
     };
     let then = move |_: &Change| streams.end(|reader, on, _| *reader == *user && *on == *space);
-    change(&req, directory, removed, key, answer, then).await
+    change(&req, &core, removed, key, answer, then).await
 }
 
 /// Accept an invitation to a space (the invited user)
@@ -487,13 +472,11 @@ pub(crate) async fn accept(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let spaces = app.spaces.clone();
     let id = segment(&req, "spaceId");
-    access::decide(&caller, Some(id), Action::Accept)?;
-    let version = spaces.version(id).await?;
+    reach(&caller, Some(id), Action::Accept)?;
+    let version = core.version(id).await?;
     let space: Box<str> = id.into();
     let accepted = Change::Accepted {
         space: space.clone(),
@@ -513,7 +496,7 @@ pub(crate) async fn accept(
         };
         both(render::data(StatusCode::OK, &json, None))
     };
-    change(&req, directory, accepted, key, answer, |_: &Change| {}).await
+    change(&req, &core, accepted, key, answer, |_: &Change| {}).await
 }
 
 /// The caller's pending invitations
@@ -532,11 +515,10 @@ pub(crate) async fn accept(
 )]
 pub(crate) async fn invitations(
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    access::decide(&caller, None, Action::Account)?;
-    let state = directory.read();
+    reach(&caller, None, Action::Account)?;
+    let state = core.directory();
     let mut pending: Vec<(i64, &str, dto::Invitation)> = state
         .invitations_of(&caller.account.id)
         .filter_map(|(space, invitation)| {

@@ -28,9 +28,9 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use super::error::ApiError;
 use super::extract::{space_of, Params};
 use super::openapi::problems::*;
-use super::AppState;
 use super::{dto, render};
 use crate::actors::space::{Committed, Subscribe};
+use crate::core::Core;
 use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::{Caller, Scope};
@@ -301,11 +301,9 @@ pub(crate) async fn stream(
     req: HttpRequest,
     caller: Caller,
     params: Params,
-    app: Data<AppState>,
+    core: Data<Core>,
+    streams: Data<Streams>,
 ) -> Result<HttpResponse, ApiError> {
-    let spaces = app.spaces.clone();
-    let streams = app.streams.clone();
-    let gate = app.gate.clone();
     let last_event = req
         .headers()
         .get("last-event-id")
@@ -313,7 +311,7 @@ pub(crate) async fn stream(
     let since = params.since(last_event)?;
     let space: Box<str> = space_of(&caller, params.space_id(), None, Action::Read)?.into();
     // The first page checks `since` against the space before the 200 is sent.
-    let first = spaces
+    let first = core
         .read(&space, move |s| s.changes(since, BACKLOG_PAGE))
         .await??;
     let slot = streams.open(&caller, &space)?;
@@ -323,7 +321,7 @@ pub(crate) async fn stream(
     };
     let outbox = Arc::new(Outbox::default());
     let (client, mut gone) = oneshot::channel::<Infallible>();
-    let mut closed = gate.watch();
+    let mut closed = core.gate().watch();
     let events = Arc::clone(&outbox);
     actix_web::rt::spawn(async move {
         let ended = Arc::clone(&slot.end);
@@ -340,7 +338,7 @@ pub(crate) async fn stream(
                     break;
                 }
                 let since = page.next_since;
-                match spaces
+                match core
                     .read(&space, move |s| s.changes(since, BACKLOG_PAGE))
                     .await
                 {
@@ -354,7 +352,7 @@ pub(crate) async fn stream(
                 since: page.next_since,
                 changes,
             };
-            if !matches!(spaces.call(&space, subscribe).await, Ok(Ok(()))) {
+            if !matches!(core.ask(&space, subscribe).await, Ok(Ok(()))) {
                 return;
             }
             let mut keep_alive = actix_web::rt::time::interval(KEEP_ALIVE);

@@ -1,7 +1,7 @@
 //! Scoped tokens (CONTRACT §14): `/api/v1/tokens`, and a user's new primary token from the
 //! admin, `/api/v1/admin/users/{userId}/token`.
 //!
-//! Only a primary token manages tokens ([`access::decide`] with [`Action::Account`]). A
+//! Only a primary token manages tokens ([`reach`] with [`Action::Account`]). A
 //! secret is shown once, in the answer to its creation, and stored only as a hash: the
 //! answer kept for an idempotency key goes without it.
 
@@ -14,11 +14,12 @@ use super::extract::{Admin, JsonObject, KeyClaim, UserCaller};
 use super::handlers::change;
 use super::openapi::problems::*;
 use super::spaces::segment;
-use super::AppState;
+use super::stream::Streams;
 use super::{dto, render};
 use crate::actors::directory::Answer;
-use crate::actors::Directory;
-use crate::model::access::{self, Action};
+use crate::core::reach;
+use crate::core::Core;
+use crate::model::access::Action;
 use crate::model::user::{hash_token, new_token};
 use crate::model::validate::parse_token;
 use crate::model::{Change, DirectoryState, Token};
@@ -46,10 +47,9 @@ pub(crate) async fn create(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    access::decide(&caller, None, Action::Account)?;
+    reach(&caller, None, Action::Account)?;
     let now = chrono::Utc::now().timestamp_millis();
     let new = parse_token(body.0, now)?;
     let secret = new_token();
@@ -82,7 +82,7 @@ pub(crate) async fn create(
     };
     change(
         &req,
-        directory,
+        &core,
         Change::TokenCreated(token),
         key,
         answer,
@@ -107,12 +107,11 @@ pub(crate) async fn create(
 )]
 pub(crate) async fn list(
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    access::decide(&caller, None, Action::Account)?;
-    let data: Vec<_> = directory
-        .read()
+    reach(&caller, None, Action::Account)?;
+    let data: Vec<_> = core
+        .directory()
         .tokens_of(&caller.account.id)
         .into_iter()
         .map(|live| render::token(&live.current(), None))
@@ -121,14 +120,9 @@ pub(crate) async fn list(
 }
 
 /// The caller's token named in the path, as it is now; 404 for another's or a revoked one.
-fn named_token(
-    req: &HttpRequest,
-    caller_id: &str,
-    directory: &Directory,
-) -> Result<Token, ApiError> {
+fn named_token(req: &HttpRequest, caller_id: &str, core: &Core) -> Result<Token, ApiError> {
     let id = segment(req, "tokenId");
-    directory
-        .read()
+    core.directory()
         .token(caller_id, id)
         .map(|live| live.current())
         .ok_or_else(|| ApiError::NotFound(format!("token '{id}' not found")))
@@ -152,11 +146,10 @@ fn named_token(
 pub(crate) async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    access::decide(&caller, None, Action::Account)?;
-    let token = named_token(&req, &caller.account.id, &directory)?;
+    reach(&caller, None, Action::Account)?;
+    let token = named_token(&req, &caller.account.id, &core)?;
     Ok(render::kept(&render::data(
         StatusCode::OK,
         &render::token(&token, None),
@@ -184,12 +177,11 @@ pub(crate) async fn revoke(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
+    streams: Data<Streams>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let streams = app.streams.clone();
-    access::decide(&caller, None, Action::Account)?;
-    let token = named_token(&req, &caller.account.id, &directory)?;
+    reach(&caller, None, Action::Account)?;
+    let token = named_token(&req, &caller.account.id, &core)?;
     let id = token.id.clone();
     let shown = render::data(StatusCode::OK, &render::token(&token, None), None);
     let answer = move |_: &DirectoryState| Answer {
@@ -200,7 +192,7 @@ pub(crate) async fn revoke(
     let revoked = Change::TokenRevoked {
         token: token.id.clone(),
     };
-    change(&req, directory, revoked, key, answer, then).await
+    change(&req, &core, revoked, key, answer, then).await
 }
 
 /// A new primary token for a user (admin token)
@@ -223,10 +215,9 @@ pub(crate) async fn reset_primary(
     req: HttpRequest,
     _: Admin,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
+    streams: Data<Streams>,
 ) -> Result<HttpResponse, ApiError> {
-    let directory = app.directory.clone();
-    let streams = app.streams.clone();
     let user: Box<str> = segment(&req, "userId").into();
     let secret = new_token();
     let reset = Change::PrimaryReset {
@@ -243,5 +234,5 @@ pub(crate) async fn reset_primary(
         }
     };
     let then = move |_: &Change| streams.end(|reader, _, used| *reader == *user && used.is_none());
-    change(&req, directory, reset, key, answer, then).await
+    change(&req, &core, reset, key, answer, then).await
 }

@@ -2,7 +2,7 @@
 //! logs. The sender that delivers them is [`crate::webhooks`].
 //!
 //! Every route is for the space's owner, through the primary token or a `write` token that
-//! reaches the space ([`access::decide`] with [`Action::Webhooks`]); a webhook of a space
+//! reaches the space ([`reach`] with [`Action::Webhooks`]); a webhook of a space
 //! the caller does not reach is `404` as the space is. A secret is shown only in the
 //! answers to a creation and a rotation: the answer kept for an idempotency key goes
 //! without it.
@@ -16,54 +16,49 @@ use super::extract::{space_of, JsonObject, KeyClaim, Params, UserCaller};
 use super::handlers;
 use super::openapi::problems::*;
 use super::spaces::segment;
-use super::AppState;
 use super::{dto, render};
 use crate::actors::directory::Answer;
-use crate::model::access::{self, Action, Denied};
+use crate::core::reach;
+use crate::core::Core;
+use crate::model::access::{Action, Denied};
 use crate::model::webhook::{new_secret, parse_webhook, pending, Position, Webhook};
 use crate::model::{Caller, Change, DirectoryState};
 
 /// The webhook the path names, once `caller` may manage its space's webhooks.
-pub(crate) fn named(
-    req: &HttpRequest,
-    caller: &Caller,
-    app: &AppState,
-) -> Result<Webhook, ApiError> {
+pub(crate) fn named(req: &HttpRequest, caller: &Caller, core: &Core) -> Result<Webhook, ApiError> {
     let id = segment(req, "webhookId");
     let not_found = || ApiError::NotFound(format!("webhook '{id}' not found"));
-    let webhook = app
-        .directory
-        .read()
+    let webhook = core
+        .directory()
         .webhook(id)
         .cloned()
         .ok_or_else(not_found)?;
-    match access::decide(caller, Some(&webhook.space), Action::Webhooks) {
+    match reach(caller, Some(&webhook.space), Action::Webhooks) {
         Err(Denied::Hidden) => Err(not_found()),
         decided => decided.map(|_| webhook).map_err(ApiError::from),
     }
 }
 
 /// [`shown`] of one webhook.
-async fn shown_one(app: &AppState, webhook: Webhook) -> Result<dto::Webhook, ApiError> {
-    let mut shown = shown(app, vec![webhook]).await?;
+async fn shown_one(core: &Core, webhook: Webhook) -> Result<dto::Webhook, ApiError> {
+    let mut shown = shown(core, vec![webhook]).await?;
     Ok(shown.remove(0))
 }
 
 /// `webhooks`, all of one space, as their objects, each with its position and pending
 /// events now.
-async fn shown(app: &AppState, webhooks: Vec<Webhook>) -> Result<Vec<dto::Webhook>, ApiError> {
+async fn shown(core: &Core, webhooks: Vec<Webhook>) -> Result<Vec<dto::Webhook>, ApiError> {
     let Some(space) = webhooks.first().map(|w| w.space.clone()) else {
         return Ok(Vec::new());
     };
     let at: Vec<(Webhook, Position)> = webhooks
         .into_iter()
         .map(|w| {
-            let position = app.webhooks.position(&w);
+            let position = core.deliveries().position(&w);
             (w, position)
         })
         .collect();
-    let counted = app
-        .spaces
+    let counted = core
         .read(&space, move |s| {
             at.into_iter()
                 .map(|(w, p)| {
@@ -80,7 +75,7 @@ async fn shown(app: &AppState, webhooks: Vec<Webhook>) -> Result<Vec<dto::Webhoo
 /// idempotency key goes without the secret.
 async fn changed(
     req: &HttpRequest,
-    app: &AppState,
+    core: &Core,
     key: KeyClaim,
     change: Change,
     answer: (StatusCode, dto::Webhook, Option<String>),
@@ -95,7 +90,7 @@ async fn changed(
         shown: render::data(status, &webhook, location.clone()),
         kept: render::data(status, &kept, location),
     };
-    handlers::change(req, app.directory.clone(), change, key, answer, then).await
+    handlers::change(req, core, change, key, answer, then).await
 }
 
 /// Create a webhook; its secret is shown only here
@@ -123,15 +118,15 @@ pub(crate) async fn create(
     params: Params,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
     let space = space_of(&caller, params.space_id(), None, Action::Webhooks)?;
     let fields = parse_webhook(body.0, false)?;
     let url = fields.url.expect("parse_webhook requires url on creation");
-    if let Some(why) = app.webhooks.refuses(&url).await {
+    if let Some(why) = core.deliveries().refuses(&url).await {
         return Err(ApiError::InvalidWebhookUrl(format!("url: {why}")));
     }
-    let start = app.spaces.version(space).await?;
+    let start = core.version(space).await?;
     let secret = new_secret();
     let webhook = Webhook {
         id: uuid::Uuid::new_v4().to_string().into(),
@@ -156,7 +151,7 @@ pub(crate) async fn create(
     let shown = render::webhook(&webhook, &webhook.position, 0, Some(&secret));
     let change = Change::WebhookCreated(Box::new(webhook));
     let answer = (StatusCode::CREATED, shown, Some(location));
-    changed(&req, &app, key, change, answer, |_: &Change| {}).await
+    changed(&req, &core, key, change, answer, |_: &Change| {}).await
 }
 
 /// A space's webhooks, without secrets
@@ -178,11 +173,11 @@ pub(crate) async fn create(
 pub(crate) async fn list(
     UserCaller(caller): UserCaller,
     params: Params,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
     let space = space_of(&caller, params.space_id(), None, Action::Webhooks)?;
-    let webhooks: Vec<Webhook> = app.directory.read().webhooks_of(space).cloned().collect();
-    let data = shown(&app, webhooks).await?;
+    let webhooks: Vec<Webhook> = core.directory().webhooks_of(space).cloned().collect();
+    let data = shown(&core, webhooks).await?;
     Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
@@ -205,10 +200,10 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let webhook = named(&req, &caller, &app)?;
-    let data = shown_one(&app, webhook).await?;
+    let webhook = named(&req, &caller, &core)?;
+    let data = shown_one(&core, webhook).await?;
     Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
@@ -236,12 +231,12 @@ pub(crate) async fn update(
     UserCaller(caller): UserCaller,
     key: KeyClaim,
     body: JsonObject,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut webhook = named(&req, &caller, &app)?;
+    let mut webhook = named(&req, &caller, &core)?;
     let fields = parse_webhook(body.0, true)?;
     if let Some(url) = fields.url {
-        if let Some(why) = app.webhooks.refuses(&url).await {
+        if let Some(why) = core.deliveries().refuses(&url).await {
             return Err(ApiError::InvalidWebhookUrl(format!("url: {why}")));
         }
         webhook.url = url;
@@ -258,11 +253,11 @@ pub(crate) async fn update(
             webhook.disabled_reason = None;
         }
     }
-    let data = shown_one(&app, webhook.clone()).await?;
+    let data = shown_one(&core, webhook.clone()).await?;
     let change = Change::WebhookSet(Box::new(webhook));
     changed(
         &req,
-        &app,
+        &core,
         key,
         change,
         (StatusCode::OK, data, None),
@@ -290,16 +285,24 @@ pub(crate) async fn delete(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let webhook = named(&req, &caller, &app)?;
-    let data = shown_one(&app, webhook.clone()).await?;
+    let webhook = named(&req, &caller, &core)?;
+    let data = shown_one(&core, webhook.clone()).await?;
     let deleted = Change::WebhookDeleted {
         webhook: webhook.id.clone(),
     };
-    let webhooks = app.webhooks.clone();
-    let then = move |_: &Change| webhooks.forget(&webhook.id);
-    changed(&req, &app, key, deleted, (StatusCode::OK, data, None), then).await
+    let sender = core.clone();
+    let then = move |_: &Change| sender.deliveries().forget(&webhook.id);
+    changed(
+        &req,
+        &core,
+        key,
+        deleted,
+        (StatusCode::OK, data, None),
+        then,
+    )
+    .await
 }
 
 /// Rotate a webhook's secret; the new one is shown only here
@@ -322,17 +325,17 @@ pub(crate) async fn rotate(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
     key: KeyClaim,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let webhook = named(&req, &caller, &app)?;
+    let webhook = named(&req, &caller, &core)?;
     let secret = new_secret();
     let rotated = webhook.rotated(secret.clone(), chrono::Utc::now().timestamp_millis());
-    let mut data = shown_one(&app, rotated.clone()).await?;
+    let mut data = shown_one(&core, rotated.clone()).await?;
     data.secret = Some(secret);
     let change = Change::WebhookSet(Box::new(rotated));
     changed(
         &req,
-        &app,
+        &core,
         key,
         change,
         (StatusCode::OK, data, None),
@@ -359,11 +362,11 @@ pub(crate) async fn rotate(
 pub(crate) async fn deliveries(
     req: HttpRequest,
     UserCaller(caller): UserCaller,
-    app: Data<AppState>,
+    core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let webhook = named(&req, &caller, &app)?;
-    let data: Vec<dto::Delivery> = app
-        .webhooks
+    let webhook = named(&req, &caller, &core)?;
+    let data: Vec<dto::Delivery> = core
+        .deliveries()
         .log(&webhook.id)
         .iter()
         .map(render::delivery_attempt)

@@ -4,7 +4,7 @@
 //!
 //! The address check is made on the addresses the connection uses: the client's TCP
 //! connector resolves names with [`Checked`], which refuses a name any of whose addresses
-//! [`refused`] names, so a DNS answer that changes between a check and the connection
+//! [`refused`](crate::model::webhook::refused) names, so a DNS answer that changes between a check and the connection
 //! (rebinding) cannot slip through. A URL whose host is an address literal is never
 //! resolved; [`Sender::post`] checks it before connecting.
 
@@ -19,7 +19,8 @@ use actix_web::web::Bytes;
 use futures_util::future::LocalBoxFuture;
 use tokio::net::TcpStream;
 
-use crate::model::webhook::{refused, retry_after, url_host};
+use crate::core::deliveries::checked;
+use crate::model::webhook::{retry_after, url_host};
 
 /// A delivery is acknowledged by a `2xx` status line within this long of its start.
 pub(super) const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -59,36 +60,6 @@ impl Resolve for Checked {
                 None => Ok(addrs),
             }
         })
-    }
-}
-
-/// Why a delivery may not go to a host with `addrs` (§19: a name with any refused address
-/// is refused), or `None` when it may.
-pub(super) fn checked(
-    addrs: impl IntoIterator<Item = IpAddr>,
-    allow_private: bool,
-) -> Option<String> {
-    if allow_private {
-        return None;
-    }
-    addrs
-        .into_iter()
-        .find_map(|ip| refused(ip).map(|why| format!("refused address {ip} ({why})")))
-}
-
-/// Whether `url`'s host resolves to an address §19 refuses (for a creation or a PATCH of
-/// `url`): why, or `None` (a host that does not resolve is accepted: it fails at delivery).
-pub(super) async fn check_url(url: &str, allow_private: bool) -> Option<String> {
-    if allow_private {
-        return None;
-    }
-    let host = url_host(url)?;
-    match host.parse::<IpAddr>() {
-        Ok(ip) => checked([ip], false),
-        Err(_) => {
-            let addrs = tokio::net::lookup_host((host, 443)).await.ok()?;
-            checked(addrs.map(|a| a.ip()), false)
-        }
     }
 }
 
@@ -193,28 +164,6 @@ fn tls_config() -> rustls::ClientConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_host_with_any_refused_address_is_refused() {
-        let public: IpAddr = "93.184.215.14".parse().unwrap();
-        let private: IpAddr = "10.0.0.8".parse().unwrap();
-        assert_eq!(checked([public], false), None);
-        assert_eq!(
-            checked([public, private], false).as_deref(),
-            Some("refused address 10.0.0.8 (private)")
-        );
-        assert_eq!(checked([public, private], true), None);
-    }
-
-    #[actix_web::test]
-    async fn an_address_literal_url_is_checked_without_a_lookup() {
-        assert!(check_url("http://127.0.0.1:9/x", false).await.is_some());
-        assert!(check_url("http://[::ffff:192.168.0.1]/", false)
-            .await
-            .is_some());
-        assert_eq!(check_url("http://127.0.0.1:9/x", true).await, None);
-        assert_eq!(check_url("https://93.184.215.14/", false).await, None);
-    }
 
     #[actix_web::test]
     async fn a_delivery_to_a_refused_address_fails_before_connecting() {

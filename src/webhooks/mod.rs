@@ -29,9 +29,9 @@
 mod client;
 
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::Arbiter;
@@ -42,7 +42,9 @@ use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio::task::JoinHandle;
 
 use crate::actors::space::{Committed, Subscribe};
-use crate::actors::{Directory, Failure, Spaces};
+use crate::actors::Failure;
+use crate::core::deliveries::Attempt;
+use crate::core::Core;
 use crate::metrics::{OutcomeLabels, WebhookLabels, METRICS};
 use crate::model::webhook::{
     jittered, next_event, pending, signature, Position, Webhook, RETRY_SCHEDULE,
@@ -64,168 +66,22 @@ const POLL: Duration = Duration::from_secs(1);
 const WAKE_BUFFER: usize = 64;
 /// How many feed items a webhook looks at in one read.
 const SCAN: usize = 32;
-/// How many attempts a webhook's delivery log keeps.
-const LOG_LEN: usize = 100;
-
-/// How the sender behaves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Settings {
-    /// Deliveries may go to loopback, private, link-local and unspecified addresses
-    /// (`--webhook-allow-private`).
-    pub allow_private: bool,
-    /// The retry schedule's delays are divided by this: for tests only
-    /// (`TASKD_WEBHOOK_RETRY_DIVISOR`), 1 when serving.
-    pub retry_divisor: u32,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            allow_private: false,
-            retry_divisor: 1,
-        }
-    }
-}
-
-/// One attempt of the delivery log (`GET /api/v1/webhooks/{id}/deliveries`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Attempt {
-    /// `webhook-id` of the attempt.
-    pub webhook_message_id: String,
-    /// Its number for that message, from 1.
-    pub attempt: u32,
-    /// Its start, milliseconds since the epoch.
-    pub at: i64,
-    /// The HTTP status, if there was an answer.
-    pub status: Option<u16>,
-    /// How long it took.
-    pub duration_ms: u64,
-    /// `null` on a `2xx`, else why it failed (`given up` on the last one).
-    pub error: Option<String>,
-}
-
-/// What the sender shares with the JSON API: the delivery logs and the positions
-/// acknowledged but not yet journaled. Cheap to share (`web::Data`).
-#[derive(Debug, Default)]
-pub(crate) struct Webhooks {
-    settings: Settings,
-    logs: Mutex<HashMap<Box<str>, VecDeque<Attempt>>>,
-    acked: Mutex<HashMap<Box<str>, Position>>,
-}
-
-impl Webhooks {
-    /// The shared state of a sender with `settings`.
-    pub(crate) fn new(settings: Settings) -> Webhooks {
-        Webhooks {
-            settings,
-            ..Webhooks::default()
-        }
-    }
-
-    /// Why `url` may not be a webhook's (its host resolves to a refused address), or
-    /// `None` when it may.
-    pub(crate) async fn refuses(&self, url: &str) -> Option<String> {
-        client::check_url(url, self.settings.allow_private).await
-    }
-
-    /// Webhook `id`'s delivery log, newest first.
-    pub(crate) fn log(&self, id: &str) -> Vec<Attempt> {
-        let logs = self.logs.lock().unwrap_or_else(PoisonError::into_inner);
-        logs.get(id)
-            .map(|l| l.iter().rev().cloned().collect())
-            .unwrap_or_default()
-    }
-
-    /// Where `webhook` is: its journaled position, or the one acknowledged since.
-    pub(crate) fn position(&self, webhook: &Webhook) -> Position {
-        let acked = self.acked.lock().unwrap_or_else(PoisonError::into_inner);
-        match acked.get(&webhook.id) {
-            Some(p) if p.at_or_past(&webhook.position) => p.clone(),
-            _ => webhook.position.clone(),
-        }
-    }
-
-    /// Forgets a deleted webhook's log and position.
-    pub(crate) fn forget(&self, id: &str) {
-        self.keep_only(|kept| kept != id);
-    }
-
-    /// Forgets the logs and positions of the webhooks `keep` says no to.
-    fn keep_only(&self, keep: impl Fn(&str) -> bool) {
-        self.logs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|id, _| keep(id));
-        self.acked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|id, _| keep(id));
-    }
-
-    fn note(&self, id: &str, attempt: Attempt) {
-        let mut logs = self.logs.lock().unwrap_or_else(PoisonError::into_inner);
-        let log = logs.entry(id.into()).or_default();
-        if log.len() == LOG_LEN {
-            log.pop_front();
-        }
-        log.push_back(attempt);
-    }
-
-    fn ack(&self, id: &str, position: Position) {
-        let mut acked = self.acked.lock().unwrap_or_else(PoisonError::into_inner);
-        let moved = acked.get(id).is_none_or(|p| !p.at_or_past(&position));
-        if moved {
-            acked.insert(id.into(), position);
-        }
-    }
-
-    /// Journals the positions acknowledged since they were last journaled, as one
-    /// directory change; what could not be journaled is tried again next time.
-    pub(crate) async fn flush(&self, directory: &Directory) {
-        let moved: Vec<(Box<str>, Position)> = {
-            let acked = self.acked.lock().unwrap_or_else(PoisonError::into_inner);
-            let state = directory.read();
-            acked
-                .iter()
-                .filter(|(id, p)| state.webhook(id).is_some_and(|w| !w.position.at_or_past(p)))
-                .map(|(id, p)| (id.clone(), p.clone()))
-                .collect()
-        };
-        if moved.is_empty() {
-            return;
-        }
-        match directory.note(Change::WebhookPositions(moved)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => log::warn!("webhook positions not journaled: {e}"),
-            Err(e) => log::warn!("webhook positions not journaled: {e}"),
-        }
-    }
-}
 
 /// What the sender's tasks share, on its arbiter.
 struct Shared {
-    webhooks: Arc<Webhooks>,
-    directory: Arc<Directory>,
-    spaces: Arc<Spaces>,
+    core: Arc<Core>,
     sender: Sender,
 }
 
 /// Starts the sender on an arbiter of its own; stop the arbiter to stop it (after a last
-/// [`Webhooks::flush`]). With `role`, only the primary delivers.
-pub(crate) fn start(
-    webhooks: Arc<Webhooks>,
-    directory: Arc<Directory>,
-    spaces: Arc<Spaces>,
-    role: Option<Arc<NodeRole>>,
-) -> Arbiter {
+/// [`Core::flush_deliveries`]). With `role`, only the primary delivers.
+pub(crate) fn start(core: Arc<Core>, role: Option<Arc<NodeRole>>) -> Arbiter {
     let arbiter = Arbiter::new();
     // The client is made on the arbiter's thread, where it stays.
     arbiter.spawn_fn(move || {
         let shared = Rc::new(Shared {
-            sender: Sender::new(webhooks.settings.allow_private),
-            webhooks,
-            directory,
-            spaces,
+            sender: Sender::new(core.deliveries().settings().allow_private),
+            core,
         });
         actix_web::rt::spawn(supervise(shared, role));
     });
@@ -259,8 +115,8 @@ async fn supervise(shared: Rc<Shared>, role: Option<Arc<NodeRole>>) {
         let primary = role.as_ref().is_none_or(|r| r.is_primary());
         let wanted: HashMap<Box<str>, Webhook> = if primary {
             shared
-                .directory
-                .read()
+                .core
+                .directory()
                 .webhooks()
                 .filter(|w| w.active)
                 .map(|w| (w.id.clone(), settings_of(w)))
@@ -283,7 +139,7 @@ async fn supervise(shared: Rc<Shared>, role: Option<Arc<NodeRole>>) {
         }
         if flushed.elapsed() >= FLUSH {
             flushed = Instant::now();
-            shared.webhooks.flush(&shared.directory).await;
+            shared.core.flush_deliveries().await;
             gauged = gauge_pending(&shared, primary, gauged).await;
         }
     }
@@ -298,9 +154,10 @@ async fn gauge_pending(
     primary: bool,
     gauged: HashSet<Box<str>>,
 ) -> HashSet<Box<str>> {
-    let webhooks: Vec<Webhook> = shared.directory.read().webhooks().cloned().collect();
+    let webhooks: Vec<Webhook> = shared.core.directory().webhooks().cloned().collect();
     shared
-        .webhooks
+        .core
+        .deliveries()
         .keep_only(|id| webhooks.iter().any(|w| *w.id == *id));
     let webhooks = if primary { webhooks } else { Vec::new() };
     let now: HashSet<Box<str>> = webhooks.iter().map(|w| w.id.clone()).collect();
@@ -313,10 +170,10 @@ async fn gauge_pending(
         let labels = WebhookLabels {
             webhook: webhook.id.to_string(),
         };
-        let position = shared.webhooks.position(&webhook);
+        let position = shared.core.deliveries().position(&webhook);
         let space = webhook.space.clone();
         let count = shared
-            .spaces
+            .core
             .read(&space, move |s| pending(s, &webhook, &position))
             .await;
         if let Ok(count) = count {
@@ -343,15 +200,15 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
     let mut wake = Wake(None);
     loop {
         wake.clear();
-        let Some(webhook) = shared.directory.read().webhook(&id).cloned() else {
+        let Some(webhook) = shared.core.directory().webhook(&id).cloned() else {
             return;
         };
-        let position = shared.webhooks.position(&webhook);
+        let position = shared.core.deliveries().position(&webhook);
         let scan = {
             let webhook = webhook.clone();
             let position = position.clone();
             shared
-                .spaces
+                .core
                 .read(&webhook.space.clone(), move |s| {
                     next_event(s, &webhook, &position, SCAN)
                 })
@@ -367,11 +224,10 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
             }
         };
         if let Some(passed) = next.passed {
-            shared.webhooks.ack(&id, passed);
+            shared.core.deliveries().ack(&id, passed);
         }
         let Some((touched, event)) = next.event else {
-            wake.wait(&shared.spaces, &webhook.space, next.version)
-                .await;
+            wake.wait(&shared.core, &webhook.space, next.version).await;
             continue;
         };
         match attempt(&shared, &webhook, &touched, event, &mut streak).await {
@@ -407,14 +263,14 @@ impl Wake {
 
     /// Waits for a durable write of `space` after `version` (the version the last scan
     /// saw), at most [`POLL`].
-    async fn wait(&mut self, spaces: &Spaces, space: &str, version: u64) {
+    async fn wait(&mut self, core: &Core, space: &str, version: u64) {
         if self.0.is_none() {
             let (changes, signals) = mpsc::channel(WAKE_BUFFER);
             let subscribe = Subscribe {
                 since: version,
                 changes,
             };
-            if let Ok(Ok(())) = spaces.call(space, subscribe).await {
+            if let Ok(Ok(())) = core.ask(space, subscribe).await {
                 self.0 = Some(signals);
             }
         }
@@ -493,7 +349,7 @@ async fn attempt(
         Sent::Status(status @ 200..=299, _) => {
             entry.status = Some(status);
             *streak = Streak::default();
-            shared.webhooks.ack(&webhook.id, passed);
+            shared.core.deliveries().ack(&webhook.id, passed);
             (Then::Next, "delivered")
         }
         Sent::Status(410, _) => {
@@ -502,7 +358,7 @@ async fn attempt(
             let gone = Change::WebhookGone {
                 webhook: webhook.id.clone(),
             };
-            match shared.directory.note(gone).await {
+            match shared.core.note(gone).await {
                 Ok(Ok(())) | Ok(Err(DirectoryError::NotFound(_))) => {}
                 Ok(Err(e)) => log::warn!("webhook {}: not turned off after a 410: {e}", webhook.id),
                 Err(e) => log::warn!("webhook {}: not turned off after a 410: {e}", webhook.id),
@@ -524,7 +380,7 @@ async fn attempt(
             match RETRY_SCHEDULE.get(streak.failures) {
                 Some(step) => {
                     streak.failures += 1;
-                    let divisor = shared.webhooks.settings.retry_divisor.max(1);
+                    let divisor = shared.core.deliveries().settings().retry_divisor.max(1);
                     let scheduled =
                         jittered(*step / divisor, rand::thread_rng().gen_range(-1.0..=1.0));
                     (Then::Wait(asked.unwrap_or(scheduled)), "failed")
@@ -532,7 +388,7 @@ async fn attempt(
                 None => {
                     entry.error = Some("given up".into());
                     *streak = Streak::default();
-                    shared.webhooks.ack(&webhook.id, passed);
+                    shared.core.deliveries().ack(&webhook.id, passed);
                     (Then::Next, "given_up")
                 }
             }
@@ -542,7 +398,7 @@ async fn attempt(
         .webhook_deliveries
         .get_or_create(&OutcomeLabels { outcome })
         .inc();
-    shared.webhooks.note(&webhook.id, entry);
+    shared.core.deliveries().note(&webhook.id, entry);
     then
 }
 

@@ -65,7 +65,7 @@ struct ClientAddr(IpAddr);
 /// peer address (an in-process test request).
 pub(crate) fn client_addr(req: &ServiceRequest) -> Option<IpAddr> {
     let peer = req.peer_addr()?.ip().to_canonical();
-    let trusted = match super::state(req.request()).map(|app| &app.trusted_proxies) {
+    let trusted = match super::edge(req.request()).map(|edge| &edge.trusted_proxies) {
         Some(trusted) if trusted.contains(peer) => trusted,
         _ => return Some(peer),
     };

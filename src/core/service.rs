@@ -1,10 +1,10 @@
-//! The one boundary the fronts call (the JSON API in [`crate::http`]; a calendar front or
-//! a webhook sender the same way) for what is not a single actor's message: the storage's
-//! health, answers kept for idempotency keys that no write carried, and backups. Spaces,
-//! the directory and the keys are reached through their actors; no front reaches into
+//! What the core answers that is not one actor's message: the storage's health, answers
+//! kept for idempotency keys that no write carried, and backups; no front reaches into
 //! [`crate::store`].
 
 use std::path::PathBuf;
+
+use super::Core;
 
 use tokio::sync::oneshot;
 
@@ -12,7 +12,7 @@ use crate::actors::Failure;
 use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::store::backup::{self, BackupError};
 use crate::store::codec::Entry;
-use crate::store::journal::{Journal, StorageError};
+use crate::store::journal::StorageError;
 
 /// What a backup holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,18 +34,7 @@ pub enum BackupFailure {
     Failed(String),
 }
 
-/// The service boundary; cheap to share (`web::Data`).
-pub(crate) struct Service {
-    journal: Journal,
-    data_dir: PathBuf,
-}
-
-impl Service {
-    /// The service over `journal`, for the data directory `data_dir`.
-    pub(crate) fn new(journal: Journal, data_dir: PathBuf) -> Service {
-        Service { journal, data_dir }
-    }
-
+impl Core {
     /// Why the storage cannot write now (a full disk, a failed sync), if it cannot.
     pub(crate) fn storage_problem(&self) -> Option<String> {
         self.journal.health().problem()

@@ -1,0 +1,216 @@
+//! The core: the one boundary every front calls. The JSON API ([`crate::http`]), CalDAV
+//! ([`crate::dav`]), the `.ics` routes and the webhook sender ([`crate::webhooks`]) read
+//! and write through [`Core`], so what a request may do, how a write is made and how much
+//! work one request may hold are decided here once, whatever protocol it came in by:
+//!
+//! - access: [`reach`] is the one check of a caller against a space (§13, §14);
+//! - records: [`Core::read`] over the state a space published, [`Core::write`] the one
+//!   path of a write of records (commands in, an outcome out, the idempotency key with it);
+//! - the directory: [`Core::directory`] to read it, [`Core::change`] to change it;
+//! - conditional requests: [`conditional`], the one `ETag` / `If-Match` / `If-None-Match`
+//!   rule (RFC 9110) of every front;
+//! - heavy work: [`heavy`], the one mechanism that runs it off the HTTP workers and the
+//!   space actors' threads, its answer written as it is made;
+//! - health, kept answers and backups ([`service`]); what the webhook sender and the JSON
+//!   API share of deliveries ([`deliveries`]).
+//!
+//! # The rule of the house
+//! Imports point inward: the edge ([`crate::edge`]) wraps the fronts; fronts (`http`,
+//! `dav`, `webhooks`) call the core and render with [`crate::wire`] and [`crate::ical`];
+//! the core calls the actors ([`crate::actors`]), which own the model
+//! ([`crate::model`], pure); the store and replication sit behind the actors. No front
+//! imports another, and no front reaches `Spaces`, `Directory` or `access::decide` but
+//! through here.
+
+pub(crate) mod conditional;
+pub(crate) mod deliveries;
+mod gate;
+pub(crate) mod heavy;
+pub(crate) mod service;
+
+use std::path::PathBuf;
+use std::sync::RwLockReadGuard;
+
+use actix_web::web::Data;
+
+use crate::actors::directory::{Answer, Changed};
+use crate::actors::space::{Operation, Render, Write, WriteResult};
+use crate::actors::{Directory, Failure, Keys, Spaces};
+use crate::model::access::{self, Action, Denied};
+use crate::model::kept::KeyUse;
+use crate::model::{Caller, Change, Command, DirectoryError, DirectoryState, Plan, Role, Space};
+use crate::store::journal::Journal;
+use deliveries::Deliveries;
+pub(crate) use gate::Gate;
+
+/// Whether `caller` may do `action` in `space` (`None`: on its own account), and its role
+/// there when it may: the one access check of every front (§13, §14). A front answers
+/// [`Denied`] in its protocol's words.
+pub(crate) fn reach(
+    caller: &Caller,
+    space: Option<&str>,
+    action: Action,
+) -> Result<Option<Role>, Denied> {
+    access::decide(caller, space, action)
+}
+
+/// The actors the core sends its work to.
+pub(crate) struct Actors {
+    /// Users, spaces, members, tokens and webhooks.
+    pub directory: Data<Directory>,
+    /// The space actors.
+    pub spaces: Data<Spaces>,
+    /// The answers kept for idempotency keys.
+    pub keys: Data<Keys>,
+}
+
+/// The core's handles; cheap to share (`web::Data<Core>`), built once by start-up.
+pub(crate) struct Core {
+    directory: Data<Directory>,
+    spaces: Data<Spaces>,
+    keys: Data<Keys>,
+    deliveries: Data<Deliveries>,
+    gate: Data<Gate>,
+    journal: Journal,
+    data_dir: PathBuf,
+    plan: Plan,
+}
+
+impl Core {
+    /// The core over the `actors`, the journal of the data directory `data_dir`, listing
+    /// tasks as `plan` says.
+    pub(crate) fn new(
+        actors: Actors,
+        deliveries: Data<Deliveries>,
+        gate: Data<Gate>,
+        journal: Journal,
+        data_dir: PathBuf,
+        plan: Plan,
+    ) -> Core {
+        let Actors {
+            directory,
+            spaces,
+            keys,
+        } = actors;
+        Core {
+            directory,
+            spaces,
+            keys,
+            deliveries,
+            gate,
+            journal,
+            data_dir,
+            plan,
+        }
+    }
+
+    /// The user (and token) behind `token`, if it is a known, live one.
+    pub(crate) fn authenticate(&self, token: &str) -> Option<Caller> {
+        self.directory.authenticate(token)
+    }
+
+    /// Whether `token` is the admin token.
+    pub(crate) fn is_admin(&self, token: &str) -> bool {
+        self.directory.is_admin(token)
+    }
+
+    /// The directory as it is now (users, spaces, members, tokens, webhooks); hold it only
+    /// while reading.
+    pub(crate) fn directory(&self) -> RwLockReadGuard<'_, DirectoryState> {
+        self.directory.read()
+    }
+
+    /// Makes one directory change (see [`Directory::change`]).
+    pub(crate) async fn change(
+        &self,
+        change: Change,
+        key: Option<KeyUse>,
+        answer: impl FnOnce(&DirectoryState) -> Answer + 'static,
+        then: impl FnOnce(&Change) + 'static,
+        late: impl FnOnce(Result<Changed, Failure>) + 'static,
+    ) -> Result<Changed, Failure> {
+        self.directory
+            .clone()
+            .into_inner()
+            .change(change, key, answer, then, late)
+            .await
+    }
+
+    /// Makes a directory change no request asked for (see [`Directory::note`]).
+    pub(crate) async fn note(&self, change: Change) -> Result<Result<(), DirectoryError>, Failure> {
+        self.directory.note(change).await
+    }
+
+    /// Journals the webhook positions acknowledged since the last time (see
+    /// [`Deliveries::flush`]).
+    pub(crate) async fn flush_deliveries(&self) {
+        self.deliveries.flush(&self.directory).await
+    }
+
+    /// Runs `read` over space `space` as every client may see it (§8; see
+    /// [`Spaces::read`]). The caller checked access first ([`reach`]).
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        space: &str,
+        read: impl FnOnce(&Space) -> T + Send + 'static,
+    ) -> Result<T, Failure> {
+        self.spaces.read(space, read).await
+    }
+
+    /// The version of space `space`.
+    pub(crate) async fn version(&self, space: &str) -> Result<u64, Failure> {
+        self.spaces.version(space).await
+    }
+
+    /// The one write path of records, whatever the front: `commands` as one write of space
+    /// `space`, all or nothing, with the idempotency key `key` and the answer `render` makes
+    /// for it journaled in the same entry. When the storage stalls the request is answered
+    /// [`Failure::Stalled`] and `late` gets the outcome once the journal decides it. The
+    /// caller checked access first ([`reach`]).
+    pub(crate) async fn write(
+        &self,
+        space: &str,
+        commands: Vec<Command>,
+        key: Option<(KeyUse, Render)>,
+        late: impl FnOnce(Result<WriteResult, Failure>) + 'static,
+    ) -> Result<WriteResult, Failure> {
+        let write = Write { commands, key };
+        self.spaces.call_or_later(space, write, late).await
+    }
+
+    /// Sends a space's actor an operation that writes nothing (a subscription to its
+    /// durable writes); writes go through [`Core::write`].
+    pub(crate) async fn ask<O: Operation>(&self, space: &str, op: O) -> Result<O::Output, Failure> {
+        self.spaces.call(space, op).await
+    }
+
+    /// Starts serving space `id`, just created.
+    pub(crate) fn add_space(&self, id: &str) {
+        self.spaces.add(id);
+    }
+
+    /// Stops serving space `id`, just deleted, and removes its file.
+    pub(crate) async fn remove_space(&self, id: &str) {
+        self.spaces.delete(id).await
+    }
+
+    /// The answers kept for idempotency keys.
+    pub(crate) fn keys(&self) -> &Keys {
+        &self.keys
+    }
+
+    /// What the webhook sender shares: delivery logs, positions, the address rule.
+    pub(crate) fn deliveries(&self) -> &Deliveries {
+        &self.deliveries
+    }
+
+    /// Shutdown, and with `--nats` this node's role.
+    pub(crate) fn gate(&self) -> &Gate {
+        &self.gate
+    }
+
+    /// How task listings find their records (`--scan-queries`).
+    pub(crate) fn plan(&self) -> Plan {
+        self.plan
+    }
+}

@@ -1,0 +1,205 @@
+//! The edge: what wraps every front (the JSON API, CalDAV, the `.ics` routes, the docs and
+//! metrics routes) before any of them sees a request, written once here.
+//!
+//! - [`front`], the one middleware: a request id, the shutdown [`Gate`] and a standby's
+//!   refusal (§16), the failed-authentication [`Throttle`] per client address
+//!   ([`client`], behind a trusted proxy or not), and after the route the one log line and
+//!   the request metrics;
+//! - [`body`]: every request body of every front is read through [`body::read_body`],
+//!   within `--body-timeout-ms` (§9) and a size bound the route names.
+//!
+//! Its state, [`Edge`], is app data of its own; a front's state holds none of it. Its
+//! refusals are problem+json (the JSON front's [`ApiError`]), for every front alike.
+
+pub(crate) mod body;
+pub(crate) mod client;
+pub(crate) mod throttle;
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
+use actix_web::web::Data;
+
+use crate::core::Gate;
+use crate::http::{ApiError, METRICS_PATH};
+use crate::metrics::{RequestLabels, RouteLabels, METRICS};
+
+pub(crate) use body::BodyTimeout;
+pub(crate) use client::TrustedProxies;
+pub(crate) use throttle::Throttle;
+
+/// The edge's state, registered once as app data (`web::Data<Edge>`) and shared with the
+/// start-up and shutdown sequence.
+#[derive(Clone)]
+pub(crate) struct Edge {
+    /// Shutdown, and with `--nats` this node's role.
+    pub gate: Data<Gate>,
+    /// The failed-authentication lockout.
+    pub throttle: Data<Throttle>,
+    /// The proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Data<TrustedProxies>,
+    /// How long a request body may take.
+    pub body_timeout: BodyTimeout,
+}
+
+/// The edge state of the app serving `req`.
+pub(crate) fn edge(req: &actix_web::HttpRequest) -> Option<&Edge> {
+    req.app_data::<Data<Edge>>().map(|edge| edge.get_ref())
+}
+
+/// The request-id header: the client's, if it sent a sane one, else a new one.
+pub(crate) const REQUEST_ID: &str = "x-request-id";
+
+/// The one middleware around every request (one layer, not three: each costs every
+/// request a boxed future and a body conversion). Before the route: an id for the request
+/// (the client's, else a new one, echoed in `X-Request-Id`); `503 unavailable` with
+/// `Retry-After` once the [`Gate`] is closed, whatever the route (`/healthz` included);
+/// `429 too_many_requests` for a client address (see [`client`]) locked out by the
+/// [`Throttle`], on every `/api/v1` request (and `/metrics`, which takes the admin token)
+/// before its token is looked at. After it: a response built from an [`ApiError`] is
+/// noted ([`ApiError::note`]); a `401` counts as a failure of its client address; the
+/// request is counted and timed by route pattern in the metrics, and logged in one line at
+/// info: client address (`-` when there is none), method, path, status, microseconds and
+/// id.
+pub(crate) async fn front(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let id = request_id(req.headers().get(REQUEST_ID));
+    let client = client::client_addr(&req);
+    let throttle = edge(req.request()).map(|edge| edge.throttle.clone());
+    let mut response = match refusal(&req, client, throttle.as_ref().map(|t| t.get_ref())) {
+        Some(refused) => req.error_response(refused).map_into_right_body(),
+        None => next.call(req).await?.map_into_left_body(),
+    };
+    let elapsed = started.elapsed();
+    if let Some(error) = response.response().error() {
+        if let Some(error) = error.as_error::<ApiError>() {
+            error.note();
+        }
+    }
+    let status = response.status();
+    if status == StatusCode::UNAUTHORIZED {
+        METRICS.auth_failures.inc();
+        if let (Some(throttle), Some(ip)) = (throttle, client) {
+            throttle.failed(ip);
+        }
+    }
+    let request = response.request();
+    let route = request
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".into());
+    METRICS
+        .request_seconds
+        .get_or_create(&RouteLabels {
+            route: route.clone(),
+        })
+        .observe(elapsed.as_secs_f64());
+    METRICS
+        .requests
+        .get_or_create(&RequestLabels {
+            method: method_label(request.method()),
+            route,
+            status: status.as_u16(),
+        })
+        .inc();
+    let client: &dyn std::fmt::Display = match &client {
+        Some(ip) => ip,
+        None => &"-",
+    };
+    crate::logging::info(
+        module_path!(),
+        format_args!(
+            "{client} {} {} {} {}us id={id}",
+            request.method(),
+            request.path(),
+            status.as_u16(),
+            elapsed.as_micros()
+        ),
+    );
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(REQUEST_ID), value);
+    }
+    Ok(response)
+}
+
+/// The metrics label of a method: its name, or `OTHER` for an extension method (so a
+/// client cannot grow the label set).
+fn method_label(method: &actix_web::http::Method) -> &'static str {
+    use actix_web::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::TRACE => "TRACE",
+        Method::CONNECT => "CONNECT",
+        _ => "OTHER",
+    }
+}
+
+/// Why `req` is refused before its route runs, if it is: shutdown, a standby, or a
+/// locked-out client.
+fn refusal(
+    req: &ServiceRequest,
+    client: Option<std::net::IpAddr>,
+    throttle: Option<&Throttle>,
+) -> Option<ApiError> {
+    let gate = edge(req.request()).map(|edge| &edge.gate);
+    if gate.is_some_and(|g| g.is_closed()) {
+        return Some(ApiError::Unavailable("the server is shutting down"));
+    }
+    let standby = gate
+        .and_then(|g| g.role())
+        .is_some_and(|role| !role.is_primary());
+    // The CalDAV front serves the same data: a standby refuses it too.
+    let served = req.path().starts_with("/api/v1") || req.path().starts_with("/dav/");
+    if standby && served {
+        return Some(ApiError::NotPrimary);
+    }
+    let (Some(throttle), Some(ip)) = (throttle, client) else {
+        return None;
+    };
+    // `/metrics` takes the admin token on this address, so a client guessing tokens is
+    // shut out there too; a scraper with the token never fails, and a `--metrics-bind`
+    // server has no throttle.
+    let guarded = served || req.path() == METRICS_PATH;
+    let wait = throttle.blocked(ip).filter(|_| guarded)?;
+    METRICS.too_many("auth_lockout");
+    Some(ApiError::TooManyRequests(wait))
+}
+
+/// The client's request id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`; else
+/// a new one: a random prefix for this process and a counter.
+fn request_id(sent: Option<&HeaderValue>) -> String {
+    static PREFIX: LazyLock<String> = LazyLock::new(|| format!("{:016x}-", rand::random::<u64>()));
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let sane = |id: &&str| {
+        (1..=128).contains(&id.len())
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(&b))
+    };
+    match sent.and_then(|v| v.to_str().ok()).filter(sane) {
+        Some(id) => id.to_string(),
+        None => {
+            let mut id = String::with_capacity(PREFIX.len() + 20);
+            id.push_str(&PREFIX);
+            let _ = write!(id, "{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            id
+        }
+    }
+}
