@@ -23,14 +23,15 @@
 mod support;
 
 use std::net::SocketAddr;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use support::{binary, connect, env_or, exchange, request, Server, ADMIN, TOKEN};
+use support::{
+    connect, env_or, exchange, latency, load_average, mixed_users, request, Server, TOKEN,
+};
 
 const LAYERS: usize = 100;
 const WIDTH: usize = 100;
@@ -54,9 +55,9 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
 
-    let loads = [load()];
-    let baseline = users(server.addr, seconds, rate);
-    let loads = [loads[0].clone(), load()];
+    let loads = [load_average()];
+    let baseline = mixed_users(server.addr, USERS, seconds, rate);
+    let loads = [loads[0].clone(), load_average()];
     let stop = Arc::new(AtomicBool::new(false));
     let flips = Arc::new(AtomicU64::new(0));
     let attackers: Vec<_> = (0..ATTACKERS)
@@ -65,9 +66,9 @@ fn main() {
             std::thread::spawn(move || attack(addr, a, &stop, &flips))
         })
         .collect();
-    let attacked = users(server.addr, seconds, rate);
+    let attacked = mixed_users(server.addr, USERS, seconds, rate);
     stop.store(true, Ordering::Relaxed);
-    let loads = [loads[0].clone(), loads[1].clone(), load()];
+    let loads = [loads[0].clone(), loads[1].clone(), load_average()];
     let answers: Vec<Vec<(&str, u16, Duration)>> =
         attackers.into_iter().map(|t| t.join().unwrap()).collect();
 
@@ -133,14 +134,6 @@ fn main() {
             counts.join(", ")
         );
     }
-}
-
-/// The 1-minute load average of the machine (Linux), or `?`.
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into())
 }
 
 /// Task `l{layer}-{i}`.
@@ -255,38 +248,4 @@ fn attack(
         round += 1;
     }
     answers
-}
-
-/// Runs `taskd bench -w mixed` for [`USERS`] new users (one default space each) at `rate`
-/// requests per second in all for `seconds` after a 2 s warm-up; its `--json` result.
-fn users(addr: SocketAddr, seconds: usize, rate: usize) -> Value {
-    let result = tempfile::NamedTempFile::new().unwrap();
-    let status = Command::new(binary())
-        .args(["bench", "--url", &format!("http://{addr}")])
-        .args(["--admin-token", ADMIN, "--spaces", &USERS.to_string()])
-        .args(["-w", "mixed", "-c", "20", "--prefill", "1000"])
-        .args(["-r", &rate.to_string(), "--warmup", "2s"])
-        .args(["-d", &format!("{seconds}s"), "--threads", "1"])
-        .arg("--json")
-        .arg(result.path())
-        .stdout(Stdio::null())
-        .status()
-        .expect("taskd bench runs");
-    assert!(status.success(), "taskd bench: {status}");
-    serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap()
-}
-
-/// p50 and p99 in ms of operation `op` of a `taskd bench` result.
-fn latency(run: &Value, op: &str) -> (f64, f64) {
-    let result = run["operations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["operation"] == op)
-        .unwrap_or_else(|| panic!("no {op} in the result"));
-    let latency = &result["latencyMs"];
-    (
-        latency["p50"].as_f64().unwrap(),
-        latency["p99"].as_f64().unwrap(),
-    )
 }

@@ -344,3 +344,45 @@ pub fn env_or(name: &str, default: usize) -> usize {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// The 1-minute load average of the machine (Linux), or `?`.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
+/// Runs `taskd bench -w mixed` at `addr` for `count` new users (one default space each) at `rate`
+/// requests per second in all for `seconds` after a 2 s warm-up; its `--json` result.
+pub fn mixed_users(addr: SocketAddr, count: usize, seconds: usize, rate: usize) -> Value {
+    let result = tempfile::NamedTempFile::new().unwrap();
+    let status = Command::new(binary())
+        .args(["bench", "--url", &format!("http://{addr}")])
+        .args(["--admin-token", ADMIN, "--spaces", &count.to_string()])
+        .args(["-w", "mixed", "-c", "20", "--prefill", "1000"])
+        .args(["-r", &rate.to_string(), "--warmup", "2s"])
+        .args(["-d", &format!("{seconds}s"), "--threads", "1"])
+        .arg("--json")
+        .arg(result.path())
+        .stdout(Stdio::null())
+        .status()
+        .expect("taskd bench runs");
+    assert!(status.success(), "taskd bench: {status}");
+    serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap()
+}
+
+/// p50 and p99 in ms of operation `op` of a `taskd bench` result.
+pub fn latency(run: &Value, op: &str) -> (f64, f64) {
+    let result = run["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["operation"] == op)
+        .unwrap_or_else(|| panic!("no {op} in the result"));
+    let latency = &result["latencyMs"];
+    (
+        latency["p50"].as_f64().unwrap(),
+        latency["p99"].as_f64().unwrap(),
+    )
+}

@@ -16,6 +16,7 @@ mod dependencies;
 mod durability;
 mod ecosystem;
 mod errors;
+mod fronts;
 mod health_and_routing;
 mod invitations;
 mod limits;
