@@ -397,51 +397,12 @@ impl Application {
             }
         });
 
-        let app_state = state.clone();
-        let metrics_here = config.metrics_bind.is_none();
-        let worker_threads = Workers::default();
-        let registry = worker_threads.clone();
-        let bind_error = |e| StartError::Bind(config.bind.clone(), e);
-        let listeners = listen(&config.bind).map_err(bind_error)?;
-        let queues = ListenQueues::watch(&listeners).map_err(bind_error)?;
-        let mut server = HttpServer::new(move || {
-            // Runs once on every worker thread.
-            registry.register_current();
-            App::new()
-                .wrap(from_fn(crate::edge::front))
-                .configure(|cfg| {
-                    if metrics_here {
-                        crate::http::configure_metrics(cfg);
-                    }
-                    app_state.configure(cfg)
-                })
-        })
-        .workers(workers)
-        // No Nagle on accepted connections: with it, a small write (a change-stream event,
-        // the tail of an answer) waits until the client has ACKed the previous segment, and
-        // clients delay their ACKs (from 40 ms on Linux to 200 ms on Windows), so stream
-        // events would reach a client a delayed ACK at a time. taskd hands the socket whole answers
-        // and whole events, so there is little for Nagle to merge anyway.
-        .tcp_nodelay(true)
-        .max_connections(connections_per_worker(workers))
-        .disable_signals()
-        .shutdown_timeout(SHUTDOWN_GRACE_SECS)
-        .client_disconnect_timeout(Duration::from_secs(1));
-        for listener in listeners {
-            server = server.listen(listener).map_err(bind_error)?;
-        }
-        let addr = server.addrs().first().copied().ok_or_else(|| {
-            StartError::Bind(
-                config.bind.clone(),
-                std::io::ErrorKind::AddrNotAvailable.into(),
-            )
-        })?;
         let metrics = config
             .metrics_bind
             .as_deref()
             .map(metrics_server)
             .transpose()?;
-        let server = server.run();
+        let http = serve(config, &state, workers)?;
         if !config.trusted_proxy.is_empty() {
             let blocks: Vec<String> = config.trusted_proxy.iter().map(|b| b.to_string()).collect();
             log::info!(
@@ -450,19 +411,20 @@ impl Application {
             );
         }
         log::info!(
-            "taskd listening on http://{addr} with {workers} worker(s), durability {}",
+            "taskd listening on http://{} with {workers} worker(s), durability {}",
+            http.addr,
             config.durability
         );
         Ok(Application {
-            server,
-            addr,
+            server: http.server,
+            addr: http.addr,
             metrics,
             state,
             arbiters,
             sender,
             signals,
-            queues,
-            workers: worker_threads,
+            queues: http.queues,
+            workers: http.workers,
             durability: config.durability,
             replicator,
             _lock: lock,
@@ -570,6 +532,66 @@ impl Application {
             Err(_) => Exit::Stopped,
         })
     }
+}
+
+/// The HTTP server of the API's address, running, with what the shutdown's catch-up
+/// watches.
+struct Http {
+    server: Server,
+    addr: SocketAddr,
+    queues: ListenQueues,
+    workers: Workers,
+}
+
+/// Binds the API's address (`--bind`) and runs its server with `workers` workers: every
+/// front of `state` wrapped in the edge, and `/metrics` behind the admin token unless
+/// `--metrics-bind` serves it elsewhere.
+fn serve(config: &Config, state: &State, workers: usize) -> Result<Http, StartError> {
+    let app_state = state.clone();
+    let metrics_here = config.metrics_bind.is_none();
+    let worker_threads = Workers::default();
+    let registry = worker_threads.clone();
+    let bind_error = |e| StartError::Bind(config.bind.clone(), e);
+    let listeners = listen(&config.bind).map_err(bind_error)?;
+    let queues = ListenQueues::watch(&listeners).map_err(bind_error)?;
+    let mut server = HttpServer::new(move || {
+        // Runs once on every worker thread.
+        registry.register_current();
+        App::new()
+            .wrap(from_fn(crate::edge::front))
+            .configure(|cfg| {
+                if metrics_here {
+                    crate::http::configure_metrics(cfg);
+                }
+                app_state.configure(cfg)
+            })
+    })
+    .workers(workers)
+    // No Nagle on accepted connections: with it, a small write (a change-stream event,
+    // the tail of an answer) waits until the client has ACKed the previous segment, and
+    // clients delay their ACKs (from 40 ms on Linux to 200 ms on Windows), so stream
+    // events would reach a client a delayed ACK at a time. taskd hands the socket whole answers
+    // and whole events, so there is little for Nagle to merge anyway.
+    .tcp_nodelay(true)
+    .max_connections(connections_per_worker(workers))
+    .disable_signals()
+    .shutdown_timeout(SHUTDOWN_GRACE_SECS)
+    .client_disconnect_timeout(Duration::from_secs(1));
+    for listener in listeners {
+        server = server.listen(listener).map_err(bind_error)?;
+    }
+    let addr = server.addrs().first().copied().ok_or_else(|| {
+        StartError::Bind(
+            config.bind.clone(),
+            std::io::ErrorKind::AddrNotAvailable.into(),
+        )
+    })?;
+    Ok(Http {
+        server: server.run(),
+        addr,
+        queues,
+        workers: worker_threads,
+    })
 }
 
 /// Listening sockets for every address `bind` resolves to, made the way `HttpServer::bind`
