@@ -32,8 +32,8 @@ pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
 pub use record::{Record, Records, Value};
 pub use space::{
-    Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Plan, Space, SpaceSnapshot,
-    SpaceView, Step, TaskQuery, Touched, Undo,
+    Changes, Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Plan, Space,
+    SpaceSnapshot, SpaceView, Step, TaskQuery, Touched, Undo,
 };
 pub use user::{User, UsersSnapshot};
-pub use validate::{Changes, Mode};
+pub use validate::Mode;

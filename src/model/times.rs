@@ -16,7 +16,7 @@ use super::kind::Kind;
 use super::limits::{FIRST_INSTANT_MS, LAST_INSTANT_MS, OCCURRENCES_SPAN_DAYS};
 use super::record::{Record, Value};
 use super::recurrence::{complete, next_due, occurrences, zone, Listed, RecurFrom, Rolled, Rule};
-use super::validate::Changes;
+use super::space::Changes;
 
 /// One end of an occurrences listing as a request gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

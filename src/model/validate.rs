@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde_json::{Map, Value as Json};
 
 use super::directory::{Access, Role};
@@ -18,6 +18,7 @@ use super::limits::{
 };
 use super::record::Value;
 use super::recurrence::{check_reminders, zone, Reminder};
+use super::space::Changes;
 
 pub use super::limits::MAX_SAFE_INTEGER;
 
@@ -38,22 +39,6 @@ pub enum Mode {
     Create,
     /// PATCH: the own id is rejected.
     Update,
-}
-
-/// A validated request body.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Changes {
-    /// The own id asked for on create.
-    pub id: Option<Box<str>>,
-    /// The `spaceId` named in the body.
-    pub space_id: Option<String>,
-    /// A new `sortOrder`.
-    pub sort_order: Option<f64>,
-    /// New values by position in [`Kind::fields`], each at most once.
-    pub fields: Vec<(usize, Value)>,
-    /// Date fields given as a date `YYYY-MM-DD`, by position (never also in `fields`): the
-    /// space sets each to 00:00 of that day in the record's `timeZone` after the write.
-    pub days: Vec<(usize, NaiveDate)>,
 }
 
 /// Whether `s` is id-shaped: 1 to 64 of `A-Z a-z 0-9 _ -`.
