@@ -2,6 +2,16 @@
 
 use std::sync::Arc;
 
+use chrono::NaiveDate;
+
+use crate::model::calendar::CalendarFields;
+use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
+use crate::model::record::{Record, Value};
+use crate::model::recurrence::Reminder;
+use crate::model::validate::parse_changes;
+use crate::model::{Kind, Mode};
+
+use super::read::When;
 use super::*;
 use crate::model::{Command, Op, Space};
 

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{ChangesError, Todo};
+use super::read::{ChangesError, Todo};
 use crate::model::calendar::CalendarTasks;
 use crate::model::record::Id;
 use crate::model::validate::is_id;
