@@ -3,9 +3,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::read::{ChangesError, Todo};
-use crate::model::calendar::CalendarTasks;
 use crate::model::record::Id;
 use crate::model::validate::is_id;
+use crate::model::vtodo::CalendarTasks;
 use crate::model::{Command, FieldError, Kind, Op, ValidationError, Value};
 
 /// A refusal of the VTODO of `uid`: `message`.

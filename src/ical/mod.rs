@@ -5,10 +5,10 @@
 //! with `calcard` into one [`Todo`] per `VTODO`; [`Todo::changes`] turns one into the
 //! [`Changes`](crate::model::Changes) of a write through the same validation as a JSON body
 //! ([`parse_changes`](crate::model::validate::parse_changes)), plus what only a calendar client sets (`completedAt`, the kept
-//! [`Calendar`](crate::model::calendar::Calendar) data); the space applies it with its own rules. The other way,
+//! [`Calendar`](crate::model::vtodo::Calendar) data); the space applies it with its own rules. The other way,
 //! [`write_calendar`] renders tasks as one `VCALENDAR`.
 //!
-//! What a task keeps of a VTODO beyond its fields ([`Calendar::kept`](crate::model::calendar::Calendar::kept)) is the content lines
+//! What a task keeps of a VTODO beyond its fields ([`Calendar::kept`](crate::model::vtodo::Calendar::kept)) is the content lines
 //! of those properties and components as `calcard` writes them: read back by the same
 //! parser, they come out as they went in.
 //!

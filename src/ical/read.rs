@@ -12,12 +12,12 @@ use calcard::icalendar::{
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use serde_json::{json, Map, Value as Json};
 
-use crate::model::calendar::{is_important_priority, Calendar, CalendarFields};
 use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
 use crate::model::record::{Record, Value};
-use crate::model::recurrence::zone;
-use crate::model::time::rfc3339_millis;
+use crate::model::rfc3339::rfc3339_millis;
 use crate::model::validate::{is_id, parse_changes};
+use crate::model::vtodo::{is_important_priority, Calendar, CalendarFields};
+use crate::model::wall_clock;
 use crate::model::{Changes, Kind, Mode, ValidationError};
 
 use super::Class;
@@ -390,9 +390,9 @@ fn due_after(start: &When, d: &ICalendarDuration) -> Option<When> {
             When::Floating(wall.checked_add_signed(days)?.checked_add_signed(exact)?)
         }
         When::Zoned(wall, tzid) => {
-            let tz = zone::parse_zone(Some(tzid)).ok()?;
-            let at = zone::instant(tz, wall.checked_add_signed(days)?)?;
-            let due = zone::wall_time(tz, at.checked_add(exact.num_milliseconds())?)?;
+            let tz = wall_clock::parse_zone(Some(tzid)).ok()?;
+            let at = wall_clock::instant(tz, wall.checked_add_signed(days)?)?;
+            let due = wall_clock::wall_time(tz, at.checked_add(exact.num_milliseconds())?)?;
             When::Zoned(due, tzid.clone())
         }
     })
@@ -419,12 +419,12 @@ fn when_json(
         When::Utc(ms) => (stamp(Some(*ms))?, None),
         When::Floating(wall) => (stamp(Some(wall.and_utc().timestamp_millis()))?, None),
         When::Zoned(wall, tzid) => {
-            let tz = zone::parse_zone(Some(tzid)).map_err(|_| IcalError::BadValue {
+            let tz = wall_clock::parse_zone(Some(tzid)).map_err(|_| IcalError::BadValue {
                 uid: uid.into(),
                 property,
                 message: format!("has the TZID '{tzid}', which is not an IANA time zone name"),
             })?;
-            (stamp(zone::instant(tz, *wall))?, Some(tzid.clone()))
+            (stamp(wall_clock::instant(tz, *wall))?, Some(tzid.clone()))
         }
     })
 }

@@ -12,9 +12,9 @@ use calcard::icalendar::{
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike};
 use chrono_tz::Tz;
 
-use crate::model::calendar::CalendarFields;
 use crate::model::record::{Record, Value};
 use crate::model::recurrence::{zone, Reminder};
+use crate::model::vtodo::CalendarFields;
 use crate::model::Kind;
 
 use super::Class;

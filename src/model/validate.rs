@@ -17,8 +17,9 @@ use super::limits::{
     REMINDER_MINUTES_MAX,
 };
 use super::record::Value;
-use super::recurrence::{check_reminders, zone, Reminder};
+use super::recurrence::{check_reminders, Reminder};
 use super::space::Changes;
+use super::wall_clock;
 
 pub use super::limits::MAX_SAFE_INTEGER;
 
@@ -83,7 +84,7 @@ pub fn parse_changes(
         } else if let Some(index) = kind.field_index(&name) {
             let ty = kind.fields()[index].ty;
             let day = match (&json, ty) {
-                (Json::String(s), FieldType::DateTime) => zone::parse_date(s),
+                (Json::String(s), FieldType::DateTime) => wall_clock::parse_date(s),
                 _ => None,
             };
             if let Some(day) = day {
@@ -323,7 +324,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
             _ => Err("must be a boolean".into()),
         },
         FieldType::Zone => match json {
-            Json::String(s) => zone::parse_zone(Some(&s)).map(|_| Value::Text(s.into())),
+            Json::String(s) => wall_clock::parse_zone(Some(&s)).map(|_| Value::Text(s.into())),
             _ => Err("must be an IANA time zone name such as Europe/Paris, or null".into()),
         },
         FieldType::Recurrence => match json {

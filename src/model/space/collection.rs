@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use imbl::OrdSet;
 
-use crate::model::calendar::{CalendarFields, Objects};
 use crate::model::deps::Graph;
 use crate::model::error::SpaceError;
 use crate::model::kind::Kind;
 use crate::model::record::{Id, Record, Records};
-use crate::model::times::TimeFields;
+use crate::model::time_fields::TimeFields;
+use crate::model::vtodo::{CalendarFields, Objects};
 
 use super::indexes::{Indexes, OrderKey};
 

@@ -28,13 +28,13 @@ use std::sync::Arc;
 
 use imbl::OrdMap;
 
-use crate::model::calendar::CalendarTasks;
 use crate::model::deps::Graph;
 use crate::model::error::SpaceError;
 use crate::model::kind::Kind;
 use crate::model::record::{Id, Record};
 use crate::model::recurrence::Listed;
-use crate::model::times::OccurrenceQuery;
+use crate::model::time_fields::OccurrenceQuery;
+use crate::model::vtodo::CalendarTasks;
 
 mod apply;
 mod collection;

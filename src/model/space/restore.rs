@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::model::calendar::Objects;
 use crate::model::kind::Kind;
 use crate::model::record::{Record, Records};
+use crate::model::vtodo::Objects;
 
 use super::collection::Collection;
 use super::commands::Outcome;

@@ -1,10 +1,10 @@
 //! Tests of the space: writes, listings, the feed, snapshots and replay.
 
 use super::*;
-use crate::model::calendar::CalendarFields;
 use crate::model::query::{Filter, FilterContext, OrderBy, Search};
 use crate::model::record::Value;
 use crate::model::validate::{parse_changes, Mode};
+use crate::model::vtodo::CalendarFields;
 use serde_json::json;
 
 /// Writes of one command each, as these tests make them.
@@ -99,7 +99,7 @@ fn create(space: &mut Space, kind: Kind, body: serde_json::Value) -> Item {
 /// index follows renames, moves and deletes, and a loaded snapshot finds the same.
 #[test]
 fn tasks_are_found_by_the_uids_and_object_names_clients_gave_them() {
-    use super::super::calendar::Calendar;
+    use super::super::vtodo::Calendar;
     let fields = CalendarFields::of(Kind::Task).unwrap();
     let kept = |uid: &str, object: &str| {
         let mut changes = Changes::default();
