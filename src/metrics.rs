@@ -148,8 +148,17 @@ fn seconds() -> Histogram {
 }
 
 impl Metrics {
+    /// Every metric, registered, with the labels known from the start shown at 0.
     fn new() -> Metrics {
-        let mut metrics = Metrics {
+        let mut metrics = Metrics::unregistered();
+        metrics.show_known_labels();
+        metrics.register();
+        metrics
+    }
+
+    /// Every metric at its start, in a registry that holds none of them yet.
+    fn unregistered() -> Metrics {
+        Metrics {
             registry: Registry::with_prefix("taskd"),
             webhook_deliveries: Family::default(),
             webhook_pending: Family::default(),
@@ -179,165 +188,97 @@ impl Metrics {
             replication_append_seconds: seconds(),
             replication_fenced: Counter::default(),
             replication_lease_changes: Counter::default(),
-        };
+        }
+    }
+
+    /// Shows the label values a family is known to take at 0 from the start, so a rate or an
+    /// alert over them works before the first.
+    fn show_known_labels(&self) {
         for outcome in WEBHOOK_OUTCOMES {
-            metrics
-                .webhook_deliveries
+            self.webhook_deliveries
                 .get_or_create(&OutcomeLabels { outcome })
                 .inc_by(0);
         }
         for reason in FORBIDDEN_REASONS {
-            metrics
-                .forbidden
+            self.forbidden
                 .get_or_create(&ReasonLabels { reason })
                 .inc_by(0);
         }
-        // Shown at 0 from the start, so a rate or an alert over them works before the first.
         for reason in ["auth_lockout", "idempotency_keys", "streams"] {
-            metrics
-                .too_many_requests
+            self.too_many_requests
                 .get_or_create(&ReasonLabels { reason })
                 .inc_by(0);
         }
-        let r = &mut metrics.registry;
-        r.register(
-            "http_requests",
-            "HTTP requests answered, by method, route pattern and status",
-            metrics.requests.clone(),
-        );
-        r.register(
-            "http_request_duration_seconds",
-            "Time from request to response, by route pattern",
-            metrics.request_seconds.clone(),
-        );
-        r.register(
-            "spaces_loaded",
-            "Spaces held in memory",
-            metrics.spaces_loaded.clone(),
-        );
-        r.register(
-            "records",
-            "Records held, soft-deleted ones included, by kind",
-            metrics.records.clone(),
-        );
-        r.register(
-            "journal_sync_seconds",
-            "Time to write (and sync) one journal batch",
-            metrics.journal_sync_seconds.clone(),
-        );
-        r.register(
-            "journal_batch_entries",
-            "Entries written to the journal together",
-            metrics.journal_batch_entries.clone(),
-        );
-        r.register(
-            "snapshot_seconds",
-            "Time to encode and write one space snapshot",
-            metrics.snapshot_seconds.clone(),
-        );
-        r.register(
-            "mailbox_rejections",
-            "Requests refused because a space's mailbox was full",
-            metrics.mailbox_rejections.clone(),
-        );
-        r.register(
-            "auth_failures",
-            "Requests answered 401 unauthorized",
-            metrics.auth_failures.clone(),
-        );
-        r.register(
-            "storage_stalls",
-            "Requests answered 503 because the journal's storage did not answer in time",
-            metrics.storage_stalls.clone(),
-        );
-        r.register(
-            "streams_open",
-            "Change streams open",
-            metrics.streams_open.clone(),
-        );
-        r.register(
-            "streams_overflowed",
-            "Change streams ended because their client did not take 4 MiB of events",
-            metrics.streams_overflowed.clone(),
-        );
-        r.register(
-            "too_many_requests",
-            "Requests answered 429, by reason: auth_lockout, idempotency_keys, streams",
-            metrics.too_many_requests.clone(),
-        );
-        r.register(
-            "idempotency_kept_answers",
-            "Answers kept for idempotency keys, for the users holding the most bytes",
-            metrics.kept_answers.clone(),
-        );
-        r.register(
-            "idempotency_kept_bytes",
-            "Bytes of answers kept for idempotency keys, as stored, for the same users",
-            metrics.kept_bytes.clone(),
-        );
-        r.register(
-            "forbidden",
-            "Requests answered 403, by reason: role, read_only_token, primary_token_only, \
-             admin_token, admin_only",
-            metrics.forbidden.clone(),
-        );
-        r.register(
-            "webhook_deliveries",
-            "Webhook delivery attempts, by outcome: delivered, failed, given_up, gone",
-            metrics.webhook_deliveries.clone(),
-        );
-        r.register(
-            "webhook_pending",
-            "Events not yet delivered, per webhook",
-            metrics.webhook_pending.clone(),
-        );
-        r.register("users", "Users", metrics.users.clone());
-        r.register(
-            "spaces",
-            "Spaces, deleted ones not counted",
-            metrics.spaces.clone(),
-        );
-        r.register(
-            "memberships",
-            "Members of all spaces, summed",
-            metrics.memberships.clone(),
-        );
-        r.register(
-            "scoped_tokens",
-            "Scoped tokens not revoked, expired ones included",
-            metrics.scoped_tokens.clone(),
-        );
-        r.register(
-            "replication_primary",
-            "1 while this node is the primary (--nats)",
-            metrics.replication_primary.clone(),
-        );
-        r.register(
-            "replication_applied_seq",
-            "The stream sequence this node holds (--nats)",
-            metrics.replication_applied.clone(),
-        );
-        r.register(
-            "replication_lag",
-            "Stream messages this node does not hold yet (--nats)",
-            metrics.replication_lag.clone(),
-        );
-        r.register(
-            "replication_append_seconds",
-            "Time to append one journal batch to the stream (--nats)",
-            metrics.replication_append_seconds.clone(),
-        );
-        r.register(
-            "replication_fenced",
-            "Times this node stopped being primary: a refused append or a lost lease",
-            metrics.replication_fenced.clone(),
-        );
-        r.register(
-            "replication_lease_changes",
-            "Times this node took the lease and became primary",
-            metrics.replication_lease_changes.clone(),
-        );
-        metrics
+    }
+
+    /// Registers every metric under its name and help text, in the order `/metrics` lists
+    /// them.
+    fn register(&mut self) {
+        let r = &mut self.registry;
+        macro_rules! register {
+            ($($field:ident: $name:literal, $help:expr;)*) => {
+                $(r.register($name, $help, self.$field.clone());)*
+            };
+        }
+        register! {
+            requests: "http_requests",
+                "HTTP requests answered, by method, route pattern and status";
+            request_seconds: "http_request_duration_seconds",
+                "Time from request to response, by route pattern";
+            spaces_loaded: "spaces_loaded",
+                "Spaces held in memory";
+            records: "records",
+                "Records held, soft-deleted ones included, by kind";
+            journal_sync_seconds: "journal_sync_seconds",
+                "Time to write (and sync) one journal batch";
+            journal_batch_entries: "journal_batch_entries",
+                "Entries written to the journal together";
+            snapshot_seconds: "snapshot_seconds",
+                "Time to encode and write one space snapshot";
+            mailbox_rejections: "mailbox_rejections",
+                "Requests refused because a space's mailbox was full";
+            auth_failures: "auth_failures",
+                "Requests answered 401 unauthorized";
+            storage_stalls: "storage_stalls",
+                "Requests answered 503 because the journal's storage did not answer in time";
+            streams_open: "streams_open",
+                "Change streams open";
+            streams_overflowed: "streams_overflowed",
+                "Change streams ended because their client did not take 4 MiB of events";
+            too_many_requests: "too_many_requests",
+                "Requests answered 429, by reason: auth_lockout, idempotency_keys, streams";
+            kept_answers: "idempotency_kept_answers",
+                "Answers kept for idempotency keys, for the users holding the most bytes";
+            kept_bytes: "idempotency_kept_bytes",
+                "Bytes of answers kept for idempotency keys, as stored, for the same users";
+            forbidden: "forbidden",
+                "Requests answered 403, by reason: role, read_only_token, primary_token_only, \
+                 admin_token, admin_only";
+            webhook_deliveries: "webhook_deliveries",
+                "Webhook delivery attempts, by outcome: delivered, failed, given_up, gone";
+            webhook_pending: "webhook_pending",
+                "Events not yet delivered, per webhook";
+            users: "users",
+                "Users";
+            spaces: "spaces",
+                "Spaces, deleted ones not counted";
+            memberships: "memberships",
+                "Members of all spaces, summed";
+            scoped_tokens: "scoped_tokens",
+                "Scoped tokens not revoked, expired ones included";
+            replication_primary: "replication_primary",
+                "1 while this node is the primary (--nats)";
+            replication_applied: "replication_applied_seq",
+                "The stream sequence this node holds (--nats)";
+            replication_lag: "replication_lag",
+                "Stream messages this node does not hold yet (--nats)";
+            replication_append_seconds: "replication_append_seconds",
+                "Time to append one journal batch to the stream (--nats)";
+            replication_fenced: "replication_fenced",
+                "Times this node stopped being primary: a refused append or a lost lease";
+            replication_lease_changes: "replication_lease_changes",
+                "Times this node took the lease and became primary";
+        }
     }
 
     /// Counts a request answered 403 for `reason`.

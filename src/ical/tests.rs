@@ -2,6 +2,16 @@
 
 use std::sync::Arc;
 
+use chrono::NaiveDate;
+
+use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
+use crate::model::record::{Record, Value};
+use crate::model::recurrence::Reminder;
+use crate::model::validate::parse_changes;
+use crate::model::vtodo::CalendarFields;
+use crate::model::{Kind, Mode};
+
+use super::read::When;
 use super::*;
 use crate::model::{Command, Op, Space};
 
@@ -220,7 +230,7 @@ fn priority_is_kept_as_sent_and_is_important_exactly_for_one_to_four() {
         assert_eq!(field(&task, "isImportant"), &Value::Bool(important), "{p}");
         assert!(export(&task).contains(&format!("PRIORITY:{p}\r\n")), "{p}");
     }
-    // A JSON write of isImportant moves the kept priority (model::calendar has the rule).
+    // A JSON write of isImportant moves the kept priority (model::vtodo has the rule).
     let update = |v: bool| {
         let body = serde_json::json!({"isImportant": v})
             .as_object()

@@ -71,7 +71,7 @@ pub enum FieldType {
     /// default, never null.
     Tally,
     /// What a task keeps of the VTODO a calendar client sent (CONTRACT §20, see
-    /// [`Calendar`](super::calendar::Calendar)), or null: hidden from the JSON API (no
+    /// [`Calendar`](super::vtodo::Calendar)), or null: hidden from the JSON API (no
     /// response shows it, no request or filter names it), written by the calendar fronts.
     Calendar,
 }

@@ -1,12 +1,12 @@
 //! The domain: record kinds, validation, spaces and users, and the time rules of tasks
-//! ([`recurrence`]: zones, all-day days, recurrence, reminders; [`times`]: how a write of a
-//! task applies them), with no web or actor types.
+//! ([`wall_clock`]: zones, dates, all-day days; [`recurrence`]: recurrence, reminders;
+//! [`time_fields`]: how a write of a task applies them; [`vtodo`]: what a task keeps for
+//! calendar clients), with no web or actor types.
 //!
 //! Request flow: `http` validates a body with [`validate::parse_changes`], an actor calls a
 //! [`Space`] method, and `http` renders the returned records.
 
 pub mod access;
-pub mod calendar;
 pub mod cursor;
 pub mod deps;
 pub mod directory;
@@ -17,12 +17,20 @@ pub mod limits;
 pub mod query;
 pub mod record;
 pub mod recurrence;
+pub mod rfc3339;
 pub mod space;
-pub mod time;
-pub mod times;
+pub mod time_fields;
 pub mod user;
 pub mod validate;
+pub mod vtodo;
+pub mod wall_clock;
 pub mod webhook;
+
+// The old paths of modules renamed to say what they hold, which files outside the model
+// still name: `calendar` (dav, tools), `time` (logging, wire), `times` (http).
+pub use rfc3339 as time;
+pub use time_fields as times;
+pub use vtodo as calendar;
 
 pub use directory::{
     Access, Account, Caller, Change, DirectoryError, DirectorySnapshot, DirectoryState, Invitation,
@@ -32,8 +40,8 @@ pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
 pub use record::{Record, Records, Value};
 pub use space::{
-    Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Plan, Space, SpaceSnapshot,
-    SpaceView, Step, TaskQuery, Touched, Undo,
+    Changes, Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Plan, Space,
+    SpaceSnapshot, SpaceView, Step, TaskQuery, Touched, Undo,
 };
 pub use user::{User, UsersSnapshot};
-pub use validate::{Changes, Mode};
+pub use validate::Mode;

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::calendar::Calendar;
 use super::kind::{FieldType, Kind};
 use super::recurrence::Reminder;
+use super::vtodo::Calendar;
 
 /// A record id: one allocation per record, shared by every map and index that keys on it.
 pub type Id = Arc<str>;

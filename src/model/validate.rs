@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde_json::{Map, Value as Json};
 
 use super::directory::{Access, Role};
@@ -17,7 +17,9 @@ use super::limits::{
     REMINDER_MINUTES_MAX,
 };
 use super::record::Value;
-use super::recurrence::{check_reminders, zone, Reminder};
+use super::recurrence::{check_reminders, Reminder};
+use super::space::Changes;
+use super::wall_clock;
 
 pub use super::limits::MAX_SAFE_INTEGER;
 
@@ -38,22 +40,6 @@ pub enum Mode {
     Create,
     /// PATCH: the own id is rejected.
     Update,
-}
-
-/// A validated request body.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Changes {
-    /// The own id asked for on create.
-    pub id: Option<Box<str>>,
-    /// The `spaceId` named in the body.
-    pub space_id: Option<String>,
-    /// A new `sortOrder`.
-    pub sort_order: Option<f64>,
-    /// New values by position in [`Kind::fields`], each at most once.
-    pub fields: Vec<(usize, Value)>,
-    /// Date fields given as a date `YYYY-MM-DD`, by position (never also in `fields`): the
-    /// space sets each to 00:00 of that day in the record's `timeZone` after the write.
-    pub days: Vec<(usize, NaiveDate)>,
 }
 
 /// Whether `s` is id-shaped: 1 to 64 of `A-Z a-z 0-9 _ -`.
@@ -98,7 +84,7 @@ pub fn parse_changes(
         } else if let Some(index) = kind.field_index(&name) {
             let ty = kind.fields()[index].ty;
             let day = match (&json, ty) {
-                (Json::String(s), FieldType::DateTime) => zone::parse_date(s),
+                (Json::String(s), FieldType::DateTime) => wall_clock::parse_date(s),
                 _ => None,
             };
             if let Some(day) = day {
@@ -338,7 +324,7 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
             _ => Err("must be a boolean".into()),
         },
         FieldType::Zone => match json {
-            Json::String(s) => zone::parse_zone(Some(&s)).map(|_| Value::Text(s.into())),
+            Json::String(s) => wall_clock::parse_zone(Some(&s)).map(|_| Value::Text(s.into())),
             _ => Err("must be an IANA time zone name such as Europe/Paris, or null".into()),
         },
         FieldType::Recurrence => match json {

@@ -36,7 +36,8 @@ use chrono_tz::Tz;
 
 use super::super::limits::{thousands, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH};
 use super::super::record::Record;
-use super::{calendar, Scalar, TaskField, Type};
+use super::{Scalar, TaskField, Type};
+use crate::model::wall_clock;
 
 /// A filter the listing refuses (`400 invalid_filter`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -614,7 +615,7 @@ fn number_or_time(input: &mut In<'_>, at: usize) -> Parsed<Literal> {
     }
     let context = input.state.context;
     match NaiveDate::from_ymd_opt(year, month, day)
-        .and_then(|date| calendar::start_of_day(context.tz, date))
+        .and_then(|date| wall_clock::start_of_day(context.tz, date))
     {
         Some(ms) => Ok(Literal::Time(ms)),
         None => fail(at, "no such date"),
@@ -695,7 +696,7 @@ fn named(input: &mut In<'_>, at: usize) -> Parsed<Literal> {
         "false" => return Ok(Literal::Bool(false)),
         "null" => return Ok(Literal::Null),
         "now" => Some(context.now_ms),
-        "today" => calendar::today(context.tz, context.now_ms),
+        "today" => wall_clock::day_of(context.tz, context.now_ms),
         _ => {
             return fail(
                 at,
@@ -725,8 +726,8 @@ fn named(input: &mut In<'_>, at: usize) -> Parsed<Literal> {
         match unit {
             'm' => base.checked_add(n.checked_mul(60_000)?),
             'h' => base.checked_add(n.checked_mul(3_600_000)?),
-            'd' => calendar::add_days(context.tz, base, n),
-            _ => calendar::add_days(context.tz, base, n.checked_mul(7)?),
+            'd' => wall_clock::add_days(context.tz, base, n),
+            _ => wall_clock::add_days(context.tz, base, n.checked_mul(7)?),
         }
     });
     match shifted {

@@ -14,11 +14,9 @@
 //!
 //! # Layout
 //! - [`filter`]: the grammar (`winnow`), its type checks against the task fields, evaluation.
-//! - [`calendar`]: wall times in a time zone: `today`, dates, calendar days across DST.
 //! - [`search`]: UAX #29 words, lowercased and stripped of diacritics; prefix matching.
 //! - [`order`]: the sort keys, the comparator, and a record's position for cursors.
 
-pub mod calendar;
 pub mod filter;
 pub mod order;
 pub mod search;

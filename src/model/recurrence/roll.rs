@@ -7,7 +7,7 @@ use chrono_tz::Tz;
 
 use super::rule::Rule;
 use super::series::{series_from, shift_start};
-use super::zone;
+use crate::model::wall_clock;
 
 /// Where the next occurrence is counted from: the task's `recurFrom`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -82,15 +82,15 @@ pub fn complete(
     let (anchor, after) = match recur_from {
         RecurFrom::Due => (due_ms, due_ms.max(now_ms)),
         RecurFrom::Completion => {
-            let day = zone::wall_time(tz, now_ms).map(|t| t.date());
+            let day = wall_clock::wall_time(tz, now_ms).map(|t| t.date());
             let time = if all_day {
                 Some(NaiveTime::MIN)
             } else {
-                zone::wall_time(tz, due_ms).map(|t| t.time())
+                wall_clock::wall_time(tz, due_ms).map(|t| t.time())
             };
             let anchor = day
                 .zip(time)
-                .and_then(|(day, time)| zone::instant(tz, day.and_time(time)));
+                .and_then(|(day, time)| wall_clock::instant(tz, day.and_time(time)));
             let Some(anchor) = anchor else {
                 return Ok(Rolled::Finished);
             };

@@ -3,7 +3,7 @@
 //!
 //! The rrule crate expands the rule over wall times (written as UTC, so no daylight-saving
 //! change moves them and `HOURLY` steps by wall-clock hours); this module places each wall
-//! time in the zone ([`zone::instant`]: a skipped one moves forward by the gap, a repeated
+//! time in the zone ([`wall_clock::instant`]: a skipped one moves forward by the gap, a repeated
 //! one takes its first offset), keeps the milliseconds of `dateDue`, merges wall times that
 //! land on one instant into one occurrence, and applies `COUNT`, `UNTIL` and the 100-year
 //! horizon itself:
@@ -27,8 +27,8 @@ use chrono::{Datelike, Days, Months, NaiveDateTime, NaiveTime, TimeDelta, Timeli
 use chrono_tz::Tz;
 
 use super::rule::{Freq, Rule, Until};
-use super::zone;
 use crate::model::limits::{FIRST_INSTANT_MS, LAST_INSTANT_MS, RECURRENCE_HORIZON_YEARS};
+use crate::model::wall_clock;
 
 /// One occurrence of a series.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +100,7 @@ pub fn series_from(
     if rule.count().is_some() {
         return Some(plain);
     }
-    let resume = zone::wall_time(tz, skip_to_ms)
+    let resume = wall_clock::wall_time(tz, skip_to_ms)
         .and_then(|target| resume_wall(rule, plain.start_wall, target));
     let Some(resume) = resume else {
         return Some(plain);
@@ -167,7 +167,7 @@ fn build(
     all_day: bool,
     resume: Option<NaiveDateTime>,
 ) -> Option<Series> {
-    let wall = zone::wall_time(tz, due_ms)?;
+    let wall = wall_clock::wall_time(tz, due_ms)?;
     let start_wall = if all_day {
         wall.date().and_time(NaiveTime::MIN)
     } else {
@@ -217,10 +217,10 @@ impl Series {
         let at = if horizon.is_none_or(|h| wall > h) {
             None
         } else if self.all_day {
-            zone::start_of_day(self.tz, wall.date())
+            wall_clock::start_of_day(self.tz, wall.date())
         } else {
             wall.checked_add_signed(TimeDelta::milliseconds(i64::from(self.millis)))
-                .and_then(|local| zone::instant(self.tz, local))
+                .and_then(|local| wall_clock::instant(self.tz, local))
         };
         let Some(at) = at else {
             self.exhausted = true;
@@ -237,10 +237,10 @@ impl Series {
         match self.until {
             None => false,
             Some(Until::Utc(t)) => at > t.and_utc().timestamp_millis(),
-            Some(Until::Floating(t)) => zone::instant(self.tz, t).is_none_or(|u| at > u),
+            Some(Until::Floating(t)) => wall_clock::instant(self.tz, t).is_none_or(|u| at > u),
             Some(Until::Date(d)) => d
                 .checked_add_days(Days::new(1))
-                .and_then(|next| zone::start_of_day(self.tz, next))
+                .and_then(|next| wall_clock::start_of_day(self.tz, next))
                 .is_none_or(|end| at >= end),
         }
     }
@@ -301,15 +301,16 @@ impl Iterator for Series {
 /// in whole days of `tz`. `None` when that leaves years 0001–9999.
 pub fn shift_start(start: i64, due: i64, new_due: i64, tz: Tz, all_day: bool) -> Option<i64> {
     let shifted = if all_day {
-        let days =
-            (zone::wall_time(tz, start)?.date() - zone::wall_time(tz, due)?.date()).num_days();
-        let day = zone::wall_time(tz, new_due)?.date();
+        let days = (wall_clock::wall_time(tz, start)?.date()
+            - wall_clock::wall_time(tz, due)?.date())
+        .num_days();
+        let day = wall_clock::wall_time(tz, new_due)?.date();
         let day = if days < 0 {
             day.checked_sub_days(Days::new(days.unsigned_abs()))?
         } else {
             day.checked_add_days(Days::new(days.unsigned_abs()))?
         };
-        zone::start_of_day(tz, day)?
+        wall_clock::start_of_day(tz, day)?
     } else {
         new_due.checked_add(start.checked_sub(due)?)?
     };

@@ -1,7 +1,7 @@
 //! The task indexes of CONTRACT §17 and the planner that draws a page of a task listing
 //! from them.
 //!
-//! [`TaskIndexes`] holds, beside the listing indexes of [`super::Indexes`], the tasks by
+//! [`TaskIndexes`] holds, beside the listing indexes of [`super::indexes::Indexes`], the tasks by
 //! `dateDue`, `dateStart` and `updatedAt` (tasks whose field is null are not in them), by tag
 //! (`tagIds`) and by folded word of their name and notes ([`search::task_words`]). Every
 //! entry carries the task's place in the default order (`sortOrder`, then id), so a set of
@@ -35,7 +35,9 @@ use std::sync::Arc;
 
 use imbl::OrdSet;
 
-use super::{packed_set, Collection, ListQuery, OrderKey};
+use super::collection::Collection;
+use super::indexes::{packed_set, OrderKey};
+use super::list::ListQuery;
 use crate::model::kind::Kind;
 use crate::model::query::{
     search, Constraint, Filter, Literal, OrderBy, Position, Scalar, Search, SortKey, SortValue,

@@ -15,8 +15,9 @@ use super::error::SpaceError;
 use super::kind::Kind;
 use super::limits::{FIRST_INSTANT_MS, LAST_INSTANT_MS, OCCURRENCES_SPAN_DAYS};
 use super::record::{Record, Value};
-use super::recurrence::{complete, next_due, occurrences, zone, Listed, RecurFrom, Rolled, Rule};
-use super::validate::Changes;
+use super::recurrence::{complete, next_due, occurrences, Listed, RecurFrom, Rolled, Rule};
+use super::space::Changes;
+use super::wall_clock;
 
 /// One end of an occurrences listing as a request gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,7 +128,7 @@ impl TimeFields {
 
     /// The zone `record` names (UTC for `null`).
     pub fn zone(&self, record: &Record) -> Tz {
-        zone::parse_zone(record.fields[self.zone].as_text()).unwrap_or(Tz::UTC)
+        wall_clock::parse_zone(record.fields[self.zone].as_text()).unwrap_or(Tz::UTC)
     }
 
     /// Whether `record` is an all-day task.
@@ -187,7 +188,7 @@ impl TimeFields {
             |ms: Option<i64>| ms.filter(|ms| (FIRST_INSTANT_MS..=LAST_INSTANT_MS).contains(ms));
         let tz = self.zone(record);
         for (at, day) in &changes.days {
-            let ms = in_range(zone::start_of_day(tz, *day)).ok_or_else(|| {
+            let ms = in_range(wall_clock::start_of_day(tz, *day)).ok_or_else(|| {
                 invalid(
                     *at,
                     "must be a date whose start in timeZone falls in years 0001-9999 in UTC",
@@ -208,8 +209,8 @@ impl TimeFields {
                 let written = changes.fields.iter().any(|(f, _)| *f == at)
                     || changes.days.iter().any(|(f, _)| *f == at);
                 let day = match rezone {
-                    Some(from) if !written => zone::rezone_day(ms, from, tz),
-                    _ => zone::day_of(tz, ms),
+                    Some(from) if !written => wall_clock::rezone_day(ms, from, tz),
+                    _ => wall_clock::day_of(tz, ms),
                 };
                 let day = in_range(day).ok_or_else(|| {
                     invalid(
@@ -273,9 +274,13 @@ impl TimeFields {
         let due = self.due(record);
         let place = |name: &str, when: When| match when {
             When::At(ms) => Ok(ms),
-            When::Day(day) => zone::start_of_day(tz, day).ok_or_else(|| SpaceError::InvalidRange {
-                detail: format!("{name} is a date that cannot be placed in the task's timeZone"),
-            }),
+            When::Day(day) => {
+                wall_clock::start_of_day(tz, day).ok_or_else(|| SpaceError::InvalidRange {
+                    detail: format!(
+                        "{name} is a date that cannot be placed in the task's timeZone"
+                    ),
+                })
+            }
         };
         let from = match query.from {
             Some(when) => place("from", when)?,
@@ -283,9 +288,9 @@ impl TimeFields {
         };
         let to = match query.to {
             Some(when) => place("to", when)?,
-            None => zone::wall_time(tz, from)
+            None => wall_clock::wall_time(tz, from)
                 .and_then(|wall| wall.checked_add_days(Days::new(OCCURRENCES_SPAN_DAYS as u64)))
-                .and_then(|wall| zone::instant(tz, wall))
+                .and_then(|wall| wall_clock::instant(tz, wall))
                 .unwrap_or(i64::MAX),
         };
         if to < from {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::deps::is_finished_status;
 use super::kind::{FieldType, Kind};
 use super::record::{Id, Record, Records, Value};
-use super::validate::Changes;
+use super::space::Changes;
 
 /// What a task keeps of the VTODO a calendar client sent, beyond its mapped fields. Part of
 /// the on-disk format (`store::codec`): a change of shape needs a new format version.

@@ -2,10 +2,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{ChangesError, Todo};
-use crate::model::calendar::CalendarTasks;
+use super::read::{ChangesError, Todo};
 use crate::model::record::Id;
 use crate::model::validate::is_id;
+use crate::model::vtodo::CalendarTasks;
 use crate::model::{Command, FieldError, Kind, Op, ValidationError, Value};
 
 /// A refusal of the VTODO of `uid`: `message`.

@@ -1,13 +1,67 @@
-//! Wall times in a task's `timeZone` (CONTRACT §18): its IANA name, `YYYY-MM-DD` dates, and
-//! the days of all-day tasks.
+//! Wall times in a time zone, for both sections of the contract that read them: the queries
+//! of CONTRACT §17 (`today`, `YYYY-MM-DD` dates and the calendar days and weeks of `now+7d`,
+//! which keep the wall time across daylight-saving changes) and the time rules of tasks of
+//! §18 (a task's `timeZone`, its `YYYY-MM-DD` dates and the days of all-day tasks).
 //!
 //! A wall time that a zone shows twice (the hour repeated when clocks go back) is its
 //! earlier instant; one that it skips (clocks go forward) moves forward by the length of the
-//! gap, so 02:30 on the night Paris jumps from 02:00 to 03:00 is 03:30. Instants are
+//! gap, so 02:30 on the night clocks jump from 02:00 to 03:00 is 03:30. Instants are
 //! milliseconds since the Unix epoch; `None` means beyond what chrono represents.
 
-use chrono::{Datelike, NaiveDate};
+use chrono::{
+    DateTime, Datelike, Days, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone,
+};
 use chrono_tz::Tz;
+
+/// The instant at which the clocks of `tz` show `local`.
+pub fn instant(tz: Tz, local: NaiveDateTime) -> Option<i64> {
+    if let Some(t) = tz.from_local_datetime(&local).earliest() {
+        return Some(t.timestamp_millis());
+    }
+    // In a gap: read the wall time with the offset in force before it. A day before `local`
+    // is before the transition, since no offset reaches a day.
+    let before = local.checked_sub_signed(TimeDelta::days(1))?;
+    let offset = tz.offset_from_utc_datetime(&before).fix();
+    Some(
+        local
+            .checked_sub_offset(offset)?
+            .and_utc()
+            .timestamp_millis(),
+    )
+}
+
+/// What the clocks of `tz` show at the instant `ms`.
+pub fn wall_time(tz: Tz, ms: i64) -> Option<NaiveDateTime> {
+    Some(
+        DateTime::from_timestamp_millis(ms)?
+            .with_timezone(&tz)
+            .naive_local(),
+    )
+}
+
+/// 00:00 of `date` in `tz`.
+pub fn start_of_day(tz: Tz, date: NaiveDate) -> Option<i64> {
+    instant(tz, date.and_time(NaiveTime::MIN))
+}
+
+/// 00:00 of the day that contains the instant `ms`, in `tz`: `today` of a query, the day
+/// of an all-day task.
+pub fn day_of(tz: Tz, ms: i64) -> Option<i64> {
+    start_of_day(tz, wall_time(tz, ms)?.date())
+}
+
+/// The instant `days` calendar days after `ms` (before it, when negative) at the same wall
+/// time in `tz`.
+pub fn add_days(tz: Tz, ms: i64, days: i64) -> Option<i64> {
+    let local = wall_time(tz, ms)?;
+    let shift = Days::new(days.unsigned_abs());
+    let moved = if days < 0 {
+        local.checked_sub_days(shift)?
+    } else {
+        local.checked_add_days(shift)?
+    };
+    instant(tz, moved)
+}
 
 /// The zone a `timeZone` value names: `None` (the field is `null`) is UTC. Any IANA name
 /// chrono-tz knows is accepted, the backward-compatible aliases (`US/Eastern`,
@@ -19,16 +73,6 @@ pub fn parse_zone(name: Option<&str>) -> Result<Tz, String> {
             .parse::<Tz>()
             .map_err(|_| "must be an IANA time zone name such as Europe/Paris, or null".into()),
     }
-}
-
-// The wall-time rules (a skipped time moves forward by the gap, a repeated one is its
-// earlier instant) are the filter language's, for both sections of the contract say the same.
-pub use crate::model::query::calendar::{instant, start_of_day, wall_time};
-
-/// The day of an all-day task that the instant `ms` names: 00:00 of the day it falls on in
-/// `tz`.
-pub fn day_of(tz: Tz, ms: i64) -> Option<i64> {
-    crate::model::query::calendar::today(tz, ms)
 }
 
 /// The same day of an all-day task in another zone: the day `ms` starts in `from`, as it
@@ -60,7 +104,6 @@ pub fn date_instant(text: &str, tz: Tz) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{DateTime, NaiveDateTime};
     use chrono_tz::America::New_York;
     use chrono_tz::Europe::Paris;
 
@@ -179,8 +222,23 @@ mod tests {
     }
 
     #[test]
+    fn calendar_days_keep_the_wall_time_across_a_change() {
+        let before = ms("2026-03-28T09:00:00+01:00");
+        assert_eq!(
+            add_days(Paris, before, 1),
+            Some(ms("2026-03-29T09:00:00+02:00"))
+        );
+        assert_eq!(
+            add_days(Paris, ms("2026-03-29T09:00:00+02:00"), -1),
+            Some(before)
+        );
+        assert_eq!(day_of(Paris, before), Some(ms("2026-03-28T00:00:00+01:00")));
+    }
+
+    #[test]
     fn instants_beyond_chrono_are_none() {
         assert_eq!(wall_time(Paris, i64::MAX), None);
         assert_eq!(day_of(Paris, i64::MIN), None);
+        assert_eq!(add_days(Paris, 0, i64::MAX), None);
     }
 }

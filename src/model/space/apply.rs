@@ -1,0 +1,327 @@
+//! Applying a write: deciding each command's step ([`Space::apply`]), committing it, the
+//! checks a step must pass, taking a write back, and telling heavy writes from light ones.
+
+use std::sync::Arc;
+
+use crate::model::deps::Budget;
+use crate::model::error::SpaceError;
+use crate::model::kind::{FieldType, Kind};
+use crate::model::record::{Id, Record, Value};
+
+use super::commands::{Command, Former, IfMatch, Op, Outcome, Step, Touched, Undo};
+use super::Space;
+
+/// A write of at most this many commands may be light (see [`Space::is_heavy`]).
+pub const LIGHT_COMMANDS: usize = 16;
+/// A light write carries at most this many bytes of text.
+pub const LIGHT_TEXT_BYTES: usize = 64 << 10;
+/// A light write finishes or unfinishes no record with more dependents than this.
+pub const LIGHT_DEPENDENTS: usize = 100;
+
+impl Space {
+    /// Whether applying `commands` may take long enough to hold up the other spaces of a
+    /// shared thread (CONTRACT §21): a batch of more than [`LIGHT_COMMANDS`] commands,
+    /// more than [`LIGHT_TEXT_BYTES`] of text, a change of the predecessors of a record
+    /// that others name (a cycle search), or a change that may finish or unfinish a
+    /// record with more than [`LIGHT_DEPENDENTS`] dependents (their `isBlocked` flips).
+    /// A guess from what the commands name, at a cost of a few lookups; it errs on the
+    /// heavy side.
+    pub fn is_heavy(&self, commands: &[Command]) -> bool {
+        if commands.len() > LIGHT_COMMANDS {
+            return true;
+        }
+        let mut text = 0;
+        for command in commands {
+            let Some(graph) = self.graph(command.kind) else {
+                continue;
+            };
+            let fields = graph.fields();
+            let dependents = || {
+                graph
+                    .dependents(&command.id)
+                    .nth(LIGHT_DEPENDENTS)
+                    .is_some()
+            };
+            let named = || graph.dependents(&command.id).next().is_some();
+            match &command.op {
+                Op::SetDeleted(_) if dependents() => return true,
+                Op::Update(changes) => {
+                    for (at, value) in &changes.fields {
+                        text += value.text_bytes();
+                        if (*at == fields.predecessors && named())
+                            || (fields.is_status(*at) && dependents())
+                        {
+                            return true;
+                        }
+                    }
+                }
+                Op::Create(changes) => {
+                    text += changes
+                        .fields
+                        .iter()
+                        .map(|(_, v)| v.text_bytes())
+                        .sum::<usize>();
+                }
+                Op::SetDeleted(_) | Op::Remind => {}
+            }
+        }
+        text > LIGHT_TEXT_BYTES
+    }
+
+    /// Applies `commands` in order at time `now`, each seeing the ones before it, as one
+    /// write (a batch; usually one command): on success the space is at the outcome's
+    /// version and the undo takes it back; when a command fails nothing changed, and the
+    /// error says which.
+    pub fn apply(
+        &mut self,
+        commands: &[Command],
+        now: i64,
+    ) -> Result<(Outcome, Undo), (usize, SpaceError)> {
+        let base = self.version;
+        let mut undo = Undo {
+            base,
+            before: Vec::new(),
+        };
+        let mut steps = Vec::with_capacity(commands.len());
+        // One budget for the dependency checks of the whole request (CONTRACT §21).
+        let mut budget = Budget::request();
+        for (index, command) in commands.iter().enumerate() {
+            match self.plan(command, now, &mut budget) {
+                Ok(step) => {
+                    self.commit(&step, &mut undo.before);
+                    steps.push(step);
+                }
+                Err(e) => {
+                    self.undo(undo);
+                    return Err((index, e));
+                }
+            }
+        }
+        let outcome = Outcome {
+            base,
+            version: self.version,
+            steps,
+        };
+        Ok((outcome, undo))
+    }
+
+    /// Takes back the newest write that has not been taken back yet.
+    pub fn undo(&mut self, undo: Undo) {
+        for (kind, id, before) in undo.before.into_iter().rev() {
+            self.put(kind, &id, before);
+        }
+        self.version = undo.base;
+    }
+
+    /// Decides what `command` does at the next version, without changing anything; its
+    /// dependency check takes what it follows from `budget`.
+    fn plan(&self, command: &Command, now: i64, budget: &mut Budget) -> Result<Step, SpaceError> {
+        let Command {
+            kind,
+            id,
+            op,
+            if_match,
+        } = command;
+        let (kind, version) = (*kind, self.version + 1);
+        let collection = self.collection(kind);
+        let existing = |id: &str| -> Result<&Arc<Record>, SpaceError> {
+            let current = collection.get(id)?;
+            let matches = match if_match {
+                None | Some(IfMatch::Any) => true,
+                Some(IfMatch::Versions(versions)) => versions.contains(&current.version),
+            };
+            if !matches {
+                return Err(SpaceError::PreconditionFailed {
+                    kind,
+                    id: id.to_string(),
+                });
+            }
+            Ok(current)
+        };
+        let mut record = match op {
+            Op::Create(changes) => {
+                if collection.records.contains_key(&**id) {
+                    return Err(SpaceError::AlreadyExists {
+                        kind,
+                        id: id.to_string(),
+                    });
+                }
+                self.check_dependencies(kind, id, None, &changes.fields, budget)?;
+                self.check_references(kind, &changes.fields)?;
+                let sort_order = changes
+                    .sort_order
+                    .unwrap_or_else(|| collection.next_sort_order());
+                Record::new(kind, Id::from(&**id), sort_order, now, version)
+            }
+            Op::Update(changes) => {
+                let current = existing(id)?;
+                if current.is_deleted() {
+                    return Err(SpaceError::RecordDeleted {
+                        kind,
+                        id: id.to_string(),
+                    });
+                }
+                self.check_dependencies(kind, id, Some(current), &changes.fields, budget)?;
+                self.check_references(kind, &changes.fields)?;
+                Record::clone(current)
+            }
+            Op::SetDeleted(deleted) => {
+                let mut record = Record::clone(existing(id)?);
+                record.deleted_at = if *deleted {
+                    record.deleted_at.or(Some(now))
+                } else {
+                    None
+                };
+                record
+            }
+            Op::Remind => {
+                let mut record = Record::clone(existing(id)?);
+                let nothing = || SpaceError::NothingDue {
+                    kind,
+                    id: id.to_string(),
+                };
+                let times = collection.times.as_ref().ok_or_else(nothing)?;
+                times.fire(kind, &mut record, now)?;
+                record
+            }
+        };
+        if let Op::Create(changes) | Op::Update(changes) = op {
+            #[cfg(feature = "failpoints")]
+            injected_panic(&self.id);
+            if let Some(sort_order) = changes.sort_order {
+                record.sort_order = sort_order;
+            }
+            for (field, value) in &changes.fields {
+                record.fields[*field] = value.clone();
+            }
+            let before = collection.records.get(&**id).map(|r| &**r);
+            if let Some(times) = &collection.times {
+                times.settle(kind, before, &mut record, changes, now)?;
+            }
+            if let Some(calendar) = &collection.calendar {
+                calendar.settle(before, &mut record, changes, now);
+            }
+        }
+        record.touch(version, now);
+        let flipped = match &collection.graph {
+            Some(graph) => {
+                let before = collection.records.get(&**id).map(|r| &**r);
+                graph.settle(&collection.records, before, &mut record, version, now)
+            }
+            None => Vec::new(),
+        };
+        let mut touched = Vec::with_capacity(1 + flipped.len());
+        touched.push(Touched {
+            kind,
+            record: Arc::new(record),
+        });
+        if let Op::Create(changes) | Op::Update(changes) = op {
+            self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
+        }
+        touched.extend(flipped.into_iter().map(|record| Touched {
+            kind,
+            record: Arc::new(record),
+        }));
+        Ok(Step {
+            created: matches!(op, Op::Create(_)),
+            touched,
+        })
+    }
+
+    /// Puts every record of `step` in place and moves to the next version, noting the
+    /// former states in `before`.
+    pub(super) fn commit(&mut self, step: &Step, before: &mut Vec<Former>) {
+        for Touched { kind, record } in &step.touched {
+            let old = self.put(*kind, &record.id, Some(Arc::clone(record)));
+            before.push((*kind, record.id.clone(), old));
+        }
+        self.version += 1;
+    }
+
+    /// Checks that every reference the changes set names an active record.
+    fn check_references(&self, kind: Kind, changes: &[(usize, Value)]) -> Result<(), SpaceError> {
+        for (field, value) in changes {
+            let spec = kind.fields()[*field];
+            let (target, ids): (Kind, &[Box<str>]) = match (spec.ty, value) {
+                (FieldType::Ref(target), Value::Text(id)) => (target, std::slice::from_ref(id)),
+                (FieldType::Refs(target), Value::Ids(ids)) => (target, ids),
+                (FieldType::Predecessors, Value::Ids(ids)) => (kind, ids),
+                _ => continue,
+            };
+            let targets = self.collection(target);
+            if let Some(missing) = ids.iter().find(|id| !targets.is_active(id)) {
+                return Err(SpaceError::InvalidReference {
+                    field: spec.name,
+                    id: missing.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the predecessors the changes set to record `id` (now `current`) close no
+    /// cycle, within what is left of the request's `budget` (`model::deps`); checked before
+    /// the references, so that a record naming itself is a cycle even on create, where it
+    /// does not exist yet.
+    fn check_dependencies(
+        &self,
+        kind: Kind,
+        id: &str,
+        current: Option<&Record>,
+        changes: &[(usize, Value)],
+        budget: &mut Budget,
+    ) -> Result<(), SpaceError> {
+        let collection = self.collection(kind);
+        match &collection.graph {
+            Some(graph) => graph.check(&collection.records, current, id, changes, budget),
+            None => Ok(()),
+        }
+    }
+
+    /// When the write sets an exclusive flag on record `id`, every other record of the kind
+    /// that has it loses it in the same write and is touched.
+    fn clear_exclusive_flags(
+        &self,
+        kind: Kind,
+        id: &str,
+        changes: &[(usize, Value)],
+        version: u64,
+        now: i64,
+        touched: &mut Vec<Touched>,
+    ) {
+        let collection = self.collection(kind);
+        for (field, value) in changes {
+            if kind.fields()[*field].ty != FieldType::ExclusiveFlag || *value != Value::Bool(true) {
+                continue;
+            }
+            let holders = collection
+                .indexes
+                .flagged
+                .iter()
+                .filter(|(f, _)| f == field)
+                .flat_map(|(_, ids)| ids.iter().filter(|other| ***other != *id));
+            for other in holders {
+                let mut record = Record::clone(&collection.records[other]);
+                record.fields[*field] = Value::Bool(false);
+                record.touch(version, now);
+                touched.push(Touched {
+                    kind,
+                    record: Arc::new(record),
+                });
+            }
+        }
+    }
+}
+
+/// Tests only (feature `failpoints`): failpoint `space::write` panics in the middle of a
+/// write that creates or changes a record, so the end-to-end tests can check that a
+/// panicking space is reloaded and others never notice. Its action `panic` (or `return`)
+/// panics the writes of every space, `return(ID)` only those of space ID.
+#[cfg(feature = "failpoints")]
+fn injected_panic(space: &str) {
+    if let Some(only) = fail::eval("space::write", |only| only) {
+        if only.as_deref().is_none_or(|id| id == space) {
+            panic!("injected test panic");
+        }
+    }
+}

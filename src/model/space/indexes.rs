@@ -1,0 +1,257 @@
+//! The ordered indexes of a collection (listing order, exact-match fields, exclusive flags)
+//! and the packed bulk builds of persistent sets and maps.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use imbl::{OrdMap, OrdSet};
+
+use crate::model::kind::{Field, FieldType, Kind};
+use crate::model::record::{Id, Record, Value};
+
+use super::find::TaskIndexes;
+use super::list::ListQuery;
+use super::restore::PARALLEL_LOAD;
+
+/// The set of `sorted` (ascending and distinct), with full nodes. An imbl node that is full
+/// splits in the middle, so inserting in order leaves every node of a bulk build half
+/// empty; inserting every other element first and then the rest fills the gaps, and the
+/// set takes about half the memory.
+pub(super) fn packed_set<A: Ord + Clone>(sorted: Vec<A>) -> OrdSet<A> {
+    let (even, odd) = halves(sorted);
+    let mut set = OrdSet::new();
+    for a in even.into_iter().chain(odd) {
+        set.insert(a);
+    }
+    set
+}
+
+/// The map of `sorted` (keys ascending and distinct), with full nodes as in [`packed_set`].
+pub(super) fn packed_map<K: Ord + Clone, V: Clone>(sorted: Vec<(K, V)>) -> OrdMap<K, V> {
+    let (even, odd) = halves(sorted);
+    let mut map = OrdMap::new();
+    for (k, v) in even.into_iter().chain(odd) {
+        map.insert(k, v);
+    }
+    map
+}
+
+/// The even-numbered elements and the odd-numbered ones.
+fn halves<A>(items: Vec<A>) -> (Vec<A>, Vec<A>) {
+    let mut even = Vec::with_capacity(items.len().div_ceil(2));
+    let mut odd = Vec::with_capacity(items.len() / 2);
+    for (i, a) in items.into_iter().enumerate() {
+        if i % 2 == 0 {
+            even.push(a);
+        } else {
+            odd.push(a);
+        }
+    }
+    (even, odd)
+}
+
+/// A record's place in listing order: `sortOrder` ascending, then id ascending.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct OrderKey {
+    pub(super) sort_order: f64,
+    pub(super) id: Id,
+}
+
+impl OrderKey {
+    pub(super) fn of(record: &Record) -> OrderKey {
+        OrderKey {
+            sort_order: record.sort_order,
+            id: record.id.clone(),
+        }
+    }
+}
+
+impl Eq for OrderKey {}
+
+impl PartialOrd for OrderKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.sort_order
+            .total_cmp(&other.sort_order)
+            .then_with(|| self.id.as_bytes().cmp(other.id.as_bytes()))
+    }
+}
+
+/// Records by one field's string value, each value's records in listing order.
+type FieldIndex = OrdMap<Box<str>, OrdSet<OrderKey>>;
+
+/// The ordered indexes of one collection, kept in step with its records.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Indexes {
+    /// Every record.
+    pub(super) all: OrdSet<OrderKey>,
+    /// Records that are not deleted, for the default listing.
+    pub(super) active: OrdSet<OrderKey>,
+    /// For each filterable field (by position), records by that field's string value.
+    pub(super) by_field: Vec<(usize, FieldIndex)>,
+    /// For each exclusive flag (by position), the ids of records that have it set: at
+    /// most one once a write completes, so clearing it elsewhere needs no scan.
+    pub(super) flagged: Vec<(usize, OrdSet<Id>)>,
+    /// The indexes of CONTRACT §17, for tasks.
+    pub(super) tasks: Option<TaskIndexes>,
+}
+
+impl Indexes {
+    pub(super) fn new(kind: Kind) -> Indexes {
+        let positions = |keep: fn(&Field) -> bool| {
+            kind.fields()
+                .iter()
+                .enumerate()
+                .filter(move |(_, f)| keep(f))
+                .map(|(i, _)| i)
+        };
+        Indexes {
+            by_field: positions(|f| f.filter)
+                .map(|i| (i, OrdMap::new()))
+                .collect(),
+            flagged: positions(|f| f.ty == FieldType::ExclusiveFlag)
+                .map(|i| (i, OrdSet::new()))
+                .collect(),
+            tasks: (kind == Kind::Task).then(TaskIndexes::new),
+            ..Indexes::default()
+        }
+    }
+
+    /// The indexes of `records`, built from sorted runs rather than one insert at a time
+    /// (a bulk build is several times faster when a large space is loaded).
+    pub(super) fn build(kind: Kind, records: &[Arc<Record>]) -> Indexes {
+        let mut keyed: Vec<(OrderKey, &Record)> =
+            records.iter().map(|r| (OrderKey::of(r), &**r)).collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let parallel = records.len() >= PARALLEL_LOAD;
+        let tasks = (kind == Kind::Task).then_some(&keyed);
+        std::thread::scope(|scope| {
+            // The task indexes of a large collection build beside the others.
+            let tasks = match tasks {
+                Some(keyed) if parallel => {
+                    Err(scope.spawn(move || TaskIndexes::build(keyed, parallel)))
+                }
+                Some(keyed) => Ok(Some(TaskIndexes::build(keyed, parallel))),
+                None => Ok(None),
+            };
+            let mut indexes = Indexes::build_listing(kind, &keyed);
+            indexes.tasks = match tasks {
+                Ok(tasks) => tasks,
+                Err(thread) => Some(
+                    thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                ),
+            };
+            indexes
+        })
+    }
+
+    /// The listing indexes of `keyed`, the records with their keys in listing order.
+    pub(super) fn build_listing(kind: Kind, keyed: &[(OrderKey, &Record)]) -> Indexes {
+        let mut indexes = Indexes::new(kind);
+        for (field, index) in &mut indexes.by_field {
+            let mut runs: BTreeMap<&str, Vec<OrderKey>> = BTreeMap::new();
+            for (key, record) in keyed {
+                if let Some(value) = record.fields[*field].filter_key() {
+                    runs.entry(value).or_default().push(key.clone());
+                }
+            }
+            *index = runs
+                .into_iter()
+                .map(|(value, keys)| (Box::<str>::from(value), packed_set(keys)))
+                .collect();
+        }
+        for (field, ids) in &mut indexes.flagged {
+            *ids = keyed
+                .iter()
+                .filter(|(_, r)| r.fields[*field] == Value::Bool(true))
+                .map(|(_, r)| r.id.clone())
+                .collect();
+        }
+        indexes.active = packed_set(
+            keyed
+                .iter()
+                .filter(|(_, r)| !r.is_deleted())
+                .map(|(k, _)| k.clone())
+                .collect(),
+        );
+        indexes.all = packed_set(keyed.iter().map(|(k, _)| k.clone()).collect());
+        indexes
+    }
+
+    pub(super) fn add(&mut self, record: &Record) {
+        let key = OrderKey::of(record);
+        for (field, index) in &mut self.by_field {
+            if let Some(value) = record.fields[*field].filter_key() {
+                match index.get_mut(value) {
+                    Some(keys) => keys.insert(key.clone()),
+                    None => index.entry(value.into()).or_default().insert(key.clone()),
+                };
+            }
+        }
+        for (field, ids) in &mut self.flagged {
+            if record.fields[*field] == Value::Bool(true) {
+                ids.insert(record.id.clone());
+            }
+        }
+        if !record.is_deleted() {
+            self.active.insert(key.clone());
+        }
+        self.all.insert(key);
+    }
+
+    pub(super) fn remove(&mut self, record: &Record) {
+        let key = OrderKey::of(record);
+        for (field, index) in &mut self.by_field {
+            let Some(value) = record.fields[*field].filter_key() else {
+                continue;
+            };
+            if let Some(keys) = index.get_mut(value) {
+                keys.remove(&key);
+                if keys.is_empty() {
+                    index.remove(value);
+                }
+            }
+        }
+        for (_, ids) in &mut self.flagged {
+            ids.remove(&record.id);
+        }
+        self.active.remove(&key);
+        self.all.remove(&key);
+    }
+
+    /// Keys after `after` in order, from the narrowest index that covers the query.
+    pub(super) fn walk<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        after: Option<OrderKey>,
+    ) -> Box<dyn Iterator<Item = &'a OrderKey> + 'a> {
+        let set = match query.filters.first() {
+            Some((field, value)) => {
+                let keys = self
+                    .by_field
+                    .iter()
+                    .find(|(f, _)| f == field)
+                    .and_then(|(_, index)| index.get(value.as_str()));
+                match keys {
+                    Some(keys) => keys,
+                    None => return Box::new(std::iter::empty()),
+                }
+            }
+            None if query.include_deleted => &self.all,
+            None => &self.active,
+        };
+        match after {
+            Some(key) => Box::new(set.range((Bound::Excluded(key), Bound::Unbounded))),
+            None => Box::new(set.iter()),
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Rebuilding a space at start-up: from a snapshot file's contents, then replaying the
+//! journal's outcomes over it.
+
+use std::sync::Arc;
+
+use crate::model::kind::Kind;
+use crate::model::record::{Record, Records};
+use crate::model::vtodo::Objects;
+
+use super::collection::Collection;
+use super::commands::Outcome;
+use super::indexes::{packed_map, Indexes};
+use super::{FeedKey, Space};
+
+/// A collection with at least this many records is loaded on two threads.
+pub(super) const PARALLEL_LOAD: usize = 50_000;
+
+/// A space as a snapshot file holds it: plain data, checked by [`Space::from_snapshot`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpaceSnapshot {
+    /// The space id.
+    pub id: Box<str>,
+    /// The space version.
+    pub version: u64,
+    /// The highest version the space may have handed out: in `write` and `snapshot`
+    /// durability, versions are reserved on disk before they are used, so a space that
+    /// stopped uncleanly resumes above every version a client may have seen.
+    pub reserved: u64,
+    /// The records of each kind.
+    pub collections: Vec<(Kind, Vec<Arc<Record>>)>,
+}
+
+impl Space {
+    /// Re-applies a journaled outcome. It must follow the space's version, or jump to a
+    /// reserved one (the first write after an unclean stop in `write` or `snapshot`
+    /// durability); outcomes the space already holds are skipped.
+    pub fn replay(&mut self, outcome: &Outcome) -> Result<(), String> {
+        if outcome.version <= self.version {
+            return Ok(());
+        }
+        let follows = outcome.base == self.version
+            || (outcome.base > self.version && outcome.base <= self.reserved);
+        if !follows || outcome.version != outcome.base + outcome.steps.len() as u64 {
+            return Err(format!(
+                "an entry of space '{}' makes versions {}..={} but the space is at version {}",
+                self.id,
+                outcome.base + 1,
+                outcome.version,
+                self.version
+            ));
+        }
+        for touched in outcome.touched() {
+            check_record(touched.kind, &touched.record, outcome.version)?;
+        }
+        self.version = outcome.base;
+        let mut before = Vec::new();
+        for step in &outcome.steps {
+            self.commit(step, &mut before);
+        }
+        Ok(())
+    }
+
+    /// Rebuilds a space from a snapshot file's contents, checking that it is consistent.
+    /// A large collection builds its map and its indexes on two threads.
+    pub fn from_snapshot(snapshot: SpaceSnapshot) -> Result<Space, String> {
+        let mut space = Space::new(&snapshot.id);
+        space.version = snapshot.version;
+        space.reserved = snapshot.reserved.max(snapshot.version);
+        for (kind, records) in snapshot.collections {
+            let collection = space.collection_mut(kind);
+            let fill_map = |map: &mut Records| {
+                let mut sorted = Vec::with_capacity(records.len());
+                for record in &records {
+                    check_record(kind, record, snapshot.version)?;
+                    sorted.push((record.id.clone(), Arc::clone(record)));
+                }
+                // Snapshots list records by id, so this sort only checks that they are.
+                sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                if let Some(twice) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+                    return Err(format!("{} '{}' appears twice", kind.noun(), twice[0].0));
+                }
+                *map = packed_map(sorted);
+                Ok(())
+            };
+            let Collection {
+                records: map,
+                indexes,
+                ..
+            } = collection;
+            if records.len() < PARALLEL_LOAD {
+                fill_map(map)?;
+                *indexes = Indexes::build(kind, &records);
+            } else {
+                std::thread::scope(|scope| {
+                    scope.spawn(|| *indexes = Indexes::build(kind, &records));
+                    fill_map(map)
+                })?;
+            }
+            if let Some(graph) = &mut collection.graph {
+                graph.rebuild(&collection.records);
+            }
+            let reminders = records
+                .iter()
+                .filter_map(|r| collection.reminder_key(r))
+                .collect();
+            collection.reminders = reminders;
+            if let Some(fields) = &collection.calendar {
+                collection.objects = Objects::build(fields, &records);
+            }
+        }
+        let mut feed: Vec<(FeedKey, Arc<Record>)> = space
+            .collections
+            .iter()
+            .flat_map(|c| {
+                c.records
+                    .values()
+                    .map(move |r| ((r.version, c.kind, r.id.clone()), Arc::clone(r)))
+            })
+            .collect();
+        feed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        space.feed = packed_map(feed);
+        Ok(space)
+    }
+}
+
+/// Checks a stored record against its kind's table and the version it must not exceed.
+fn check_record(kind: Kind, record: &Record, max_version: u64) -> Result<(), String> {
+    if record.fields.len() != kind.fields().len() {
+        return Err(format!(
+            "{} '{}' has {} fields, expected {}",
+            kind.noun(),
+            record.id,
+            record.fields.len(),
+            kind.fields().len()
+        ));
+    }
+    if record.version > max_version {
+        return Err(format!(
+            "{} '{}' has version {} above the space version {}",
+            kind.noun(),
+            record.id,
+            record.version,
+            max_version
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,50 @@
+//! The published state of a space at one version ([`SpaceView`]), for readers and the
+//! snapshot actor.
+
+use std::sync::Arc;
+
+use crate::model::record::Records;
+
+use super::commands::Undo;
+use super::Space;
+
+/// A space's state at one version, sharing records and map nodes with the space: what the
+/// snapshot actor encodes while the space goes on serving.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpaceView {
+    /// The space id.
+    pub id: Box<str>,
+    /// The space version.
+    pub version: u64,
+    /// The highest version durably reserved (see [`SpaceSnapshot::reserved`]).
+    pub reserved: u64,
+    /// The records of each kind, in [`Kind::ALL`] order.
+    pub collections: [Records; 5],
+}
+
+impl SpaceView {
+    /// Takes back the write `undo` came from (the newest one not yet taken back).
+    pub fn revert(&mut self, undo: &Undo) {
+        for (kind, id, before) in undo.before.iter().rev() {
+            let records = &mut self.collections[kind.index()];
+            match before {
+                Some(record) => records.insert(id.clone(), Arc::clone(record)),
+                None => records.remove(id),
+            };
+        }
+        self.version = undo.base;
+    }
+}
+
+impl Space {
+    /// The whole state at the current version, in O(1): see [`SpaceView`]. Its
+    /// reservation is the version; the actor raises it to what it has reserved.
+    pub fn view(&self) -> SpaceView {
+        SpaceView {
+            id: self.id.clone(),
+            version: self.version,
+            reserved: self.version,
+            collections: self.collections.each_ref().map(|c| c.records.clone()),
+        }
+    }
+}
