@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use support::{env_or, latency, load_average, mixed_users, Server, TOKEN};
+use support::{env_or, latency, load_average, mixed_users, print_neighbours, Server, TOKEN};
 
 const TASKS: usize = 50_000;
 /// VTODOs per import body (each body well under the 1 MiB bound).
@@ -61,36 +61,7 @@ fn main() {
         .flat_map(|t| t.join().unwrap())
         .collect();
 
-    println!(
-        "\nB–K: {USERS} users, taskd bench -w mixed, {rate} requests/s in all (open loop), \
-         {seconds} s measured; latencies in ms"
-    );
-    println!(
-        "{:<6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "op", "alone p50", "alone p99", "A p50", "A p99", "Δ p50", "Δ p99"
-    );
-    for op in ["get", "patch", "post"] {
-        let (b, a) = (latency(&baseline, op), latency(&attacked, op));
-        println!(
-            "{op:<6} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>+10.2} {:>+10.2}",
-            b.0,
-            b.1,
-            a.0,
-            a.1,
-            a.0 - b.0,
-            a.1 - b.1
-        );
-    }
-    for (name, run) in [("alone", &baseline), ("attacked", &attacked)] {
-        println!(
-            "{name}: {} answers ok, {} errors, {:.0} answers/s",
-            run["total"]["ok"], run["total"]["errors"], run["total"]["throughput"]
-        );
-    }
-    println!(
-        "load average (1 min) before the baseline {}, before the attack {}, after it {}",
-        loads[0], loads[1], loads[2]
-    );
+    print_neighbours(USERS, rate, seconds, [&baseline, &attacked], &loads);
     let ok: Vec<&(u16, usize, Duration)> = reports.iter().filter(|r| r.0 == 207).collect();
     let mean = ok.iter().map(|r| r.2.as_secs_f64()).sum::<f64>() * 1e3 / ok.len().max(1) as f64;
     let bytes = ok.iter().map(|r| r.1).max().unwrap_or(0);

@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use support::{
-    connect, env_or, exchange, latency, load_average, mixed_users, request, Server, TOKEN,
+    connect, env_or, exchange, latency, load_average, mixed_users, print_neighbours, request,
+    Server, TOKEN,
 };
 
 const LAYERS: usize = 100;
@@ -72,38 +73,7 @@ fn main() {
     let answers: Vec<Vec<(&str, u16, Duration)>> =
         attackers.into_iter().map(|t| t.join().unwrap()).collect();
 
-    println!(
-        "\nB–K: {USERS} users, taskd bench -w mixed, {rate} requests/s in all (open loop), \
-         {seconds} s measured; latencies in ms"
-    );
-    println!(
-        "{:<6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "op", "alone p50", "alone p99", "A p50", "A p99", "Δ p50", "Δ p99"
-    );
-    for op in ["get", "patch", "post"] {
-        let (b, a) = (latency(&baseline, op), latency(&attacked, op));
-        println!(
-            "{op:<6} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>+10.2} {:>+10.2}",
-            b.0,
-            b.1,
-            a.0,
-            a.1,
-            a.0 - b.0,
-            a.1 - b.1
-        );
-    }
-    for (name, run) in [("alone", &baseline), ("attacked", &attacked)] {
-        println!(
-            "{name}: {} answers ok, {} errors, {:.0} answers/s",
-            run["total"]["ok"], run["total"]["errors"], run["total"]["throughput"]
-        );
-    }
-    // The machine is shared: other work on it shows in the baseline's own tail, and the
-    // load averages say when the figures are not worth comparing.
-    println!(
-        "load average (1 min) before the baseline {}, before the attack {}, after it {}",
-        loads[0], loads[1], loads[2]
-    );
+    print_neighbours(USERS, rate, seconds, [&baseline, &attacked], &loads);
     let get = latency(&attacked, "get").1 - latency(&baseline, "get").1;
     let post = latency(&attacked, "post").1 - latency(&baseline, "post").1;
     println!(

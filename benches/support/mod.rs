@@ -386,3 +386,50 @@ pub fn latency(run: &Value, op: &str) -> (f64, f64) {
         latency["p99"].as_f64().unwrap(),
     )
 }
+
+/// Prints what [`mixed_users`] measured for `users` other users at `rate` for `seconds`,
+/// alone and while a neighbour attacked (`runs`): each operation's p50 and p99 and their
+/// differences, answers, and the machine's `loads` (1-minute load averages before the
+/// baseline, before the attack and after it: a shared machine's other work shows in the
+/// baseline's own tail, and they say when the figures are not worth comparing).
+pub fn print_neighbours(
+    users: usize,
+    rate: usize,
+    seconds: usize,
+    runs: [&Value; 2],
+    loads: &[String; 3],
+) {
+    let [baseline, attacked] = runs;
+    println!(
+        "\n{users} other users, taskd bench -w mixed, {rate} requests/s in all (open loop), \
+         {seconds} s measured; latencies in ms"
+    );
+    println!(
+        "{:<6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "op", "alone p50", "alone p99", "A p50", "A p99", "Δ p50", "Δ p99"
+    );
+    for op in ["get", "patch", "post"] {
+        let (b, a) = (latency(baseline, op), latency(attacked, op));
+        println!(
+            "{op:<6} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>+10.2} {:>+10.2}",
+            b.0,
+            b.1,
+            a.0,
+            a.1,
+            a.0 - b.0,
+            a.1 - b.1
+        );
+    }
+    for (name, run) in [("alone", baseline), ("attacked", attacked)] {
+        println!(
+            "{name}: {} answers ok, {} errors, {:.0} answers/s",
+            run["total"]["ok"], run["total"]["errors"], run["total"]["throughput"]
+        );
+    }
+    // The machine is shared: other work on it shows in the baseline's own tail, and the
+    // load averages say when the figures are not worth comparing.
+    println!(
+        "load average (1 min) before the baseline {}, before the attack {}, after it {}",
+        loads[0], loads[1], loads[2]
+    );
+}

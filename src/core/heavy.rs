@@ -1,39 +1,98 @@
 //! The one mechanism for heavy work (§21, §27): work that grows with what a space holds or
 //! with a request's body (rendering a big answer, parsing an iCalendar body, a CalDAV
-//! report over a whole calendar) runs on the blocking pool, never on an HTTP worker, whose
+//! report over a whole calendar) runs on the heavy pool, never on an HTTP worker, whose
 //! other connections (other users' among them) would wait, nor on a space actor's thread.
 //!
 //! - [`run`] runs a closure there and hands back its result;
 //! - [`stream`] runs a closure that writes an answer there and streams what it writes as
 //!   it is written: the answer is never held whole, and a client that stops reading stops
 //!   the work (the channel between them holds [`CHUNKS`] chunks of [`CHUNK_BYTES`]).
+//!
+//! The pool has one thread per core, each at nice [`NICE`]: heavy work takes at most the
+//! machine's cores, waits in line beyond that, and when the cores are contended the HTTP
+//! workers (nice 0) get them first, so one account's reports cannot starve another's
+//! requests of CPU.
 
 use std::io;
+use std::sync::mpsc as queue;
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::Stream;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// How many bytes the writer gathers before it hands a chunk to the answer.
 pub(crate) const CHUNK_BYTES: usize = 32 * 1024;
 /// How many chunks may wait for the client before the writer waits too.
 pub(crate) const CHUNKS: usize = 4;
+/// The niceness of the pool's threads: the kernel then gives an HTTP worker about ten
+/// times the CPU of a heavy thread when both want it.
+pub(crate) const NICE: i32 = 10;
 
 /// Why heavy work gave no result.
 #[derive(Debug, thiserror::Error)]
-#[error("the blocking pool could not run the work: {0}")]
-pub(crate) struct Lost(String);
+#[error("the heavy work gave no result: {0}")]
+pub(crate) struct Lost(&'static str);
 
-/// Runs `work` on the blocking pool and returns what it returns.
+/// A piece of heavy work.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The queue of the pool's threads, started on first use.
+static POOL: LazyLock<Mutex<queue::Sender<Job>>> = LazyLock::new(|| {
+    let (jobs, waiting) = queue::channel::<Job>();
+    let waiting = std::sync::Arc::new(Mutex::new(waiting));
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    for n in 0..threads {
+        let waiting = std::sync::Arc::clone(&waiting);
+        let spawned = std::thread::Builder::new()
+            .name(format!("heavy-{n}"))
+            .spawn(move || {
+                lower_priority();
+                loop {
+                    let job = waiting
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .recv();
+                    let Ok(job) = job else { return };
+                    // A panicking job loses its own answer only (its sender is dropped).
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            });
+        if let Err(e) = spawned {
+            log::error!("heavy-work thread not started: {e}");
+        }
+    }
+    Mutex::new(jobs)
+});
+
+/// Sets the calling thread's niceness to [`NICE`] (on Linux, `setpriority(PRIO_PROCESS, 0)`
+/// sets the calling thread's: niceness is per thread).
+fn lower_priority() {
+    if let Err(e) = rustix::process::setpriority_process(None, NICE) {
+        log::warn!("heavy-work thread keeps its priority: {e}");
+    }
+}
+
+/// Queues `job` on the pool.
+fn spawn(job: Job) {
+    let jobs = POOL.lock().unwrap_or_else(PoisonError::into_inner);
+    if jobs.send(job).is_err() {
+        log::error!("the heavy-work pool is gone");
+    }
+}
+
+/// Runs `work` on the heavy pool and returns what it returns.
 pub(crate) async fn run<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Lost> {
-    actix_web::web::block(work)
-        .await
-        .map_err(|e| Lost(e.to_string()))
+    let (done, result) = oneshot::channel();
+    spawn(Box::new(move || {
+        let _ = done.send(work());
+    }));
+    result.await.map_err(|_| Lost("it panicked"))
 }
 
-/// Runs `write` on the blocking pool, and returns the stream of what it writes into its
+/// Runs `write` on the heavy pool, and returns the stream of what it writes into its
 /// [`Sink`], chunk by chunk as it goes. Writing fails with `BrokenPipe` once the stream is
 /// dropped (the client went away), which ends the work early; an error of `write` ends
 /// the stream with it.
@@ -41,7 +100,7 @@ pub(crate) fn stream(
     write: impl FnOnce(&mut Sink) -> io::Result<()> + Send + 'static,
 ) -> impl Stream<Item = Result<Bytes, io::Error>> + 'static {
     let (sender, mut receiver) = mpsc::channel(CHUNKS);
-    actix_web::rt::task::spawn_blocking(move || {
+    spawn(Box::new(move || {
         let mut sink = Sink {
             sender,
             buffer: BytesMut::with_capacity(CHUNK_BYTES),
@@ -52,7 +111,7 @@ pub(crate) fn stream(
                 let _ = sink.sender.blocking_send(Err(e));
             }
         }
-    });
+    }));
     futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx))
 }
 

@@ -265,47 +265,7 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
         };
         if namespace == CALDAV && open.iter().any(|(ns, n)| ns == CALDAV && n == "filter") {
             if let Event::Start(e) | Event::Empty(e) = &event {
-                let name = attribute(e, "name").unwrap_or_default();
-                match element.as_str() {
-                    "comp-filter" => nodes.push(Node::Comp(CompFilter {
-                        name,
-                        ..CompFilter::default()
-                    })),
-                    "prop-filter" => nodes.push(Node::Prop(PropFilter {
-                        name,
-                        ..PropFilter::default()
-                    })),
-                    "text-match" => nodes.push(Node::Text(TextMatch {
-                        text: String::new(),
-                        negate: attribute(e, "negate-condition").as_deref() == Some("yes"),
-                        octet: attribute(e, "collation").as_deref() == Some("i;octet"),
-                    })),
-                    "is-not-defined" => match nodes.last_mut() {
-                        Some(Node::Comp(c)) => c.is_not_defined = true,
-                        Some(Node::Prop(p)) => p.is_not_defined = true,
-                        _ => {}
-                    },
-                    "time-range" => {
-                        let range = TimeRange {
-                            start: attribute(e, "start").as_deref().and_then(parse_time),
-                            end: attribute(e, "end").as_deref().and_then(parse_time),
-                        };
-                        match nodes.last_mut() {
-                            Some(Node::Comp(c)) => c.time_range = Some(range),
-                            Some(Node::Prop(p)) => p.time_range = Some(range),
-                            _ => {}
-                        }
-                    }
-                    _ => {}
-                }
-                if empty
-                    && matches!(
-                        element.as_str(),
-                        "comp-filter" | "prop-filter" | "text-match"
-                    )
-                {
-                    close(&mut nodes, &mut report.filter);
-                }
+                filter_element(&mut nodes, &mut report.filter, &element, e, empty);
             }
         }
         if open.is_empty() {
@@ -329,6 +289,54 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
     }
     report.limit = nresults.parse().ok();
     Ok(report)
+}
+
+/// One element of a `calendar-query`'s `filter` (`e`, named `element`; `empty` when it has
+/// no content): opens its node on `nodes`, or sets what it says on the node open; a node
+/// closed here ([`close`]) goes into its parent or becomes `filter`.
+fn filter_element(
+    nodes: &mut Vec<Node>,
+    filter: &mut Option<CompFilter>,
+    element: &str,
+    e: &BytesStart<'_>,
+    empty: bool,
+) {
+    let name = attribute(e, "name").unwrap_or_default();
+    match element {
+        "comp-filter" => nodes.push(Node::Comp(CompFilter {
+            name,
+            ..CompFilter::default()
+        })),
+        "prop-filter" => nodes.push(Node::Prop(PropFilter {
+            name,
+            ..PropFilter::default()
+        })),
+        "text-match" => nodes.push(Node::Text(TextMatch {
+            text: String::new(),
+            negate: attribute(e, "negate-condition").as_deref() == Some("yes"),
+            octet: attribute(e, "collation").as_deref() == Some("i;octet"),
+        })),
+        "is-not-defined" => match nodes.last_mut() {
+            Some(Node::Comp(c)) => c.is_not_defined = true,
+            Some(Node::Prop(p)) => p.is_not_defined = true,
+            _ => {}
+        },
+        "time-range" => {
+            let range = TimeRange {
+                start: attribute(e, "start").as_deref().and_then(parse_time),
+                end: attribute(e, "end").as_deref().and_then(parse_time),
+            };
+            match nodes.last_mut() {
+                Some(Node::Comp(c)) => c.time_range = Some(range),
+                Some(Node::Prop(p)) => p.time_range = Some(range),
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+    if empty && matches!(element, "comp-filter" | "prop-filter" | "text-match") {
+        close(nodes, filter);
+    }
 }
 
 /// The prefix a namespace is written with.

@@ -35,7 +35,7 @@ use super::render;
 use super::spaces::segment;
 use crate::actors::keys::Claim;
 use crate::actors::Failure;
-use crate::core::reach;
+use crate::core::{reach, Core};
 use crate::edge::body;
 use crate::metrics::METRICS;
 use crate::model::access::Action;
@@ -204,10 +204,21 @@ pub(crate) async fn idempotency(
     req.set_payload(replay(body));
     req.extensions_mut().insert(used.clone());
     let response = next.call(req).await?;
+    keep(&core, used, response).await
+}
+
+/// Keeps the answer of the route that ran under the claimed key `used` and passes it on:
+/// the answer the handler stored with its write, else the response as it is (stored in
+/// the journal on its own). A `5xx` or `401` is not kept (§11, §9a): the key is freed,
+/// unless the write stalled, whose `settle_later` settles the key.
+async fn keep(
+    core: &Core,
+    used: KeyUse,
+    response: ServiceResponse<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let keys = core.keys();
     let status = response.status();
     if status.is_server_error() || status == StatusCode::UNAUTHORIZED {
-        // Not kept: a retry runs again (§11), and a failed authentication is no answer
-        // of the key's owner (§9a).
         let stalled = response
             .response()
             .error()
