@@ -42,6 +42,7 @@ pub(crate) mod problems;
 mod routes;
 #[cfg(test)]
 mod tests;
+mod texts;
 
 pub(crate) use kinds::schema_name;
 use kinds::KindTable;
