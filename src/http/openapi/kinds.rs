@@ -11,12 +11,12 @@ use utoipa::Modify;
 use super::dto::id_pattern;
 use crate::model::kind::FieldType;
 use crate::model::limits::{
-    thousands, EDGE_BUDGET, MAX_REMINDERS, MAX_SAFE_INTEGER, RECURRENCE_COUNT_MAX,
-    RECURRENCE_MAX_CHARS, REMINDER_MINUTES_MAX,
+    MAX_REMINDERS, MAX_SAFE_INTEGER, RECURRENCE_MAX_CHARS, REMINDER_MINUTES_MAX,
 };
 use crate::model::Kind;
 
 use super::routes::collection_paths;
+use super::texts;
 use super::{
     date_time, date_time_format, envelope, id_string, ids, nullable, reference, string,
     version_schema,
@@ -64,127 +64,64 @@ fn day_or_time() -> RefOr<Schema> {
     schema.into()
 }
 
-/// The JSON schema of a field's value.
+/// The JSON schema of a field's value, with what the field means ([`texts::field`]).
 fn field_schema(ty: FieldType) -> RefOr<Schema> {
-    let schema: Schema = match ty {
-        FieldType::Text(max) => ObjectBuilder::new()
-            .schema_type(nullable(Type::String))
-            .max_length(Some(max))
-            .into(),
+    let nullable_of = |ty| ObjectBuilder::new().schema_type(nullable(ty));
+    let read_only = |ty| ObjectBuilder::new().schema_type(ty).read_only(Some(true));
+    let mut schema: Schema = match ty {
+        FieldType::Text(max) => nullable_of(Type::String).max_length(Some(max)).into(),
         FieldType::Flag | FieldType::ExclusiveFlag => {
             ObjectBuilder::new().schema_type(Type::Boolean).into()
         }
-        FieldType::NonNegative => ObjectBuilder::new()
-            .schema_type(nullable(Type::Number))
-            .minimum(Some(0))
-            .into(),
-        FieldType::Count => ObjectBuilder::new()
-            .schema_type(nullable(Type::Integer))
+        FieldType::NonNegative => nullable_of(Type::Number).minimum(Some(0)).into(),
+        FieldType::Count => nullable_of(Type::Integer)
             .minimum(Some(0))
             .maximum(Some(MAX_SAFE_INTEGER))
             .into(),
         FieldType::DateTime => date_time().into(),
         FieldType::Choice(choices) => string().enum_values(Some(choices.iter().copied())).into(),
-        FieldType::Id | FieldType::Ref(_) => ObjectBuilder::new()
-            .schema_type(nullable(Type::String))
-            .pattern(Some(id_pattern()))
-            .into(),
-        FieldType::Refs(_) | FieldType::Ids => ids().into(),
-        FieldType::Predecessors => ids()
-            .description(Some(format!(
-                "Ids of the tasks this one waits for (CONTRACT §15): each an active task of the \
-                 space when set, else 422 invalid_reference; naming itself or closing a cycle \
-                 is 422 dependency_cycle; a request whose cycle checks would follow more than \
-                 {} edges in all is 422 dependency_too_complex (CONTRACT §21). Duplicates \
-                 dropped, order kept; [] clears.",
-                thousands(EDGE_BUDGET)
-            )))
-            .into(),
-        FieldType::Zone => ObjectBuilder::new()
-            .schema_type(nullable(Type::String))
-            .description(Some(
-                "An IANA time zone name (Europe/Paris; aliases such as US/Eastern accepted), \
-                 stored as sent; null is UTC (CONTRACT §18). Dates given as YYYY-MM-DD, all-day \
-                 days and the recurrence are read in it.",
-            ))
-            .into(),
-        FieldType::Recurrence => ObjectBuilder::new()
-            .schema_type(nullable(Type::String))
+        FieldType::Id | FieldType::Ref(_) => {
+            nullable_of(Type::String).pattern(Some(id_pattern())).into()
+        }
+        FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => ids().into(),
+        FieldType::Zone => nullable_of(Type::String).into(),
+        FieldType::Recurrence => nullable_of(Type::String)
             .max_length(Some(RECURRENCE_MAX_CHARS))
-            .description(Some(format!(
-                "An RFC 5545 RRULE value without the RRULE: prefix (FREQ=WEEKLY;BYDAY=MO), ASCII \
-                 case-insensitive, stored as sent, or null (CONTRACT §18). FREQ YEARLY, MONTHLY, \
-                 WEEKLY, DAILY or HOURLY; COUNT and INTERVAL 1 to {}; UNTIL a UTC date-time on a \
-                 timed task, a date on an all-day one. Needs a dateDue after the write, the \
-                 series' first occurrence. A write that sets status to done or completed \
-                 (ASCII case-insensitive) on an unfinished task with a recurrence moves dateDue \
-                 and dateStart to the next occurrence, keeps status, lowers COUNT and counts \
-                 the completion; when the series is over the task finishes.",
-                thousands(u64::from(RECURRENCE_COUNT_MAX))
-            )))
             .into(),
-        FieldType::Reminders => ArrayBuilder::new()
-            .items(
-                OneOfBuilder::new()
-                    .item(
-                        ObjectBuilder::new()
-                            .property("at", string().format(Some(date_time_format())))
-                            .required("at")
-                            .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-                    )
-                    .item(
-                        ObjectBuilder::new()
-                            .property(
-                                "minutesBefore",
-                                ObjectBuilder::new()
-                                    .schema_type(Type::Integer)
-                                    .minimum(Some(0))
-                                    .maximum(Some(REMINDER_MINUTES_MAX)),
-                            )
-                            .required("minutesBefore")
-                            .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-                    ),
-            )
-            .max_items(Some(MAX_REMINDERS))
-            .description(Some(
-                "When to remind (CONTRACT §18): at an instant, or minutes before dateDue. [] \
-                 clears; never null. The server fires them: a write of its own setting \
-                 remindedAt and updatedAt, within 1 s of the time, once per reminder.",
-            ))
-            .into(),
-        FieldType::Stamp => date_time()
-            .read_only(Some(true))
-            .description(Some(
-                "Read-only (CONTRACT §18, §20): remindedAt, when a reminder of the task last \
-                 fired; lastCompletedAt, the time of the last completion of a recurring task; \
-                 completedAt, when status last became finished (null while unfinished).",
-            ))
-            .into(),
-        FieldType::Tally => ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .minimum(Some(0))
-            .read_only(Some(true))
-            .description(Some(
-                "Read-only (CONTRACT §18): how often the recurring task was completed.",
-            ))
-            .into(),
+        FieldType::Reminders => reminders().into(),
+        FieldType::Stamp => date_time().read_only(Some(true)).into(),
+        FieldType::Tally => read_only(Type::Integer).minimum(Some(0)).into(),
         // Hidden: no schema lists it (see `record_schema`); an object if one did.
-        FieldType::Calendar => ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .read_only(Some(true))
-            .into(),
-        FieldType::Blocked => ObjectBuilder::new()
-            .schema_type(Type::Boolean)
-            .read_only(Some(true))
-            .description(Some(
-                "Read-only (CONTRACT §15). With TodoPredecessorsAllAny ALL: some predecessor is \
-                 unfinished; with ANY: there are predecessors and none is finished. A \
-                 predecessor is finished when deleted or its status is done or completed (ASCII \
-                 case-insensitive). A write that flips it touches the task in the same version.",
-            ))
-            .into(),
+        FieldType::Calendar => read_only(Type::Object).into(),
+        FieldType::Blocked => read_only(Type::Boolean).into(),
     };
+    match &mut schema {
+        Schema::Object(object) => object.description = texts::field(ty),
+        Schema::Array(array) => array.description = texts::field(ty),
+        _ => {}
+    }
     schema.into()
+}
+
+/// `reminders`: at an instant, or minutes before `dateDue` (CONTRACT §18).
+fn reminders() -> ArrayBuilder {
+    let closed = |name: &str, schema: ObjectBuilder| {
+        ObjectBuilder::new()
+            .property(name, schema)
+            .required(name)
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+    };
+    let minutes = ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .maximum(Some(REMINDER_MINUTES_MAX));
+    ArrayBuilder::new()
+        .items(
+            OneOfBuilder::new()
+                .item(closed("at", string().format(Some(date_time_format()))))
+                .item(closed("minutesBefore", minutes)),
+        )
+        .max_items(Some(MAX_REMINDERS))
 }
 
 /// Schema names of a kind: `Task`, `TaskCreate`, `TaskUpdate`, `TaskEnvelope`, `TaskPage`,

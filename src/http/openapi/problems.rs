@@ -11,11 +11,7 @@ use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::{Ref, RefOr};
 
-use crate::model::limits::{
-    thousands, EDGE_BUDGET, MAX_BODY_BYTES, MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT,
-    MAX_MEMBERS, MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER, MAX_TOKENS,
-};
-
+use super::texts;
 use super::{header, reference};
 
 macro_rules! problems {
@@ -86,51 +82,7 @@ problems! {
 
 /// The problem+json response of `status`, naming the codes it comes with.
 pub(super) fn problem_response(status: u16) -> Response {
-    let text = match status {
-        400 => "invalid_json, validation_failed, invalid_parameter, invalid_cursor, \
-                space_conflict or invalid_filter (a task listing's `filter`; `position` is the \
-                0-based offset, in code points, of the token where the error was found)"
-            .to_string(),
-        401 => "unauthorized: no or unknown token".to_string(),
-        403 => "forbidden: the caller's role or token does not allow the operation: a record \
-                write below editor or with a read-only token, a space or member change below \
-                owner, a scoped token where only the primary token may act (spaces, members, \
-                tokens), the admin token on a user's route, or a user's token on an admin route"
-            .to_string(),
-        404 => "not_found: no such record, space or route".to_string(),
-        408 => "request_timeout: the body did not arrive in time".to_string(),
-        409 => format!(
-            "already_exists, record_deleted, idempotency_key_in_use, default_space (a default \
-             space cannot be shared, left or deleted), last_owner (a space must keep an owner) \
-             or limit_reached ({} spaces per user, {} members and invitations per space, {} \
-             live scoped tokens per user, {} pending invitations sent per user, {} pending \
-             from one user to another)",
-            thousands(MAX_SPACES_PER_USER),
-            thousands(MAX_MEMBERS),
-            thousands(MAX_TOKENS),
-            thousands(MAX_INVITATIONS_SENT),
-            thousands(MAX_INVITATIONS_PER_INVITEE),
-        ),
-        412 => "precondition_failed: `If-Match` did not match".to_string(),
-        413 => format!("payload_too_large: body over {} MiB", MAX_BODY_BYTES >> 20),
-        415 => "unsupported_media_type: a body without a JSON content type".to_string(),
-        422 => format!(
-            "invalid_reference, dependency_cycle (with the cycle's ids in order in `cycle`), \
-             dependency_too_complex (the request's cycle checks would follow more than {} \
-             dependency edges in all; nothing changed; in a batch, `operationIndex` names the \
-             operation where the budget ran out) or idempotency_key_reused",
-            thousands(EDGE_BUDGET)
-        ),
-        429 => format!(
-            "too_many_requests: too many failed authentications from the client, a new \
-             idempotency key while the user's kept answers are at their bound, or a change \
-             stream beyond the user's {MAX_STREAMS_PER_USER}"
-        ),
-        500 => "internal: a bug; the cause is in the log".to_string(),
-        _ => "unavailable (overloaded or shutting down) or storage_unavailable (the disk \
-              failed, or did not answer within --storage-timeout-ms)"
-            .to_string(),
-    };
+    let text = texts::problem(status);
     let response = ResponseBuilder::new().description(text).content(
         "application/problem+json",
         ContentBuilder::new()
