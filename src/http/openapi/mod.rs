@@ -2,9 +2,9 @@
 //! rendered by Swagger UI at `/docs`.
 //!
 //! Most of it is derived: [`ApiDoc`] lists the handlers, whose `#[utoipa::path]` gives each
-//! operation's parameters, bodies and every status it answers, and the wire types of
-//! [`super::dto`], whose `ToSchema` gives their schemas. What is here is what cannot be
-//! derived:
+//! operation's parameters, bodies and every status it answers; the wire types of
+//! [`super::dto`] they name are collected from them, and their `ToSchema` gives their
+//! schemas. What is here is what cannot be derived:
 //!
 //! - the records of the five kinds, their create and update bodies, envelopes, pages and
 //!   change entries, and the five collections' routes: one set of generic handlers serves
@@ -19,6 +19,10 @@
 //! `TaskPage`, `ChangePage`, `BatchResponse`, ...), so a generated client has one model per
 //! envelope rather than one per operation; item paths name their id as the interface does
 //! (`/api/v1/tasks/{todoId}`).
+//!
+//! The files: this one holds [`ApiDoc`] and the schema builders the others share; `kinds`
+//! the schemas generated from the field tables; `routes` the collections' routes, rows of a
+//! table; `problems` the problem responses; `texts` the prose, as data.
 
 use std::sync::LazyLock;
 
@@ -95,55 +99,9 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         webhooks::deliveries,
     ),
     components(
-        schemas(
-            dto::Problem,
-            dto::ProblemField,
-            dto::Health,
-            dto::HealthStatus,
-            dto::NodeRole,
-            dto::PrimaryHealth,
-            dto::Me,
-            dto::MeEnvelope,
-            dto::CreatedUser,
-            dto::CreatedUserEnvelope,
-            dto::UserCreate,
-            dto::Backup,
-            dto::BackupEnvelope,
-            dto::BackupRequest,
-            dto::BatchRequest,
-            dto::BatchOperation,
-            dto::BatchMethod,
-            dto::BatchResult,
-            dto::BatchResponse,
-            dto::RoleName,
-            dto::AccessName,
-            dto::MemberState,
-            dto::Space,
-            dto::SpaceEnvelope,
-            dto::SpaceList,
-            dto::SpaceCreate,
-            dto::SpaceUpdate,
-            dto::Member,
-            dto::MemberEnvelope,
-            dto::MemberList,
-            dto::MemberPut,
-            dto::Invitation,
-            dto::InvitationList,
-            dto::Token,
-            dto::TokenEnvelope,
-            dto::TokenList,
-            dto::TokenCreate,
-            dto::Webhook,
-            dto::WebhookEnvelope,
-            dto::WebhookList,
-            dto::WebhookCreate,
-            dto::WebhookUpdate,
-            dto::Delivery,
-            dto::DeliveryList,
-            dto::Occurrence,
-            dto::OccurrencePage,
-            dto::CalendarImport,
-        ),
+        // The schemas the handlers name are collected from them; these two are only named
+        // by the hand-built schema of a batch (`dto::BatchRequest`).
+        schemas(dto::BatchOperation, dto::BatchMethod),
         responses(
             problems::Problem400,
             problems::Problem401,
