@@ -134,35 +134,15 @@ impl DirectoryState {
     /// Whether `change` may be applied now: what it names exists, and no rule of §13–§14
     /// is broken. `now` tells live tokens from expired ones.
     pub fn check(&self, change: &Change, now: i64) -> Result<(), DirectoryError> {
-        let space = |id: &str| {
-            self.spaces
-                .get(id)
-                .ok_or_else(|| DirectoryError::NotFound(format!("space '{id}'")))
-        };
-        let user = |id: &str| {
-            self.accounts
-                .get(id)
-                .ok_or_else(|| DirectoryError::NotFound(format!("user '{id}'")))
-        };
-        let spaces_of = |id: &str| self.memberships.get(id).map_or(0, |m| m.len());
-        let full = |id: &str| {
-            if spaces_of(id) >= MAX_SPACES_PER_USER {
-                Err(DirectoryError::LimitReached(format!(
-                    "a user belongs to at most {MAX_SPACES_PER_USER} spaces"
-                )))
-            } else {
-                Ok(())
-            }
-        };
         match change {
-            Change::UserCreated(_) => Ok(()),
+            Change::UserCreated(_) | Change::WebhookPositions(_) => Ok(()),
             Change::SpaceCreated(info) => {
                 let owner = info.members.keys().next().map_or("", |u| &**u);
-                user(owner)?;
-                full(owner)
+                self.user_named(owner)?;
+                self.may_join(owner)
             }
-            Change::SpaceRenamed { space: id, .. } => space(id).map(drop),
-            Change::SpaceDeleted { space: id } => match space(id)?.default_of {
+            Change::SpaceRenamed { space: id, .. } => self.space_named(id).map(drop),
+            Change::SpaceDeleted { space: id } => match self.space_named(id)?.default_of {
                 Some(_) => Err(DirectoryError::DefaultSpace),
                 None => Ok(()),
             },
@@ -170,103 +150,40 @@ impl DirectoryState {
                 space: id,
                 user: member,
                 member: Member { role, .. },
-            } => {
-                let info = space(id)?;
-                user(member)?;
-                match info.members.get(member) {
-                    None if info.default_of.is_some() => Err(DirectoryError::DefaultSpace),
-                    None if info.members.len() >= MAX_MEMBERS => Err(DirectoryError::LimitReached(
-                        format!("a space has at most {MAX_MEMBERS} members"),
-                    )),
-                    None => full(member),
-                    Some(m) if m.role == Role::Owner && *role != Role::Owner => {
-                        last_owner(info, member)
-                    }
-                    Some(_) => Ok(()),
-                }
-            }
+            } => self.check_member_set(id, member, *role),
             Change::MemberRemoved {
                 space: id,
                 user: member,
-            } => {
-                let info = space(id)?;
-                let Some(m) = info.members.get(member) else {
-                    return match self.invitation(id, member) {
-                        Some(_) => Ok(()),
-                        None => Err(DirectoryError::NotFound(format!("member '{member}'"))),
-                    };
-                };
-                if info.default_of.is_some() {
-                    Err(DirectoryError::DefaultSpace)
-                } else if m.role == Role::Owner {
-                    last_owner(info, member)
-                } else {
-                    Ok(())
-                }
-            }
-            Change::TokenCreated(token) => {
-                user(&token.user)?;
-                let live = self
-                    .tokens
-                    .values()
-                    .filter(|t| t.token.user == token.user && !t.token.expired(now))
-                    .count();
-                if live >= MAX_TOKENS {
-                    return Err(DirectoryError::LimitReached(format!(
-                        "a user has at most {MAX_TOKENS} live scoped tokens"
-                    )));
-                }
-                let theirs = self.memberships.get(&token.user);
-                match token
-                    .spaces
-                    .iter()
-                    .flatten()
-                    .find(|s| !theirs.is_some_and(|m| m.contains_key(&**s)))
-                {
-                    Some(s) => Err(DirectoryError::NotFound(format!("space '{s}'"))),
-                    None => Ok(()),
-                }
-            }
+            } => self.check_member_removed(id, member),
+            Change::TokenCreated(token) => self.check_token_created(token, now),
             Change::TokenRevoked { token } => self
                 .tokens
                 .get(token)
                 .map(drop)
                 .ok_or_else(|| DirectoryError::NotFound(format!("token '{token}'"))),
-            Change::PrimaryReset { user: id, .. } => user(id).map(drop),
+            Change::PrimaryReset { user: id, .. } => self.user_named(id).map(drop),
             Change::RoleSet {
                 space: id,
                 user: member,
                 role,
                 by,
                 ..
-            } => {
-                let info = space(id)?;
-                user(member)?;
-                match info.members.get(member) {
-                    Some(m) if m.role == Role::Owner && *role != Role::Owner => {
-                        last_owner(info, member)
-                    }
-                    Some(_) => Ok(()),
-                    None if self.invitation(id, member).is_some() => Ok(()),
-                    None if info.default_of.is_some() => Err(DirectoryError::DefaultSpace),
-                    None => self.may_invite(info, member, by),
-                }
-            }
+            } => self.check_role_set(id, member, *role, by),
             Change::Accepted {
                 space: id,
                 user: member,
                 ..
             } => {
-                space(id)?;
+                self.space_named(id)?;
                 if self.invitation(id, member).is_none() {
                     return Err(DirectoryError::NotFound(format!(
                         "invitation to space '{id}'"
                     )));
                 }
-                full(member)
+                self.may_join(member)
             }
             Change::WebhookCreated(webhook) => {
-                space(&webhook.space)?;
+                self.space_named(&webhook.space)?;
                 if self.webhooks_of(&webhook.space).count() >= MAX_WEBHOOKS_PER_SPACE {
                     return Err(DirectoryError::LimitReached(format!(
                         "a space has at most {MAX_WEBHOOKS_PER_SPACE} webhooks"
@@ -278,7 +195,111 @@ impl DirectoryState {
             Change::WebhookDeleted { webhook } | Change::WebhookGone { webhook } => {
                 self.has_webhook(webhook)
             }
-            Change::WebhookPositions(_) => Ok(()),
+        }
+    }
+
+    /// Space `id`, which a change names.
+    fn space_named(&self, id: &str) -> Result<&SpaceInfo, DirectoryError> {
+        self.spaces
+            .get(id)
+            .ok_or_else(|| DirectoryError::NotFound(format!("space '{id}'")))
+    }
+
+    /// User `id`, which a change names.
+    fn user_named(&self, id: &str) -> Result<&Arc<Account>, DirectoryError> {
+        self.accounts
+            .get(id)
+            .ok_or_else(|| DirectoryError::NotFound(format!("user '{id}'")))
+    }
+
+    /// Whether user `id` may join one more space.
+    fn may_join(&self, id: &str) -> Result<(), DirectoryError> {
+        if self.memberships.get(id).map_or(0, |m| m.len()) >= MAX_SPACES_PER_USER {
+            Err(DirectoryError::LimitReached(format!(
+                "a user belongs to at most {MAX_SPACES_PER_USER} spaces"
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether `member` may be made a member of space `id` with `role`, or have its role
+    /// changed to it (a format 3 change).
+    fn check_member_set(&self, id: &str, member: &str, role: Role) -> Result<(), DirectoryError> {
+        let info = self.space_named(id)?;
+        self.user_named(member)?;
+        match info.members.get(member) {
+            None if info.default_of.is_some() => Err(DirectoryError::DefaultSpace),
+            None if info.members.len() >= MAX_MEMBERS => Err(DirectoryError::LimitReached(
+                format!("a space has at most {MAX_MEMBERS} members"),
+            )),
+            None => self.may_join(member),
+            Some(m) if m.role == Role::Owner && role != Role::Owner => last_owner(info, member),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Whether `member` may leave space `id` (or its invitation be withdrawn).
+    fn check_member_removed(&self, id: &str, member: &str) -> Result<(), DirectoryError> {
+        let info = self.space_named(id)?;
+        let Some(m) = info.members.get(member) else {
+            return match self.invitation(id, member) {
+                Some(_) => Ok(()),
+                None => Err(DirectoryError::NotFound(format!("member '{member}'"))),
+            };
+        };
+        if info.default_of.is_some() {
+            Err(DirectoryError::DefaultSpace)
+        } else if m.role == Role::Owner {
+            last_owner(info, member)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether `token` may be made: its user exists and has room for one more live token,
+    /// and belongs to every space the token names.
+    fn check_token_created(&self, token: &Token, now: i64) -> Result<(), DirectoryError> {
+        self.user_named(&token.user)?;
+        let live = self
+            .tokens
+            .values()
+            .filter(|t| t.token.user == token.user && !t.token.expired(now))
+            .count();
+        if live >= MAX_TOKENS {
+            return Err(DirectoryError::LimitReached(format!(
+                "a user has at most {MAX_TOKENS} live scoped tokens"
+            )));
+        }
+        let theirs = self.memberships.get(&token.user);
+        match token
+            .spaces
+            .iter()
+            .flatten()
+            .find(|s| !theirs.is_some_and(|m| m.contains_key(&**s)))
+        {
+            Some(s) => Err(DirectoryError::NotFound(format!("space '{s}'"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether owner `by` may set the role of `member` in space `id`, inviting it when it
+    /// is neither a member nor invited.
+    fn check_role_set(
+        &self,
+        id: &str,
+        member: &str,
+        role: Role,
+        by: &str,
+    ) -> Result<(), DirectoryError> {
+        let info = self.space_named(id)?;
+        self.user_named(member)?;
+        match info.members.get(member) {
+            Some(m) if m.role == Role::Owner && role != Role::Owner => last_owner(info, member),
+            Some(_) => Ok(()),
+            None if self.invitation(id, member).is_some() => Ok(()),
+            None if info.default_of.is_some() => Err(DirectoryError::DefaultSpace),
+            None => self.may_invite(info, member, by),
         }
     }
 
@@ -287,42 +308,14 @@ impl DirectoryState {
     pub fn apply(&mut self, change: &Change) {
         self.applied += 1;
         match change {
-            Change::UserCreated(account) => {
-                let space = SpaceInfo {
-                    id: account.default_space.clone(),
-                    name: account.name.clone(),
-                    created_at: account.created_at,
-                    default_of: Some(account.id.clone()),
-                    members: BTreeMap::from([(
-                        account.id.clone(),
-                        Member {
-                            role: Role::Owner,
-                            added_at: account.created_at,
-                        },
-                    )]),
-                };
-                self.add_account(account.clone());
-                self.add_space(space);
-            }
+            Change::UserCreated(account) => self.apply_user_created(account),
             Change::SpaceCreated(info) => self.add_space(info.clone()),
             Change::SpaceRenamed { space, name } => {
                 if let Some(info) = self.spaces.get_mut(space) {
                     info.name = name.clone();
                 }
             }
-            Change::SpaceDeleted { space } => {
-                if let Some(info) = self.spaces.remove(space) {
-                    for user in info.members.keys() {
-                        self.set_membership(user, space, None);
-                    }
-                }
-                let invited = self.invitations.get(space).cloned().unwrap_or_default();
-                for user in invited.keys() {
-                    self.remove_invitation(space, user);
-                }
-                self.deleted.insert(space.clone());
-                self.webhooks.retain(|_, w| w.space != *space);
-            }
+            Change::SpaceDeleted { space } => self.apply_space_deleted(space),
             Change::MemberSet {
                 space,
                 user,
@@ -366,72 +359,87 @@ impl DirectoryState {
                 role,
                 by,
                 at,
-            } => {
-                let Some(info) = self.spaces.get_mut(space) else {
-                    return;
-                };
-                if let Some(member) = info.members.get_mut(user) {
-                    member.role = *role;
-                    self.set_membership(user, space, Some(*role));
-                } else if let Some(invitation) = self
-                    .invitations
-                    .get_mut(space)
-                    .and_then(|invited| invited.get_mut(user))
-                {
-                    invitation.role = *role;
-                } else {
-                    let invitation = Invitation {
-                        role: *role,
-                        by: by.clone(),
-                        at: *at,
-                    };
-                    self.add_invitation(space, user, invitation);
-                }
+            } => self.apply_role_set(space, user, *role, by, *at),
+            Change::Accepted { space, user, at } => self.apply_accepted(space, user, *at),
+            Change::WebhookCreated(_)
+            | Change::WebhookSet(_)
+            | Change::WebhookGone { .. }
+            | Change::WebhookDeleted { .. }
+            | Change::WebhookPositions(_) => self.apply_webhook_change(change),
+        }
+    }
+
+    /// A new user, with its default space (named after it, owned by it).
+    fn apply_user_created(&mut self, account: &Account) {
+        let space = SpaceInfo {
+            id: account.default_space.clone(),
+            name: account.name.clone(),
+            created_at: account.created_at,
+            default_of: Some(account.id.clone()),
+            members: BTreeMap::from([(
+                account.id.clone(),
+                Member {
+                    role: Role::Owner,
+                    added_at: account.created_at,
+                },
+            )]),
+        };
+        self.add_account(account.clone());
+        self.add_space(space);
+    }
+
+    /// A deleted space: its members, invitations and webhooks go with it; its id is kept.
+    fn apply_space_deleted(&mut self, space: &str) {
+        if let Some(info) = self.spaces.remove(space) {
+            for user in info.members.keys() {
+                self.set_membership(user, space, None);
             }
-            Change::Accepted { space, user, at } => {
-                let Some(invitation) = self.remove_invitation(space, user) else {
-                    return;
-                };
-                if let Some(info) = self.spaces.get_mut(space) {
-                    let member = Member {
-                        role: invitation.role,
-                        added_at: *at,
-                    };
-                    info.members.insert(user.clone(), member);
-                    self.set_membership(user, space, Some(invitation.role));
-                }
-            }
-            Change::WebhookCreated(webhook) => {
-                self.webhooks
-                    .insert(webhook.id.clone(), Webhook::clone(webhook));
-            }
-            Change::WebhookSet(webhook) => {
-                if let Some(old) = self.webhooks.get_mut(&webhook.id) {
-                    let position = old.position.clone();
-                    *old = Webhook::clone(webhook);
-                    if position.at_or_past(&old.position) {
-                        old.position = position;
-                    }
-                }
-            }
-            Change::WebhookGone { webhook } => {
-                if let Some(webhook) = self.webhooks.get_mut(webhook) {
-                    webhook.active = false;
-                    webhook.disabled_reason = Some("gone".into());
-                }
-            }
-            Change::WebhookDeleted { webhook } => {
-                self.webhooks.remove(webhook);
-            }
-            Change::WebhookPositions(positions) => {
-                for (id, position) in positions {
-                    if let Some(webhook) = self.webhooks.get_mut(id) {
-                        if !webhook.position.at_or_past(position) {
-                            webhook.position = position.clone();
-                        }
-                    }
-                }
-            }
+        }
+        let invited = self.invitations.get(space).cloned().unwrap_or_default();
+        for user in invited.keys() {
+            self.remove_invitation(space, user);
+        }
+        self.deleted.insert(space.into());
+        self.webhooks.retain(|_, w| *w.space != *space);
+    }
+
+    /// An owner set the role of `user` in `space`: a member's or an invitation's role
+    /// changes, anyone else is invited.
+    fn apply_role_set(&mut self, space: &str, user: &str, role: Role, by: &str, at: i64) {
+        let Some(info) = self.spaces.get_mut(space) else {
+            return;
+        };
+        if let Some(member) = info.members.get_mut(user) {
+            member.role = role;
+            self.set_membership(user, space, Some(role));
+        } else if let Some(invitation) = self
+            .invitations
+            .get_mut(space)
+            .and_then(|invited| invited.get_mut(user))
+        {
+            invitation.role = role;
+        } else {
+            let invitation = Invitation {
+                role,
+                by: by.into(),
+                at,
+            };
+            self.add_invitation(space, user, invitation);
+        }
+    }
+
+    /// An invited user accepted: an active member with the invitation's role from `at`.
+    fn apply_accepted(&mut self, space: &str, user: &str, at: i64) {
+        let Some(invitation) = self.remove_invitation(space, user) else {
+            return;
+        };
+        if let Some(info) = self.spaces.get_mut(space) {
+            let member = Member {
+                role: invitation.role,
+                added_at: at,
+            };
+            info.members.insert(user.into(), member);
+            self.set_membership(user, space, Some(invitation.role));
         }
     }
 

@@ -1,0 +1,230 @@
+//! The OpenAPI 3.1 document of the API, served at `GET /api/v1/openapi.json` (no auth) and
+//! rendered by Swagger UI at `/docs`.
+//!
+//! Most of it is derived: [`ApiDoc`] lists the handlers, whose `#[utoipa::path]` gives each
+//! operation's parameters, bodies and every status it answers; the wire types of
+//! [`super::dto`] they name are collected from them, and their `ToSchema` gives their
+//! schemas. What is here is what cannot be derived:
+//!
+//! - the records of the five kinds, their create and update bodies, envelopes, pages and
+//!   change entries, and the five collections' routes: one set of generic handlers serves
+//!   every kind, so [`KindTable`] generates them from the kinds' field tables in
+//!   [`crate::model::kind`] (a record's fields, their types and limits, the list filters);
+//! - the problem+json responses ([`problems`]), whose texts name the limits of
+//!   [`crate::model::limits`];
+//! - the bearer scheme, and the route of this document itself, which Swagger UI serves
+//!   ([`Service`]).
+//!
+//! Every response body is a named component referenced with `$ref` (`TaskEnvelope`,
+//! `TaskPage`, `ChangePage`, `BatchResponse`, ...), so a generated client has one model per
+//! envelope rather than one per operation; item paths name their id as the interface does
+//! (`/api/v1/tasks/{todoId}`).
+//!
+//! The files: this one holds [`ApiDoc`] and the schema builders the others share; `kinds`
+//! the schemas generated from the field tables; `routes` the collections' routes, rows of a
+//! table; `problems` the problem responses; `texts` the prose, as data.
+
+use std::sync::LazyLock;
+
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::HttpMethod;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::{
+    ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
+};
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Schema};
+use utoipa::{Modify, OpenApi as _};
+
+use super::dto::{self, id_pattern, nullable_date_time};
+use super::{batch, calendar, handlers, spaces, stream, tokens, webhooks};
+use crate::model::limits::MAX_IDS;
+
+mod kinds;
+pub(crate) mod problems;
+mod routes;
+#[cfg(test)]
+mod tests;
+mod texts;
+
+pub(crate) use kinds::schema_name;
+use kinds::KindTable;
+use routes::operation;
+
+/// The document, built once.
+pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
+
+/// The document: the annotated handlers, the wire types, and the generated parts.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    info(
+        title = "taskd",
+        description = "Task Management Service Interface v1: tasks, lists, schedules, categories and contexts in spaces with a version counter."
+    ),
+    paths(
+        handlers::healthz,
+        handlers::healthz_primary,
+        super::metrics,
+        handlers::me,
+        handlers::create_user,
+        tokens::reset_primary,
+        handlers::backup,
+        handlers::changes,
+        handlers::occurrences,
+        stream::stream,
+        batch::batch,
+        calendar::export,
+        calendar::import,
+        spaces::list,
+        spaces::create,
+        spaces::get,
+        spaces::update,
+        spaces::delete,
+        spaces::members,
+        spaces::put_member,
+        spaces::remove_member,
+        spaces::accept,
+        spaces::invitations,
+        tokens::list,
+        tokens::create,
+        tokens::get,
+        tokens::revoke,
+        webhooks::create,
+        webhooks::list,
+        webhooks::get,
+        webhooks::update,
+        webhooks::delete,
+        webhooks::rotate,
+        webhooks::deliveries,
+    ),
+    components(
+        // The schemas the handlers name are collected from them; these two are only named
+        // by the hand-built schema of a batch (`dto::BatchRequest`).
+        schemas(dto::BatchOperation, dto::BatchMethod),
+        responses(
+            problems::Problem400,
+            problems::Problem401,
+            problems::Problem403,
+            problems::Problem404,
+            problems::Problem408,
+            problems::Problem409,
+            problems::Problem412,
+            problems::Problem413,
+            problems::Problem415,
+            problems::Problem422,
+            problems::Problem429,
+            problems::Problem500,
+            problems::Problem503,
+        ),
+    ),
+    modifiers(&Service, &KindTable),
+)]
+pub(crate) struct ApiDoc;
+
+/// The bearer scheme, and the route of the document itself (served by Swagger UI's
+/// service, so there is no handler to annotate).
+pub(crate) struct Service;
+
+impl Modify for Service {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let components = openapi.components.get_or_insert_with(Components::new);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+        let document = operation(
+            "openapi",
+            "service",
+            "This document (no auth)",
+            &[&[429, 503]],
+            true,
+        )
+        .response(
+            "200",
+            json_response("The OpenAPI document", ObjectBuilder::new(), &[]),
+        )
+        .build();
+        openapi
+            .paths
+            .add_path_operation("/api/v1/openapi.json", vec![HttpMethod::Get], document);
+    }
+}
+
+fn string() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String)
+}
+
+fn nullable(ty: Type) -> SchemaType {
+    SchemaType::from_iter([ty, Type::Null])
+}
+
+fn id_string() -> ObjectBuilder {
+    string().pattern(Some(id_pattern()))
+}
+
+fn date_time() -> ObjectBuilder {
+    nullable_date_time()
+}
+
+fn ids() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(id_string())
+        .max_items(Some(MAX_IDS))
+}
+
+fn reference(name: &str) -> RefOr<Schema> {
+    RefOr::Ref(Ref::from_schema_name(name))
+}
+
+/// The format of a date-time.
+fn date_time_format() -> SchemaFormat {
+    SchemaFormat::KnownFormat(KnownFormat::DateTime)
+}
+
+/// `{"data": <record>, "spaceVersion": n}` and friends.
+fn envelope(data: impl Into<RefOr<Schema>>, more: &[(&str, Schema)]) -> Schema {
+    let mut object = ObjectBuilder::new().property("data", data).required("data");
+    for (name, schema) in more {
+        object = object.property(*name, schema.clone()).required(*name);
+    }
+    object.into()
+}
+
+fn version_schema() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .into()
+}
+
+/// A JSON response with `schema` and the given headers.
+fn json_response(
+    description: &str,
+    schema: impl Into<RefOr<Schema>>,
+    headers: &[&str],
+) -> Response {
+    headers
+        .iter()
+        .fold(
+            ResponseBuilder::new().description(description).content(
+                "application/json",
+                ContentBuilder::new().schema(Some(schema)).build(),
+            ),
+            |r, name| r.header(*name, header(name)),
+        )
+        .build()
+}
+
+fn header(name: &str) -> utoipa::openapi::header::Header {
+    let description = match name {
+        "ETag" => "The record's `versionUpdatedAt` (a collection's: the space version), quoted.",
+        "Location" => "The new record's, space's or token's path.",
+        "Retry-After" => "Seconds to wait before trying again.",
+        _ => "",
+    };
+    HeaderBuilder::new()
+        .schema(string())
+        .description(Some(description))
+        .build()
+}
