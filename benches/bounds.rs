@@ -1,4 +1,4 @@
-//! Bounds per client (CONTRACT §9a) measured from outside: what clients that ask and never
+//! Bounds per client (docs §9a) measured from outside: what clients that ask and never
 //! read make the server hold, as the growth of its RSS with their sockets still open.
 //!
 //! `cargo bench --bench bounds` runs the release binary (or the one `TASKD_BENCH_BIN`

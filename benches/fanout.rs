@@ -1,4 +1,4 @@
-//! Change-stream fan-out (CONTRACT §12) measured from outside: one writer, N subscribers.
+//! Change-stream fan-out (docs §12) measured from outside: one writer, N subscribers.
 //!
 //! `cargo bench --bench fanout` runs the release binary (or the one `TASKD_BENCH_BIN`
 //! names) once per configuration and repetition, on a new data directory each time:

@@ -1,4 +1,4 @@
-//! Queries of CONTRACT §17 on a big space, as its own process (the release binary).
+//! Queries of docs §17 on a big space, as its own process (the release binary).
 //!
 //! `cargo bench --bench find` fills one space with a million tasks (`Task {i}`, status
 //! `done` for a quarter, tags `a` and `b`): 1 % due within the coming week, 10 % due later,

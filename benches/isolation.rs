@@ -1,4 +1,4 @@
-//! Isolation between spaces (CONTRACT §21, "§9a — one account's work cannot stall
+//! Isolation between spaces (docs §21, "§9a — one account's work cannot stall
 //! another's"), measured on the release binary as its own process on 127.0.0.1.
 //!
 //! `cargo bench --bench isolation` starts taskd and gives user A (the default user) a

@@ -1,4 +1,4 @@
-//! Reminders fired by the server (CONTRACT §18), as its own process (the release binary).
+//! Reminders fired by the server (docs §18), as its own process (the release binary).
 //!
 //! `cargo bench --bench reminders`:
 //! - 100,000 tasks whose reminders fall due in the same second, (a) in one space and (b)

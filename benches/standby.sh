@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How closely a standby follows a loaded primary, and what that makes of a failover
-# (CONTRACT §16), measured with taskd's own load generator.
+# (docs §16), measured with taskd's own load generator.
 #
 #   bash benches/standby.sh                    (needs nats-server; Debian: apt-get install nats-server)
 #   OLD=/path/to/older/taskd bash benches/standby.sh   (the same runs with OLD first, for a ratio)

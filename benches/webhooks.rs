@@ -1,4 +1,4 @@
-//! Webhook delivery (CONTRACT §19) measured from outside, against receivers on 127.0.0.1
+//! Webhook delivery (docs §19) measured from outside, against receivers on 127.0.0.1
 //! that answer `200` at once (or, in one run, never).
 //!
 //! `cargo bench --bench webhooks` runs the release binary (or `TASKD_BENCH_BIN`) with

@@ -1,4 +1,4 @@
-//! Command-line flags, each with an environment twin (CONTRACT §1).
+//! Command-line flags, each with an environment twin (docs §1).
 
 use std::path::PathBuf;
 
@@ -77,7 +77,7 @@ pub struct Config {
           value_delimiter = ',', value_parser = address_block)]
     pub trusted_proxy: Vec<IpNet>,
 
-    /// Let webhooks (CONTRACT §19) reach loopback, private, link-local and unspecified
+    /// Let webhooks (docs §19) reach loopback, private, link-local and unspecified
     /// addresses, refused otherwise at creation and at every delivery.
     #[arg(long, env = "TASKD_WEBHOOK_ALLOW_PRIVATE",
           value_parser = clap::builder::BoolishValueParser::new())]
@@ -88,7 +88,7 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub webhook_retry_divisor: u32,
 
-    /// Answer task listings without the query indexes of CONTRACT §17 (every filter,
+    /// Answer task listings without the query indexes of docs §17 (every filter,
     /// search and order scans or walks the listing order): for measuring what the indexes
     /// gain, not for serving.
     #[arg(long, env = "TASKD_SCAN_QUERIES", hide = true)]
@@ -218,7 +218,7 @@ impl Config {
     }
 
     /// Reads the flags and the environment; exits with usage on bad flags or `--help`.
-    /// A token variable that breaks the rules (CONTRACT §9) is an error that names the
+    /// A token variable that breaks the rules (docs §9) is an error that names the
     /// variable and never its value.
     pub fn load() -> Result<Config, String> {
         let mut config = Config::parse();

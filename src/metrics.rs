@@ -78,7 +78,7 @@ const FORBIDDEN_REASONS: [&str; 5] = [
 /// Every metric taskd exports.
 pub(crate) struct Metrics {
     registry: Registry,
-    /// `taskd_webhook_deliveries_total{outcome}`: delivery attempts (CONTRACT §19) by
+    /// `taskd_webhook_deliveries_total{outcome}`: delivery attempts (docs §19) by
     /// outcome: `delivered`, `failed`, `given_up`, `gone`.
     pub webhook_deliveries: Family<OutcomeLabels, Counter>,
     /// `taskd_webhook_pending{webhook}`: events not yet delivered, per webhook this node

@@ -639,7 +639,7 @@ fn metrics_server(bind: &str) -> Result<Server, StartError> {
 
 /// Raises the open-file limit to the hard limit, and returns how many connections each
 /// of `workers` may hold so that every connection together stays below it: the rest is
-/// kept for the journal, snapshots and accepting (CONTRACT §9).
+/// kept for the journal, snapshots and accepting (docs §9).
 fn connections_per_worker(workers: usize) -> usize {
     let limit = match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(limit) => limit,

@@ -169,7 +169,7 @@ struct LineOut<'a> {
     kind: &'static str,
     space_id: &'a str,
     record: RecordJson<'a>,
-    /// What a task keeps for calendar clients (CONTRACT §20), which the API's rendering
+    /// What a task keeps for calendar clients (docs §20), which the API's rendering
     /// of the record does not show.
     #[serde(skip_serializing_if = "Option::is_none")]
     calendar: Option<&'a Calendar>,

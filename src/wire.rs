@@ -1,4 +1,4 @@
-//! The JSON form of records (CONTRACT §3), straight from the stored records: every field of
+//! The JSON form of records (docs §3), straight from the stored records: every field of
 //! the kind's table that is not hidden, absent values as `null` (arrays as `[]`), date-times
 //! as RFC 3339 UTC with milliseconds. What the JSON API answers, and what the change feed,
 //! the change stream, webhook deliveries and `taskd export` carry: the fronts share it, and

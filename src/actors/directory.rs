@@ -1,4 +1,4 @@
-//! The directory of users, spaces, members and tokens (CONTRACT §2, §13, §14), shared by
+//! The directory of users, spaces, members and tokens (docs §2, §13, §14), shared by
 //! every HTTP worker: who a bearer token belongs to, and the changes to any of it.
 //!
 //! Read on every request, so it is a read-mostly [`DirectoryState`] behind an `RwLock`: a
@@ -207,7 +207,7 @@ impl Directory {
         Ok(Ok(answer))
     }
 
-    /// Applies change number `seq` that a standby takes from the stream (CONTRACT §16), as
+    /// Applies change number `seq` that a standby takes from the stream (docs §16), as
     /// recovery applies it; `bytes` is its journal frame's length. Whether it was new (a
     /// change the directory holds already is skipped).
     pub(crate) async fn replay(

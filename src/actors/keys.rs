@@ -1,4 +1,4 @@
-//! Idempotency keys (CONTRACT §11, bounded per user by §9a): for each user and key, the
+//! Idempotency keys (docs §11, bounded per user by §9a): for each user and key, the
 //! request that first used it and the answer it got, kept for 24 hours.
 //!
 //! The table lives in memory behind a mutex and is taken only to claim a key and to
@@ -248,7 +248,7 @@ impl Keys {
         }
     }
 
-    /// Keeps an answer a standby takes from the stream (CONTRACT §16), as recovery keeps
+    /// Keeps an answer a standby takes from the stream (docs §16), as recovery keeps
     /// it: key uses go on being numbered after it.
     pub(crate) fn replay(&self, kept: Arc<(KeyUse, KeptAnswer)>) {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);

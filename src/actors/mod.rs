@@ -82,7 +82,7 @@ pub(crate) async fn within_storage<T: 'static>(
     }
 }
 
-/// Applies the entries of a stream message a standby follows (CONTRACT §16) to the live
+/// Applies the entries of a stream message a standby follows (docs §16) to the live
 /// spaces, directory and idempotency keys, in order, with the model's replay functions
 /// that recovery uses; each comes with its journal frame's length.
 pub(crate) async fn replay(

@@ -139,7 +139,7 @@ impl Spaces {
     /// Runs `read` over space `space_id` (which must exist) as every client may see it:
     /// at once on this thread, over the state its actor published, unless writes of the
     /// space wait for their sync; then on the actor, answered once they are durable
-    /// (CONTRACT §8). Errors as [`Spaces::call`].
+    /// (docs §8). Errors as [`Spaces::call`].
     pub async fn read<T: Send + 'static>(
         &self,
         space_id: &str,

@@ -1,4 +1,4 @@
-//! The reminder timer (CONTRACT §18): one for every space, so that a server holding a
+//! The reminder timer (docs §18): one for every space, so that a server holding a
 //! million future reminders sleeps until the first of them.
 //!
 //! Each space knows which of its tasks has a reminder due next ([`Space::next_reminder`],

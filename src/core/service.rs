@@ -28,7 +28,7 @@ pub(crate) struct Backup {
 /// Why a backup was not taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BackupFailure {
-    /// The target is not one a backup may write (CONTRACT §9a): why.
+    /// The target is not one a backup may write (docs §9a): why.
     BadTarget(String),
     /// The copy failed: why.
     Failed(String),

@@ -1,4 +1,4 @@
-//! The client address of a request (CONTRACT §9a), for the failed-authentication
+//! The client address of a request (docs §9a), for the failed-authentication
 //! [`throttle`](super::throttle) and the access log line, both in the middleware [`front`](super::front).
 //!
 //! Without `--trusted-proxy` it is the peer address. When the peer is in one of the

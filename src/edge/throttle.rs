@@ -1,4 +1,4 @@
-//! Failed-authentication throttling per client address (CONTRACT §9).
+//! Failed-authentication throttling per client address (docs §9).
 //!
 //! More than [`MAX_FAILURES`] failed authentications (401s) from one address within
 //! [`WINDOW`] block that address: every `/api/v1` and `/dav/` request from it gets `429`

@@ -1,4 +1,4 @@
-//! `POST /api/v1/batch` (CONTRACT §12): up to 100 writes to one space as one write, all
+//! `POST /api/v1/batch` (docs §12): up to 100 writes to one space as one write, all
 //! or nothing.
 //!
 //! Each operation names a write path of §4 and is validated like the request it stands
@@ -103,7 +103,7 @@ enum Action {
 type Operation = (Kind, Action, Map<String, Json>);
 
 /// Checks the batch's shape, naming every bad `operations[i].field`. Valid JSON that is
-/// not an object is a malformed batch too (CONTRACT §12 over §7's `invalid_json`).
+/// not an object is a malformed batch too (docs §12 over §7's `invalid_json`).
 fn parse_batch(body: &[u8]) -> Result<Vec<Operation>, ApiError> {
     let fields = match parse_fields(body) {
         Ok(fields) => fields,

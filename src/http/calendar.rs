@@ -1,4 +1,4 @@
-//! `GET` and `POST /api/v1/calendar.ics` (CONTRACT §20): a space's tasks (of one list) as
+//! `GET` and `POST /api/v1/calendar.ics` (docs §20): a space's tasks (of one list) as
 //! iCalendar, and a `text/calendar` body imported as one all-or-nothing write.
 //!
 //! The mapping and the commands a VTODO becomes are [`crate::ical`]'s; here the body is
@@ -39,7 +39,7 @@ fn list_of(params: &Params) -> Result<Option<Box<str>>, ApiError> {
 
 /// Every task of a space, or of one list, as iCalendar
 ///
-/// CONTRACT §20: `text/calendar` with one `VTODO` per task that is not deleted (of list
+/// docs §20: `text/calendar` with one `VTODO` per task that is not deleted (of list
 /// `listId` when given), and a `VTIMEZONE` for each `timeZone` their timed dates name.
 /// `ETag` is the space version.
 #[utoipa::path(
@@ -90,7 +90,7 @@ pub(crate) async fn export(
 
 /// Creates or updates one task per VTODO, all or nothing
 ///
-/// CONTRACT §20: a `text/calendar` body (at most 1 MiB) whose VTODOs create or update one
+/// docs §20: a `text/calendar` body (at most 1 MiB) whose VTODOs create or update one
 /// task each, found by `UID` (a new task's `todoId` is the `UID` when that is an id free in
 /// the space, else a new UUID; with `listId`, every task is put in that list), as one
 /// write under the batch rules of §12. Other components (`VEVENT`, …) are skipped and

@@ -118,7 +118,7 @@ pub(crate) enum MemberState {
     Invited,
 }
 
-/// A space as the caller sees it (CONTRACT §13).
+/// A space as the caller sees it (docs §13).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Space {
@@ -137,7 +137,7 @@ pub(crate) struct Space {
     pub space_version: u64,
 }
 
-/// A member of a space, or a user invited to it (CONTRACT §13, §21).
+/// A member of a space, or a user invited to it (docs §13, §21).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Member {
@@ -152,7 +152,7 @@ pub(crate) struct Member {
     pub user_id: Box<str>,
 }
 
-/// A pending invitation of the caller (CONTRACT §21).
+/// A pending invitation of the caller (docs §21).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Invitation {
@@ -166,7 +166,7 @@ pub(crate) struct Invitation {
     pub space_id: Box<str>,
 }
 
-/// A scoped token (CONTRACT §14).
+/// A scoped token (docs §14).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Token {
@@ -209,7 +209,7 @@ pub(crate) struct CreatedUser {
     pub default_space_id: Box<str>,
     pub name: Box<str>,
     /// Shown only in the first answer, not in a replay: a replayed answer is kept
-    /// without it, as tokens are stored nowhere (CONTRACT §11).
+    /// without it, as tokens are stored nowhere (docs §11).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub token: Option<Box<str>>,
@@ -288,7 +288,7 @@ pub(crate) struct ProblemField {
     pub message: String,
 }
 
-/// RFC 9457 problem details with taskd's `code` (CONTRACT §7).
+/// RFC 9457 problem details with taskd's `code` (docs §7).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Problem {
@@ -344,7 +344,7 @@ pub(crate) struct MemberPut {
     role: RoleName,
 }
 
-/// A webhook (CONTRACT §19).
+/// A webhook (docs §19).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Webhook {
@@ -515,7 +515,7 @@ pub(crate) struct BatchResponse<'a> {
     pub space_version: u64,
 }
 
-/// The query parameters of a task's occurrences (CONTRACT §18).
+/// The query parameters of a task's occurrences (docs §18).
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)]
@@ -544,7 +544,7 @@ pub(crate) struct Occurrence {
     pub date_start: Option<Stamp>,
 }
 
-/// The occurrences of a task's series in [from, to), in order (CONTRACT §18).
+/// The occurrences of a task's series in [from, to), in order (docs §18).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct OccurrencePage {
@@ -566,7 +566,7 @@ pub(crate) struct SpaceParam {
     space_id: Option<String>,
 }
 
-/// The query parameter `listId` of the calendar routes (CONTRACT §20).
+/// The query parameter `listId` of the calendar routes (docs §20).
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)]
@@ -576,7 +576,7 @@ pub(crate) struct ListParam {
     list_id: Option<String>,
 }
 
-/// What an import of `text/calendar` did (CONTRACT §20).
+/// What an import of `text/calendar` did (docs §20).
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CalendarImport {
@@ -651,7 +651,7 @@ path_param!(UserIdPath, user_id, "userId", "The user.");
 path_param!(TokenIdPath, token_id, "tokenId", "The scoped token.");
 path_param!(WebhookIdPath, webhook_id, "webhookId", "The webhook.");
 
-/// The pattern of a record id (CONTRACT §3).
+/// The pattern of a record id (docs §3).
 pub(crate) fn id_pattern() -> String {
     format!("^[A-Za-z0-9_-]{{{ID_MIN_CHARS},{ID_MAX_CHARS}}}$")
 }

@@ -34,7 +34,7 @@ pub enum ApiError {
     /// 400 invalid_cursor: a garbled cursor or one from another query.
     InvalidCursor,
     /// 400 invalid_filter: a task listing's `filter=` that does not parse or does not fit
-    /// the task fields; the problem adds its `position` (CONTRACT §17).
+    /// the task fields; the problem adds its `position` (docs §17).
     InvalidFilter(FilterError),
     /// 400 space_conflict: query and body name different spaces.
     SpaceConflict,
@@ -74,7 +74,7 @@ pub enum ApiError {
     /// 422 invalid_webhook_url: the URL's host resolves to an address §19 refuses.
     InvalidWebhookUrl(String),
     /// 422 dependency_cycle: predecessors that would close a cycle; the body's `cycle`
-    /// lists its ids in order (CONTRACT §15).
+    /// lists its ids in order (docs §15).
     DependencyCycle {
         /// The detail, naming the cycle.
         detail: String,
@@ -82,7 +82,7 @@ pub enum ApiError {
         cycle: Vec<String>,
     },
     /// 422 dependency_too_complex: the request's dependency checks would follow more edges
-    /// than its budget (CONTRACT §21); nothing was changed.
+    /// than its budget (docs §21); nothing was changed.
     DependencyTooComplex(String),
     /// 429 too_many_requests, with `Retry-After`: too many failed authentications.
     TooManyRequests(Duration),

@@ -185,7 +185,7 @@ impl FromRequest for Admin {
 }
 
 /// A request made with the admin token, as [`Admin`], but `401` for every other token, a
-/// user's (primary or scoped) included: for `/metrics` on the API's address (CONTRACT
+/// user's (primary or scoped) included: for `/metrics` on the API's address (docs
 /// §21), where a `403` would only tell a caller that its token is a user's.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct AdminToken;
@@ -293,7 +293,7 @@ impl Params {
         self.limit(FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX)
     }
 
-    /// The query of a task's occurrences (CONTRACT §18): `from` and `to`, each an RFC 3339
+    /// The query of a task's occurrences (docs §18): `from` and `to`, each an RFC 3339
     /// date-time or a date `YYYY-MM-DD`, and `limit` (1 to [`OCCURRENCES_LIMIT_MAX`]).
     pub(crate) fn occurrence_query(&self) -> Result<OccurrenceQuery, ApiError> {
         let when = |name: &str| -> Result<Option<When>, ApiError> {
@@ -335,7 +335,7 @@ impl Params {
 
     /// The listing query of a collection of `kind`: `limit` (see [`PAGE_LIMIT_MAX`]),
     /// `includeDeleted` (`true`/`false`), `cursor`, and the kind's filter fields; for tasks
-    /// also `filter`, `q`, `orderBy` and `tz` (CONTRACT §17), which other kinds ignore as
+    /// also `filter`, `q`, `orderBy` and `tz` (docs §17), which other kinds ignore as
     /// unknown parameters. The filter is parsed by the space, against the walk's `now`.
     pub(crate) fn list_query(&self, kind: Kind, plan: Plan) -> Result<ListQuery, ApiError> {
         let limit = self.limit(PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX)?;

@@ -122,7 +122,7 @@ pub(crate) async fn healthz_primary(core: Data<Core>) -> HttpResponse {
 
 /// The caller and its spaces
 ///
-/// `spaceIds`: every space the caller's token reaches (CONTRACT §13, §14), ordered as
+/// `spaceIds`: every space the caller's token reaches (docs §13, §14), ordered as
 /// `GET /api/v1/spaces`: the user's spaces for its primary token, those of its `spaceIds`
 /// for a scoped one. The admin token is no user → 401.
 #[utoipa::path(
@@ -318,7 +318,7 @@ pub(crate) async fn get(
 
 /// The occurrences of a task's series
 ///
-/// CONTRACT §18: the occurrences of the task's series in [`from`, `to`), in order, at most
+/// docs §18: the occurrences of the task's series in [`from`, `to`), in order, at most
 /// `limit` of them, `hasMore` when more follow before `to`; deleted tasks too. Readable by
 /// whoever may read the task.
 #[utoipa::path(
@@ -460,7 +460,7 @@ async fn write(
 
 /// Bodies bigger than this are read, and their answers rendered, on a blocking thread
 /// instead of the HTTP worker: a megabyte of JSON takes milliseconds either way, which the
-/// other connections of the worker, other users' among them, would wait (CONTRACT §21).
+/// other connections of the worker, other users' among them, would wait (docs §21).
 pub(super) const OFF_WORKER_BYTES: usize = 64 * 1024;
 
 /// Whether `req` came with a body bigger than [`OFF_WORKER_BYTES`].
@@ -514,7 +514,7 @@ pub(super) async fn send_write(
 
 /// Every record changed after a version (the change feed)
 ///
-/// CONTRACT §12: the records changed after version `since`, in version order, a page at a
+/// docs §12: the records changed after version `since`, in version order, a page at a
 /// time (`nextSince`, `hasMore`).
 #[utoipa::path(
     get,

@@ -1,4 +1,4 @@
-//! Idempotent retries (CONTRACT §11), as a middleware around every write route (POST,
+//! Idempotent retries (docs §11), as a middleware around every write route (POST,
 //! PATCH, PUT and DELETE under `/api/v1`), acting on requests that carry `Idempotency-Key`.
 //!
 //! It checks the key, reads the body once to fingerprint the request (method, path with
@@ -14,7 +14,7 @@
 //!
 //! A kept answer is replayed only to a request that passes the route's own checks
 //! ([`Guard`]: its token, the space it names, the caller's role there and the token's
-//! reach and access, CONTRACT §21), so a key never shows what the request could not see
+//! reach and access, docs §21), so a key never shows what the request could not see
 //! without one; a request that fails them gets that failure.
 
 use std::pin::Pin;

@@ -282,7 +282,7 @@ pub(crate) fn configure_fallback(cfg: &mut ServiceConfig) {
     operation_id = "metrics",
     tag = "service",
     summary = "Prometheus metrics (admin token; moved by --metrics-bind)",
-    description = "On the API's address only with the admin token (CONTRACT §21): 401 without it, \
+    description = "On the API's address only with the admin token (docs §21): 401 without it, \
         for a user's token (primary or scoped) too, since the metrics name users. A 401 counts \
         as a failed authentication, so a client locked out by them (§9) gets 429 here as on \
         `/api/v1`. With `--metrics-bind ADDR` it is served on that address instead, without a \
@@ -302,7 +302,7 @@ pub(crate) async fn metrics() -> HttpResponse {
 }
 
 /// `GET /metrics` on the API's address: as [`metrics`], with the admin token only, since
-/// the metrics name users (CONTRACT §21). 401 without it, for a user's token too; 429 for
+/// the metrics name users (docs §21). 401 without it, for a user's token too; 429 for
 /// a client locked out by failed authentications (see [`refusal`]).
 pub(crate) async fn admin_metrics(_: extract::AdminToken) -> HttpResponse {
     metrics().await
@@ -444,7 +444,7 @@ mod tests {
         assert_eq!(body["code"], "unavailable");
     }
 
-    /// `/metrics` on the API's address: the admin token alone (CONTRACT §21); a user's
+    /// `/metrics` on the API's address: the admin token alone (docs §21); a user's
     /// token is 401 like a wrong one, not 403 as on the admin routes.
     #[actix_web::test]
     async fn metrics_on_the_api_address_answer_the_admin_token_alone() {

@@ -130,7 +130,7 @@ pub(crate) fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
 }
 
 /// The answer to a user's creation (`201`) or to a new primary token (`200`): the user,
-/// with its new token shown and not kept (CONTRACT §11: tokens are stored nowhere).
+/// with its new token shown and not kept (docs §11: tokens are stored nowhere).
 pub(crate) fn user_answer(status: StatusCode, account: &Account, token: &str) -> Answer {
     let mut user = dto::CreatedUser {
         default_space_id: account.default_space.clone(),
@@ -146,7 +146,7 @@ pub(crate) fn user_answer(status: StatusCode, account: &Account, token: &str) ->
     }
 }
 
-/// The space object (CONTRACT §13) as `caller` sees it, at `version`.
+/// The space object (docs §13) as `caller` sees it, at `version`.
 pub(crate) fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> dto::Space {
     let role = info.members.get(&caller.account.id).map(|m| m.role.into());
     dto::Space {
@@ -160,7 +160,7 @@ pub(crate) fn space(info: &SpaceInfo, caller: &Caller, version: u64) -> dto::Spa
     }
 }
 
-/// A member object (CONTRACT §13, §21) of an active member; `name` is the user's.
+/// A member object (docs §13, §21) of an active member; `name` is the user's.
 pub(crate) fn member(user: &str, name: &str, member: &Member) -> dto::Member {
     member_object(
         user,
@@ -171,7 +171,7 @@ pub(crate) fn member(user: &str, name: &str, member: &Member) -> dto::Member {
     )
 }
 
-/// A member object (CONTRACT §21) of a user with a pending invitation: `addedAt` is the
+/// A member object (docs §21) of a user with a pending invitation: `addedAt` is the
 /// time of the invitation until it is accepted.
 pub(crate) fn invitee(user: &str, name: &str, invitation: &Invitation) -> dto::Member {
     member_object(
@@ -199,7 +199,7 @@ fn member_object(
     }
 }
 
-/// An invitation as its invited user sees it (CONTRACT §21).
+/// An invitation as its invited user sees it (docs §21).
 pub(crate) fn invitation(space: &SpaceInfo, invitation: &Invitation) -> dto::Invitation {
     dto::Invitation {
         invited_at: Stamp(invitation.at),
@@ -210,7 +210,7 @@ pub(crate) fn invitation(space: &SpaceInfo, invitation: &Invitation) -> dto::Inv
     }
 }
 
-/// A token object (CONTRACT §14), with its secret only when given.
+/// A token object (docs §14), with its secret only when given.
 pub(crate) fn token(token: &Token, secret: Option<&str>) -> dto::Token {
     dto::Token {
         access: token.access.into(),
@@ -224,7 +224,7 @@ pub(crate) fn token(token: &Token, secret: Option<&str>) -> dto::Token {
     }
 }
 
-/// A webhook object (CONTRACT §19) at `position` with `pending` events, with its secret
+/// A webhook object (docs §19) at `position` with `pending` events, with its secret
 /// only when given.
 pub(crate) fn webhook(
     webhook: &Webhook,

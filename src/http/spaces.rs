@@ -1,4 +1,4 @@
-//! Spaces and their members (CONTRACT §13): `/api/v1/spaces` and
+//! Spaces and their members (docs §13): `/api/v1/spaces` and
 //! `/api/v1/spaces/{spaceId}/members`.
 //!
 //! Each handler asks [`reach`] whether the caller may act on the space (404 for a

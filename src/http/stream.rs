@@ -1,4 +1,4 @@
-//! `GET /api/v1/changes/stream` (CONTRACT §12, bounded per client by §9a): the change
+//! `GET /api/v1/changes/stream` (docs §12, bounded per client by §9a): the change
 //! feed as server-sent events, first the backlog after `since` (or `Last-Event-ID`), then
 //! each write as it commits (in `fsync` durability, once it is durable).
 //!
@@ -14,7 +14,7 @@
 //! ends when the client goes (the body is dropped), when the space's actor drops a stream
 //! that cannot keep up, when shutdown begins (the stream ends cleanly), or at once when its
 //! reader loses access ([`Streams::end`]: removed from the space, the space deleted, the
-//! token revoked), or at its scoped token's `expiresAt` ([`expiry`], CONTRACT §21).
+//! token revoked), or at its scoped token's `expiresAt` ([`expiry`], docs §21).
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;

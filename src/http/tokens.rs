@@ -1,4 +1,4 @@
-//! Scoped tokens (CONTRACT §14): `/api/v1/tokens`, and a user's new primary token from the
+//! Scoped tokens (docs §14): `/api/v1/tokens`, and a user's new primary token from the
 //! admin, `/api/v1/admin/users/{userId}/token`.
 //!
 //! Only a primary token manages tokens ([`reach`] with [`Action::Account`]). A

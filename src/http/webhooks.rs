@@ -1,4 +1,4 @@
-//! Webhooks (CONTRACT §19): `/api/v1/webhooks` and its items, their secrets and delivery
+//! Webhooks (docs §19): `/api/v1/webhooks` and its items, their secrets and delivery
 //! logs. The sender that delivers them is [`crate::webhooks`].
 //!
 //! Every route is for the space's owner, through the primary token or a `write` token that

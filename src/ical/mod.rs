@@ -1,4 +1,4 @@
-//! Tasks as iCalendar `VTODO`s (RFC 5545) and back (CONTRACT §20): the mapping both ways,
+//! Tasks as iCalendar `VTODO`s (RFC 5545) and back (docs §20): the mapping both ways,
 //! pure, with no web or actor types.
 //!
 //! Request flow: a front hands a `text/calendar` body to [`parse_calendar`], which reads it
@@ -27,7 +27,7 @@ pub(crate) use commands::commands;
 pub(crate) use read::{parse_calendar, IcalError, Todo};
 pub(crate) use write::{object_name, uid_of, write_calendar};
 
-/// The class of a `status` (CONTRACT §20): what `STATUS` it is sent as.
+/// The class of a `status` (docs §20): what `STATUS` it is sent as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Class {
     NeedsAction,

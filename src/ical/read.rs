@@ -177,7 +177,7 @@ fn when(entry: &ICalendarEntry) -> Option<When> {
     }
 }
 
-/// A `TRIGGER` of a `DISPLAY` alarm as a reminder of CONTRACT §18, when it is one: an
+/// A `TRIGGER` of a `DISPLAY` alarm as a reminder of docs §18, when it is one: an
 /// absolute UTC time, or whole minutes before `DUE`.
 fn reminder(alarm: &ICalendarComponent) -> Option<Json> {
     let mut display = false;

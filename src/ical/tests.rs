@@ -1,4 +1,4 @@
-//! The mapping of CONTRACT §20, row by row, both ways.
+//! The mapping of docs §20, row by row, both ways.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! The one place that decides access (CONTRACT §13, §14): from the caller (its roles and
+//! The one place that decides access (docs §13, §14): from the caller (its roles and
 //! its token), a space and an action to allow, `403` or `404`. Every route asks
 //! [`decide`]; none checks a role or a token by itself.
 //!

@@ -1,7 +1,7 @@
 //! Opaque paging cursors.
 //!
 //! A cursor carries the space version at which its walk began, the `now` its first page
-//! fixed (the instant a filter's `now` and `today` are read against, CONTRACT §17), and the
+//! fixed (the instant a filter's `now` and `today` are read against, docs §17), and the
 //! [`Position`] of the last record returned in the walk's order. It ends in a tag: the
 //! first bytes of a SHA-256 over the query it belongs to and its own contents, so a garbled
 //! cursor, or one from another space, collection, filter, search, order, time zone or

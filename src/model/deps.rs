@@ -1,4 +1,4 @@
-//! Task dependencies (CONTRACT §15): `predecessorIds`, the derived `isBlocked`, and the
+//! Task dependencies (docs §15): `predecessorIds`, the derived `isBlocked`, and the
 //! reverse index that keeps both cheap.
 //!
 //! A [`Graph`] belongs to a collection whose kind has a [`FieldType::Predecessors`] field
@@ -10,7 +10,7 @@
 //!   `predecessorIds`, for the written record, and only when some record names the written
 //!   one (so nothing at all when a new task is created, which is why a long chain creates
 //!   in linear time). The edges it follows come out of the request's [`Budget`] of
-//!   [`EDGE_BUDGET`] (CONTRACT §21): a request that would follow more is refused, so no
+//!   [`EDGE_BUDGET`] (docs §21): a request that would follow more is refused, so no
 //!   single request holds its space for long;
 //! - a write that finishes or unfinishes a record (its `status`, a delete, a restore)
 //!   recomputes `isBlocked` of its direct dependents only, and touches just those whose

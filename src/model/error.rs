@@ -62,7 +62,7 @@ pub enum SpaceError {
         /// The id it named.
         id: String,
     },
-    /// Setting predecessors would close a cycle (CONTRACT §15).
+    /// Setting predecessors would close a cycle (docs §15).
     #[error("{field} would close the cycle {} -> {}", .cycle.join(" -> "), .cycle.first().map_or("", String::as_str))]
     DependencyCycle {
         /// The field that names the predecessors.
@@ -72,7 +72,7 @@ pub enum SpaceError {
         cycle: Vec<String>,
     },
     /// The dependency checks of one request would follow more edges than its budget
-    /// allows (CONTRACT §21); nothing was changed.
+    /// allows (docs §21); nothing was changed.
     #[error(
         "checking {field} for cycles would follow more than {budget} dependency edges in this \
          request; nothing was changed"
@@ -83,7 +83,7 @@ pub enum SpaceError {
         /// The request's budget, in edges.
         budget: u64,
     },
-    /// A field breaks a rule that depends on the record's state after the write (CONTRACT
+    /// A field breaks a rule that depends on the record's state after the write (docs
     /// §18: a `recurrence` on a task without `dateDue`, an `UNTIL` of the wrong form).
     #[error("{field} {message}")]
     InvalidField {
@@ -102,7 +102,7 @@ pub enum SpaceError {
     #[error("cursor is malformed or belongs to another query")]
     InvalidCursor,
     /// A `filter=` of a task listing that does not parse or does not fit the task fields
-    /// (CONTRACT §17).
+    /// (docs §17).
     #[error("{0}")]
     InvalidFilter(FilterError),
     /// An `If-Match` that the record's current version does not satisfy.
@@ -113,7 +113,7 @@ pub enum SpaceError {
         /// The record's id.
         id: String,
     },
-    /// A reminder firing (CONTRACT §18) named a task with no reminder due: deleted,
+    /// A reminder firing (docs §18) named a task with no reminder due: deleted,
     /// finished, or its reminders fired or moved meanwhile. Only the reminder timer makes
     /// firings, so no request meets this.
     #[error("{} '{id}' has no reminder due", .kind.noun())]

@@ -1,10 +1,10 @@
-//! Idempotent retries (CONTRACT §11) as data: a key's use and the answer kept for it. The
+//! Idempotent retries (docs §11) as data: a key's use and the answer kept for it. The
 //! journal and the keys file store them (see `store::codec`), the keys actor holds them,
 //! and the HTTP layer makes and replays them; none of that is here.
 
 use serde::{Deserialize, Serialize};
 
-/// One use of an idempotency key (CONTRACT §11): whose, which, for which request, when.
+/// One use of an idempotency key (docs §11): whose, which, for which request, when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyUse {
     /// Position in the order keys were first used, for compaction.

@@ -38,7 +38,7 @@ pub enum FieldType {
     /// An integer from 0 to 2^53 − 1, or null.
     Count,
     /// An RFC 3339 date-time within years 0001–9999 UTC, or a date `YYYY-MM-DD` meaning
-    /// 00:00 of that day in the record's `timeZone` after the write (CONTRACT §18), or null.
+    /// 00:00 of that day in the record's `timeZone` after the write (docs §18), or null.
     DateTime,
     /// One of the listed strings; the first is the default; never null.
     Choice(&'static [&'static str]),
@@ -51,7 +51,7 @@ pub enum FieldType {
     /// Up to [`MAX_IDS`] id-shaped strings; duplicates dropped.
     Ids,
     /// Up to [`MAX_IDS`] ids of active records of the same kind that the record waits for;
-    /// duplicates dropped; never closing a cycle (CONTRACT §15, `model::deps`).
+    /// duplicates dropped; never closing a cycle (docs §15, `model::deps`).
     Predecessors,
     /// A boolean the space derives from the record's predecessors (`isBlocked`): read-only
     /// in a request body, false by default, never null.
@@ -70,7 +70,7 @@ pub enum FieldType {
     /// An integer the space counts (`completedCount`): read-only in a request body, 0 by
     /// default, never null.
     Tally,
-    /// What a task keeps of the VTODO a calendar client sent (CONTRACT §20, see
+    /// What a task keeps of the VTODO a calendar client sent (docs §20, see
     /// [`Calendar`](super::vtodo::Calendar)), or null: hidden from the JSON API (no
     /// response shows it, no request or filter names it), written by the calendar fronts.
     Calendar,
@@ -146,7 +146,7 @@ const TASK_FIELDS: &[Field] = &[
     // defaults (`store::codec`), so they stay last.
     field("predecessorIds", FieldType::Predecessors),
     filter("isBlocked", FieldType::Blocked),
-    // Added in format 5 (CONTRACT §18): records of formats 1 to 4 are read with these at
+    // Added in format 5 (docs §18): records of formats 1 to 4 are read with these at
     // their defaults (`store::codec`), so they stay last.
     field("timeZone", FieldType::Zone),
     field("isAllDay", FieldType::Flag),
@@ -156,7 +156,7 @@ const TASK_FIELDS: &[Field] = &[
     field("remindedAt", FieldType::Stamp),
     field("completedCount", FieldType::Tally),
     field("lastCompletedAt", FieldType::Stamp),
-    // Added in format 7 (CONTRACT §20): records of formats 1 to 6 are read with these at
+    // Added in format 7 (docs §20): records of formats 1 to 6 are read with these at
     // their defaults (`store::codec`), so they stay last.
     field("completedAt", FieldType::Stamp),
     field("calendar", FieldType::Calendar),

@@ -10,7 +10,7 @@ pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 /// The most bytes a request body may have (1 MiB); more is 413.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// The shortest and longest record id, in characters of `[A-Za-z0-9_-]` (CONTRACT §3).
+/// The shortest and longest record id, in characters of `[A-Za-z0-9_-]` (docs §3).
 pub const ID_MIN_CHARS: usize = 1;
 /// See [`ID_MIN_CHARS`].
 pub const ID_MAX_CHARS: usize = 64;
@@ -37,7 +37,7 @@ pub const FEED_LIMIT_MAX: usize = 1_000;
 /// See [`FEED_LIMIT_MAX`].
 pub const FEED_LIMIT_DEFAULT: usize = 100;
 
-/// The longest `filter=` of a task listing, in characters (CONTRACT §17).
+/// The longest `filter=` of a task listing, in characters (docs §17).
 pub const FILTER_MAX_CHARS: usize = 2_000;
 /// The most comparisons a filter has; `in (…)` and `not in (…)` count one each.
 pub const FILTER_MAX_COMPARISONS: usize = 50;
@@ -54,7 +54,7 @@ pub const MAX_OPERATIONS: usize = 100;
 /// The longest `Idempotency-Key`, in printable ASCII characters (at least one).
 pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 
-/// The most edges the dependency checks of one request may follow in all (CONTRACT §21,
+/// The most edges the dependency checks of one request may follow in all (docs §21,
 /// §9a): a batch is one request and shares one budget. Enough for any single write to a
 /// graph of 10,000 tasks each naming 100 others; beyond it the request is refused with
 /// `SpaceError::DependencyTooComplex` instead of holding its space for long.
@@ -95,7 +95,7 @@ pub const FIRST_INSTANT_MS: i64 = -62_135_596_800_000;
 /// See [`FIRST_INSTANT_MS`].
 pub const LAST_INSTANT_MS: i64 = 253_402_300_799_999;
 
-/// The longest `recurrence` rule of a task, in characters (CONTRACT §18).
+/// The longest `recurrence` rule of a task, in characters (docs §18).
 pub const RECURRENCE_MAX_CHARS: usize = 500;
 /// The largest `COUNT` of a recurrence rule (at least 1).
 pub const RECURRENCE_COUNT_MAX: u32 = 1_000;
@@ -132,9 +132,9 @@ pub fn thousands(n: impl ToString) -> String {
 }
 
 /// The most bytes of a VTODO's properties and components that a task keeps verbatim
-/// (CONTRACT §20: those taskd does not map).
+/// (docs §20: those taskd does not map).
 pub const CALENDAR_KEPT_MAX_BYTES: usize = 64 << 10;
-/// The largest `text/calendar` body an import takes (CONTRACT §20).
+/// The largest `text/calendar` body an import takes (docs §20).
 pub const CALENDAR_BODY_MAX_BYTES: usize = 1 << 20;
 
 #[cfg(test)]

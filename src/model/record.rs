@@ -33,9 +33,9 @@ pub enum Value {
     Time(i64),
     /// An array of id strings.
     Ids(Box<[Box<str>]>),
-    /// A task's reminders (CONTRACT §18), in the order sent.
+    /// A task's reminders (docs §18), in the order sent.
     Reminders(Box<[Reminder]>),
-    /// What a task keeps of a calendar client's VTODO (CONTRACT §20).
+    /// What a task keeps of a calendar client's VTODO (docs §20).
     Calendar(Box<Calendar>),
 }
 

@@ -1,4 +1,4 @@
-//! Date-times out (CONTRACT §3): RFC 3339 in UTC with milliseconds,
+//! Date-times out (docs §3): RFC 3339 in UTC with milliseconds,
 //! `2026-11-22T09:15:02.123Z`.
 //!
 //! Every record a response shows has two or three of them and every log line one, so the

@@ -1,4 +1,4 @@
-//! The time fields of a task in a write (CONTRACT §18): dates given as days, all-day
+//! The time fields of a task in a write (docs §18): dates given as days, all-day
 //! normalisation, the check of `recurrence` against the state after the write, and the roll
 //! of a completion.
 //!
@@ -89,7 +89,7 @@ impl TimeFields {
         })
     }
 
-    /// When a reminder of `record` is next due to fire (CONTRACT §18): the earliest of its
+    /// When a reminder of `record` is next due to fire (docs §18): the earliest of its
     /// reminders due after its `remindedAt` (see [`next_due`]); `None` for a deleted or
     /// finished task, or when none is left. The time may be past: it is then due now.
     pub fn next_reminder(&self, record: &Record) -> Option<i64> {

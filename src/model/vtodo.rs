@@ -1,4 +1,4 @@
-//! What a task keeps for calendar clients (CONTRACT §20), and the two rules a write of a task
+//! What a task keeps for calendar clients (docs §20), and the two rules a write of a task
 //! applies to it: `completedAt` and the `PRIORITY` that stands behind `isImportant`.
 //!
 //! A task has two fields for this at the end of its table: `completedAt`, a read-only
@@ -32,7 +32,7 @@ pub struct Calendar {
     /// `PRIORITY` as sent, 0 to 9 (`None`: not sent). [`CalendarFields::settle`] keeps it
     /// in step with `isImportant`, which is true exactly when it is 1 to 4.
     pub priority: Option<u8>,
-    /// The `CATEGORIES` values without the id shape of CONTRACT §3, as sent (the id-shaped
+    /// The `CATEGORIES` values without the id shape of docs §3, as sent (the id-shaped
     /// ones are the task's `tagIds`).
     pub categories: Vec<Box<str>>,
     /// Every other property and component of the VTODO, as iCalendar content lines (the
@@ -41,7 +41,7 @@ pub struct Calendar {
     pub kept: Box<str>,
 }
 
-/// Whether `priority` makes a task important: 1 (highest) to 4 (CONTRACT §20).
+/// Whether `priority` makes a task important: 1 (highest) to 4 (docs §20).
 pub fn is_important_priority(priority: u8) -> bool {
     (1..=4).contains(&priority)
 }
@@ -100,7 +100,7 @@ impl CalendarFields {
     /// Completes `record`, which a write of `changes` took from `before` (`None` on
     /// create), at the write's time `now`:
     ///
-    /// - `completedAt` is null while `status` is unfinished (CONTRACT §15); when the write
+    /// - `completedAt` is null while `status` is unfinished (docs §15); when the write
     ///   finishes the task, it is the time the write gives it (a calendar client's
     ///   `COMPLETED`) or else `now`; a finished task that stays finished keeps it;
     /// - a write that sets `isImportant` and not the calendar data brings a kept `PRIORITY`
@@ -242,7 +242,7 @@ impl Objects {
     }
 }
 
-/// A space's tasks as calendar clients name them (CONTRACT §20), at one version; taken in
+/// A space's tasks as calendar clients name them (docs §20), at one version; taken in
 /// O(1) ([`Space::calendar_tasks`](super::space::Space::calendar_tasks)), since the maps are
 /// persistent. Every lookup is O(log n).
 #[derive(Debug, Clone)]

@@ -1,5 +1,5 @@
 //! Wall times in a time zone, for both sections of the contract that read them: the queries
-//! of CONTRACT §17 (`today`, `YYYY-MM-DD` dates and the calendar days and weeks of `now+7d`,
+//! of docs §17 (`today`, `YYYY-MM-DD` dates and the calendar days and weeks of `now+7d`,
 //! which keep the wall time across daylight-saving changes) and the time rules of tasks of
 //! §18 (a task's `timeZone`, its `YYYY-MM-DD` dates and the days of all-day tasks).
 //!

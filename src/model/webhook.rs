@@ -1,4 +1,4 @@
-//! Webhooks (CONTRACT §19) as values, with no web or actor types: the stored webhook and
+//! Webhooks (docs §19) as values, with no web or actor types: the stored webhook and
 //! its position in its space's feed, the validation of a request's body, the event type a
 //! record's state makes, the address check, Standard Webhooks signing, the retry schedule
 //! and `Retry-After`.

@@ -1,4 +1,4 @@
-//! Fencing (CONTRACT §16): how a node judges the stream's answer to one append.
+//! Fencing (docs §16): how a node judges the stream's answer to one append.
 //!
 //! A node appends only where it believes the stream ends (`tail`): each append carries the
 //! expected last sequence `tail` and the message id `<epoch>.<tail + 1>`. NATS 2.9 checks the

@@ -1,4 +1,4 @@
-//! Replication (CONTRACT §16): with `--nats`, every group-commit batch the
+//! Replication (docs §16): with `--nats`, every group-commit batch the
 //! journal writes is also appended to the NATS JetStream stream `taskd_<cluster>`, fenced by
 //! the stream's expected last sequence, and a write is answered only once both the stream
 //! and the local disk hold it. One node, the holder of the lease in the key-value bucket
@@ -139,7 +139,7 @@ pub enum ReplicationError {
     #[error(
         "the stream keeps messages {first} to {last}, and this data dir holds only up to \
          message {held}: the ones between were trimmed by the stream's limits. Start this \
-         node from a backup of a node of the cluster (taskd backup), see the README"
+         node from a backup of a node of the cluster (taskd backup), see docs/multi-node.md"
     )]
     Trimmed {
         /// The stream's first sequence.

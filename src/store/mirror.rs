@@ -1,6 +1,6 @@
 //! A second place every journal batch goes to besides the local segment: the store's own
 //! trait, so the journal knows nothing of what implements it (replication does, with a
-//! NATS JetStream stream, CONTRACT §16).
+//! NATS JetStream stream, docs §16).
 //!
 //! The journal writer hands each batch to the mirror before it writes and syncs the same
 //! bytes locally, then waits for the mirror's verdict: a batch is stored only when both

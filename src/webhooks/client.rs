@@ -1,4 +1,4 @@
-//! The HTTP client of the webhook sender (CONTRACT §19): actix's own (`awc`), on the
+//! The HTTP client of the webhook sender (docs §19): actix's own (`awc`), on the
 //! sender's arbiter, with rustls over the system's roots, no redirects, a 10 s bound on the
 //! status line (connect included) and answers read up to 64 KiB.
 //!

@@ -1,4 +1,4 @@
-//! The webhook sender (CONTRACT §19): a front like the JSON API, which reads each space's
+//! The webhook sender (docs §19): a front like the JSON API, which reads each space's
 //! change feed through the registry (as a feed page does) and moves webhooks' positions
 //! through the directory (as a request changes a token).
 //!
@@ -56,7 +56,7 @@ use client::{Sender, Sent};
 
 /// How often the supervisor looks at the directory.
 const TICK: Duration = Duration::from_millis(200);
-/// How often acknowledged positions are journaled (CONTRACT §19: after a crash, at most
+/// How often acknowledged positions are journaled (docs §19: after a crash, at most
 /// the events acknowledged in the last second come again): a multiple of [`TICK`], with
 /// room for the journal's sync within the second.
 const FLUSH: Duration = Duration::from_millis(800);
@@ -239,7 +239,7 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
 }
 
 /// Wakes an idle webhook's task when its space has a durable write: a change stream of the
-/// space (as a client's, CONTRACT §12) whose items serve only as signals, the events being
+/// space (as a client's, docs §12) whose items serve only as signals, the events being
 /// read from the feed. When the task does not keep up, the space ends the stream (its
 /// buffer is full) and the next wait starts another; a lost signal costs at most [`POLL`].
 struct Wake(Option<mpsc::Receiver<Arc<Committed>>>);
@@ -402,7 +402,7 @@ async fn attempt(
     then
 }
 
-/// A webhook delivery's body (CONTRACT §19): `{"type", "spaceId", "version" (the record's
+/// A webhook delivery's body (docs §19): `{"type", "spaceId", "version" (the record's
 /// `versionUpdatedAt`), "timestamp" (its `updatedAt`), "data": <record>}`.
 fn delivery(event: &str, space: &str, change: &Touched) -> Vec<u8> {
     #[derive(Serialize)]

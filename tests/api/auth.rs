@@ -1,5 +1,5 @@
 //! Bearer tokens, the admin route, `/me`, and the isolation of one user's spaces from
-//! another's (CONTRACT §2).
+//! another's (docs §2).
 
 use actix_web::http::Method;
 use serde_json::{json, Value};
@@ -51,7 +51,7 @@ async fn missing_malformed_or_unknown_tokens_are_401_with_www_authenticate_beare
         routes.push((Method::DELETE, format!("/api/v1/{collection}/x")));
         routes.push((Method::POST, format!("/api/v1/{collection}/x/restore")));
     }
-    // Every 401 counts against the address (CONTRACT §9: more than 100 in 10 s are
+    // Every 401 counts against the address (docs §9: more than 100 in 10 s are
     // throttled), so each server takes ten routes, 90 failures.
     for routes in routes.chunks(10) {
         let app = spawn_app();

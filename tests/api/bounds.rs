@@ -1,4 +1,4 @@
-//! Bounds per client (CONTRACT §9a): kept idempotency answers, feed pages and change
+//! Bounds per client (docs §9a): kept idempotency answers, feed pages and change
 //! streams are bounded in bytes, a 401 is never kept, and every file is the owner's only.
 
 use std::collections::BTreeMap;

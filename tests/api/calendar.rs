@@ -1,4 +1,4 @@
-//! iCalendar (CONTRACT §20) over HTTP: `GET` and `POST /api/v1/calendar.ics`, the VTODO
+//! iCalendar (docs §20) over HTTP: `GET` and `POST /api/v1/calendar.ics`, the VTODO
 //! mapping both ways, unknown properties round trip, all-or-nothing imports, roles, and
 //! `completedAt` on the JSON API.
 

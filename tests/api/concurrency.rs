@@ -1,5 +1,5 @@
 //! Concurrency: many writes at once to one space each get their own version, and none is
-//! lost (CONTRACT §5).
+//! lost (docs §5).
 
 use std::collections::BTreeSet;
 

@@ -1,4 +1,4 @@
-//! CalDAV (CONTRACT §20) over HTTP: discovery from `/.well-known/caldav`, Basic
+//! CalDAV (docs §20) over HTTP: discovery from `/.well-known/caldav`, Basic
 //! authentication with a token, `OPTIONS` and `PROPFIND` of the root, the principal and
 //! the calendar home with its calendars, the reports, `GET`, `DELETE`, and `PUT` (create,
 //! update, preconditions, moves between calendars, restores, refusals).

@@ -1,4 +1,4 @@
-//! Task dependencies (CONTRACT §15): `predecessorIds` and its rules, `dependency_cycle`,
+//! Task dependencies (docs §15): `predecessorIds` and its rules, `dependency_cycle`,
 //! the read-only `isBlocked` with `ALL` and `ANY`, its flips touching other tasks in the
 //! same write, the `isBlocked` filter, batches and restarts.
 

@@ -1,4 +1,4 @@
-//! Durability (CONTRACT §8): crashes lose no answered write, versions are never reused,
+//! Durability (docs §8): crashes lose no answered write, versions are never reused,
 //! one process per data directory, the journal's damage rules, and the golden data
 //! directories of every format version. (Storage failures and panics are injected with
 //! failpoints: `tests/failpoints`.)

@@ -111,7 +111,7 @@ async fn metrics_parse_and_move_with_traffic() {
     }
 }
 
-/// CONTRACT §21: the metrics name users, so on the API's address only the admin token
+/// docs §21: the metrics name users, so on the API's address only the admin token
 /// reads them; every other token is 401, a user's too (not 403). On a `--metrics-bind`
 /// address they stay open, and the API's address no longer serves them.
 #[actix_web::test]
@@ -392,7 +392,7 @@ async fn the_openapi_document_is_served_without_auth_and_describes_every_route()
     assert_eq!(result["data"]["$ref"], "#/components/schemas/Record");
     assert_eq!(result["status"]["enum"], json!([200, 201]));
     assert_eq!(schemas["Record"]["oneOf"].as_array().map(Vec::len), Some(5));
-    // A replayed user creation carries no token (CONTRACT §11).
+    // A replayed user creation carries no token (docs §11).
     assert!(schemas["CreatedUser"]["properties"]["token"].is_object());
     assert!(!schemas["CreatedUser"]["required"]
         .as_array()

@@ -1,5 +1,5 @@
 //! Errors: problem+json for unknown routes, wrong methods, bodies that are too large, not
-//! JSON or not objects, and malformed path ids (CONTRACT §4, §7).
+//! JSON or not objects, and malformed path ids (docs §4, §7).
 
 use actix_web::http::Method;
 use actix_web::web::Bytes;

@@ -1,4 +1,4 @@
-//! What one account may do to others (CONTRACT §21): replays pass the checks of a new
+//! What one account may do to others (docs §21): replays pass the checks of a new
 //! request, nobody is made a member without accepting an invitation, and the limits on
 //! invitations keep a user from being locked out of its own spaces.
 

@@ -1,4 +1,4 @@
-//! Limits and abuse (CONTRACT §9): stalled bodies, many connections, environment tokens,
+//! Limits and abuse (docs §9): stalled bodies, many connections, environment tokens,
 //! failed-authentication throttling (behind a trusted proxy too, §9a), and over-long arrays.
 
 use std::io::{Read, Write};

@@ -1,5 +1,5 @@
 //! Listing: page size, parameters, filters, order, cursors and consistent walks
-//! (CONTRACT §6).
+//! (docs §6).
 
 use futures_util::future::join_all;
 use serde_json::{json, Value};

@@ -1,5 +1,5 @@
 //! Persistence: graceful restarts, periodic snapshots, and refusing to start on corrupt
-//! data files without touching them (CONTRACT §1, §5).
+//! data files without touching them (docs §1, §5).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -64,7 +64,7 @@ pub(crate) async fn fill(user: As<'_>) {
     user.patch("/api/v1/tasks/T", json!({"status": "doing"}))
         .await
         .expect(200);
-    // Dependencies (CONTRACT §15): a task listed (by id) before its predecessors, one of
+    // Dependencies (docs §15): a task listed (by id) before its predecessors, one of
     // them deleted after it was named, and a flip of `isBlocked` by a status.
     user.create("tasks", json!({"todoId": "Z-first", "status": "open"}))
         .await;

@@ -1,4 +1,4 @@
-//! Queries on tasks: `filter`, `q`, `orderBy` and `tz` (CONTRACT §17), over HTTP.
+//! Queries on tasks: `filter`, `q`, `orderBy` and `tz` (docs §17), over HTTP.
 
 use chrono::{DateTime, Duration, SecondsFormat, TimeZone, Utc};
 use chrono_tz::Tz;

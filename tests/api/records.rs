@@ -1,5 +1,5 @@
 //! Records: every endpoint for every kind, the fields a record has, ids, date-times,
-//! `sortOrder` defaults, references, `isDefault`, id arrays and field limits (CONTRACT §3).
+//! `sortOrder` defaults, references, `isDefault`, id arrays and field limits (docs §3).
 
 use std::time::Duration;
 

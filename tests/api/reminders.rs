@@ -1,4 +1,4 @@
-//! Reminders fired by the server (CONTRACT §18): each a write of its own, within a second of
+//! Reminders fired by the server (docs §18): each a write of its own, within a second of
 //! its time, once; re-armed by a moved `dateDue` and by a completion's roll; never for
 //! deleted or finished tasks; those that came due while taskd was stopped fired once at
 //! start-up, and not again after a second restart.

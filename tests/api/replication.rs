@@ -1,4 +1,4 @@
-//! Replication (CONTRACT §16) with real processes: the journal appended to a real NATS
+//! Replication (docs §16) with real processes: the journal appended to a real NATS
 //! JetStream stream with fencing, one primary by lease, standbys that follow it and answer
 //! `503 not_primary`, nodes brought to the stream at start, and the cases S1–S8 of the
 //! design notes (kill -9, SIGSTOP, a network cut, a planned stop, NATS and its stream leader

@@ -1,4 +1,4 @@
-//! Shared spaces and their members (CONTRACT §13): the space object, the routes by role,
+//! Shared spaces and their members (docs §13): the space object, the routes by role,
 //! visibility (404 before 403), deletion, the default space and the last owner, limits,
 //! idempotent retries, and durability across a clean restart and `kill -9`.
 
@@ -17,7 +17,7 @@ use crate::helpers::{
     spawn_app_with, wait_until, As, NewUser, Options, Reply, TestApp, KINDS,
 };
 
-/// The fields of a space object, sorted (CONTRACT §13).
+/// The fields of a space object, sorted (docs §13).
 pub(crate) const SPACE_FIELDS: [&str; 7] = [
     "createdAt",
     "isDefault",
@@ -28,7 +28,7 @@ pub(crate) const SPACE_FIELDS: [&str; 7] = [
     "spaceVersion",
 ];
 
-/// The fields of a member object, sorted (CONTRACT §13).
+/// The fields of a member object, sorted (docs §13).
 const MEMBER_FIELDS: [&str; 5] = ["addedAt", "name", "role", "state", "userId"];
 
 /// The keys of a JSON object, sorted.
@@ -109,7 +109,7 @@ pub(crate) async fn put_member(owner: As<'_>, space: &str, user_id: &str, role: 
         .await
 }
 
-/// Invites (201) `user` to `space` with `role`, as `owner`, and has it accept (CONTRACT
+/// Invites (201) `user` to `space` with `role`, as `owner`, and has it accept (docs
 /// §21); returns its member object as the member list then shows it.
 pub(crate) async fn add_member(owner: As<'_>, space: &str, user: &NewUser, role: &str) -> Value {
     let reply = put_member(owner, space, &user.user_id, role).await;

@@ -1,4 +1,4 @@
-//! Sync for real clients (CONTRACT §10–§12): conditional requests, idempotent retries,
+//! Sync for real clients (docs §10–§12): conditional requests, idempotent retries,
 //! the change feed, the change stream and atomic batches.
 
 use std::collections::BTreeSet;
@@ -788,7 +788,7 @@ async fn a_batch_whose_50th_operation_fails_leaves_no_trace() {
 
 #[actix_web::test]
 async fn a_batch_of_a_megabyte_is_read_and_answered_like_a_small_one() {
-    // Over 64 KiB a batch is read and answered on a blocking thread (CONTRACT §21): the
+    // Over 64 KiB a batch is read and answered on a blocking thread (docs §21): the
     // same answers, the same errors.
     let app = spawn_app();
     let note = |c: char| c.to_string().repeat(100_000);

@@ -1,4 +1,4 @@
-//! Time (CONTRACT §18; the firing of reminders is in `reminders.rs`): the fields `timeZone`, `isAllDay`,
+//! Time (docs §18; the firing of reminders is in `reminders.rs`): the fields `timeZone`, `isAllDay`,
 //! `recurrence`, `recurFrom`, `reminders` and the read-only counters, dates given as days,
 //! all-day days, the roll of a completion (PATCH and batch, both `recurFrom` modes, `COUNT`
 //! and the end of a series, keyed retries), the occurrences listing, and restarts.

@@ -1,4 +1,4 @@
-//! Access tokens (CONTRACT §14): scoped tokens made, listed, used and revoked; what a
+//! Access tokens (docs §14): scoped tokens made, listed, used and revoked; what a
 //! `read` token and a token limited to some spaces may do; expiry, `lastUsedAt`, the limit
 //! of 100; the admin's replacement of a primary token; durability.
 
@@ -18,7 +18,7 @@ use crate::spaces::{
     record_writes, sid, space_routes, version_of, Call, Stream,
 };
 
-/// The fields of a token object, sorted (CONTRACT §14).
+/// The fields of a token object, sorted (docs §14).
 const TOKEN_FIELDS: [&str; 7] = [
     "access",
     "createdAt",
@@ -803,7 +803,7 @@ async fn a_revoked_token_is_refused_from_the_next_request_and_is_gone() {
     assert_eq!(app.space_version().await, 0);
 }
 
-/// CONTRACT §21: a stream opened with a scoped token ends at the token's `expiresAt`, as
+/// docs §21: a stream opened with a scoped token ends at the token's `expiresAt`, as
 /// it does when the token is revoked: not before (it gets the writes made until then),
 /// and within a few seconds after; a stream of a token that lasts goes on.
 #[actix_web::test]

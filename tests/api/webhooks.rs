@@ -1,4 +1,4 @@
-//! Webhooks (CONTRACT §19): routes, roles and limits, the address check, and deliveries to
+//! Webhooks (docs §19): routes, roles and limits, the address check, and deliveries to
 //! a real receiver on 127.0.0.1 (a small HTTP server of these tests; the server runs with
 //! `--webhook-allow-private` to reach it): signatures as Standard Webhooks specifies, feed
 //! order, coalescing while the receiver is down, every retry step (on the schedule divided

@@ -1,5 +1,5 @@
 //! Writes and the space version: what each write adds, what a failed one leaves alone,
-//! PATCH semantics, soft delete and restore (CONTRACT §4, §5).
+//! PATCH semantics, soft delete and restore (docs §4, §5).
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Storage faults (CONTRACT §8) set with failpoint `journal::write` in a running server: a
+//! Storage faults (docs §8) set with failpoint `journal::write` in a running server: a
 //! write that fails answers 503 and loses nothing answered, and its answer is not kept for
 //! its key; a storage that stops answering is bounded, not a hang.
 
@@ -112,7 +112,7 @@ async fn a_stalled_storage_answers_503_within_the_bound_and_the_write_keeps_its_
         "{:?}",
         started.elapsed()
     );
-    // A read of the space waits behind the write (CONTRACT §8), within the same bound.
+    // A read of the space waits behind the write (docs §8), within the same bound.
     assert_problem(
         &app.get("/api/v1/tasks/before").await,
         503,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Interop test: taskd's CalDAV front (CONTRACT §20) driven by the PyPI `caldav` library.
+"""Interop test: taskd's CalDAV front (docs §20) driven by the PyPI `caldav` library.
 
 Usage: python3 tests/interop/caldav_client.py [path/to/taskd]
 
@@ -159,7 +159,7 @@ def run(server):
     try:
         moving.delete()
     except caldav_error.NotFoundError:
-        # The object already left this calendar with the PUT (CONTRACT §20).
+        # The object already left this calendar with the PUT (docs §20).
         print("note: the DELETE in the old calendar after the move was a 404")
     moved = by_name(server, "Buy oat milk")
     check(moved is not None and moved["listId"] == "errands" and not moved["isDeleted"],

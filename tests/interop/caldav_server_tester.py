@@ -11,7 +11,7 @@ With a binary, starts it on a temporary data directory with a known default toke
 tests/interop/caldav_client.py does (its `Server` is reused), and grades it; with `--url`,
 grades the server already running there (Radicale, or a taskd started by hand) and starts
 nothing. `--calendar` names an existing calendar to hold the test objects (taskd makes no
-calendars from a client, CONTRACT §20); without it the tester makes its own (MKCALENDAR) and
+calendars from a client, docs §20); without it the tester makes its own (MKCALENDAR) and
 deletes it afterwards.
 
 caldav-server-tester 1.7.0's CLI assumes events: its preparation PUTs VEVENTs first and stops
@@ -39,7 +39,7 @@ Each feature gets the tester's support level: `full` (and `quirk`, which the tes
 `fragile` and `ungraceful` fail; `unknown` means the tester could not probe it. The script
 prints a table of check, feature, level (this run, and Radicale 3.9.0's from `RADICALE`),
 the counts, and exits 1 when a feature that passes on Radicale does not pass here, unless
-`CONTRACT_DIFFERENCES` names it (a behaviour CONTRACT §20 requires of taskd).
+`CONTRACT_DIFFERENCES` names it (a behaviour docs §20 requires of taskd).
 
 `RADICALE` is kept here rather than computed by starting Radicale each time, so that CI
 grades taskd alone: it is the output of `--json` for a run against Radicale 3.9.0 (see
@@ -164,7 +164,7 @@ VTODO_CHECKS = [
 ]
 # Not run, and why.
 NOT_RUN = {
-    "CheckMakeDeleteCalendar": "makes and deletes calendars (MKCALENDAR: 403 by CONTRACT §20)",
+    "CheckMakeDeleteCalendar": "makes and deletes calendars (MKCALENDAR: 403 by docs §20)",
     "CheckSupportedComponentSet": "makes calendars",
     "CheckDuplicateUID": "makes a second calendar",
     "CheckCalendarProperties": "calendar colour and order (PROPPATCH of a calendar)",
@@ -176,14 +176,14 @@ NOT_RUN = {
     "CheckTimezone, CheckAlarmSearch, CheckIsNotDefined, CheckCaseSensitiveSearch, "
     "CheckSubstringSearch": "event features, probed on event fixtures",
     "CheckScheduling and its followers, CheckFreeBusyQuery, CheckPrincipalSearch":
-        "scheduling, free-busy and principal search (not offered, CONTRACT §20)",
+        "scheduling, free-busy and principal search (not offered, docs §20)",
 }
 
-# Features where taskd differs from Radicale because CONTRACT §20 says so: feature -> why.
+# Features where taskd differs from Radicale because docs §20 says so: feature -> why.
 CONTRACT_DIFFERENCES = {
     # The probe grades the ETag of a PUT's answer and has nothing to grade without one.
     "save.etag": "a PUT answer carries no ETag: taskd stores the meaning, not the bytes "
-                 "(CONTRACT §20; RFC 4791 §5.3.4 forbids one for a changed representation)",
+                 "(docs §20; RFC 4791 §5.3.4 forbids one for a changed representation)",
 }
 
 # Radicale 3.9.0's levels, from `--json` of a run against it (see the module doc).

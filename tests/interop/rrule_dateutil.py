@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential test: taskd's recurrence expansion (CONTRACT §18) against python-dateutil.
+"""Differential test: taskd's recurrence expansion (docs §18) against python-dateutil.
 
 Usage: python3 tests/interop/rrule_dateutil.py [path/to/taskd] [--rules N] [--seed S]
 

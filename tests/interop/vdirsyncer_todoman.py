@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Interop test: a two-way `vdirsyncer` sync between taskd's CalDAV front (CONTRACT §20) and
+"""Interop test: a two-way `vdirsyncer` sync between taskd's CalDAV front (docs §20) and
 a local folder that `todoman` works on, as a person using todoman with taskd would.
 
 Usage: python3 tests/interop/vdirsyncer_todoman.py [path/to/taskd]

@@ -1,4 +1,4 @@
-//! Firing the space's due reminders (CONTRACT §18) by writes of its own.
+//! Firing the space's due reminders (docs §18) by writes of its own.
 
 use actix::prelude::*;
 
@@ -22,7 +22,7 @@ impl SpaceActor {
         }
     }
 
-    /// Fires the reminders due now (CONTRACT §18): each due task, up to [`FIRE_BATCH`] of
+    /// Fires the reminders due now (docs §18): each due task, up to [`FIRE_BATCH`] of
     /// them, by a command of its own (its own version and change), [`LIGHT_COMMANDS`] to
     /// a write, so a write stays light and a burst costs a journal entry per
     /// [`LIGHT_COMMANDS`] firings; journaled and answered to nobody. Should a write be

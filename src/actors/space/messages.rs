@@ -151,7 +151,7 @@ impl Operation for Subscribe {
     }
 }
 
-/// What a stream entry of the space holds (CONTRACT §16).
+/// What a stream entry of the space holds (docs §16).
 pub(crate) enum Followed {
     /// A write's outcome.
     Write(Arc<Outcome>),

@@ -5,7 +5,7 @@
 //! journal's answer comes back as a [`Stored`] message; only then is the reply released.
 //! Meanwhile the actor goes on with later messages, so many writes of one space share a
 //! sync (group commit). A read is held behind the writes it could see, so no response
-//! shows a write before it is durable (CONTRACT §8).
+//! shows a write before it is durable (docs §8).
 //!
 //! In `write` and `snapshot` durability a write may be answered before it is synced, so the
 //! actor first reserves a range of versions in the journal (synced); after an unclean stop

@@ -36,7 +36,7 @@ impl Committed {
 }
 
 /// What the readers of a space see without a message to its actor: the state the actor
-/// last published, holding durable writes only (CONTRACT §8), and the highest version an
+/// last published, holding durable writes only (docs §8), and the highest version an
 /// answer of the space may have shown. Shared by the actor and the registry.
 ///
 /// A reader may use the published state while it holds every version an answer may have

@@ -98,7 +98,7 @@ impl SpaceActor {
     /// that applies the write and encodes its journal entry there, while `ctx.wait` holds
     /// this actor's mailbox (and its timers). Nothing else of this space runs meanwhile,
     /// so writes stay one at a time and in order, but the arbiter thread goes on with the
-    /// other spaces' actors (CONTRACT §21, "§9a — one account's work cannot stall
+    /// other spaces' actors (docs §21, "§9a — one account's work cannot stall
     /// another's"). Back on the actor, the write is held, journaled and answered as any.
     pub(super) fn write<T: Send + 'static>(
         &mut self,
@@ -268,7 +268,7 @@ fn apply_write(
 
 /// The nice value of the threads that apply writes (see [`SpaceActor::write`]): a long
 /// write yields the cores to the HTTP workers and the actors, so that the requests of
-/// other spaces are answered while it runs (CONTRACT §21), as the snapshot thread does.
+/// other spaces are answered while it runs (docs §21), as the snapshot thread does.
 /// A short write hardly notices: a thread that has slept is run soon after it wakes
 /// whatever its nice value, and only a thread that keeps the core gets the smaller share.
 const WRITE_NICE: i32 = 10;

@@ -57,7 +57,7 @@ fn day_or_time() -> RefOr<Schema> {
         .item(string().format(Some(SchemaFormat::KnownFormat(KnownFormat::Date))))
         .description(Some(
             "An RFC 3339 date-time, or a date YYYY-MM-DD meaning 00:00 of that day in the \
-             task's timeZone after the write (CONTRACT §18), or null. On an all-day task both \
+             task's timeZone after the write (docs §18), or null. On an all-day task both \
              dates are stored as 00:00 of their day in timeZone.",
         ))
         .into();
@@ -103,7 +103,7 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
     schema.into()
 }
 
-/// `reminders`: at an instant, or minutes before `dateDue` (CONTRACT §18).
+/// `reminders`: at an instant, or minutes before `dateDue` (docs §18).
 fn reminders() -> ArrayBuilder {
     let closed = |name: &str, schema: ObjectBuilder| {
         ObjectBuilder::new()
@@ -169,7 +169,7 @@ fn record_schema(kind: Kind) -> Object {
         ]);
     required
         .fold(record, |r, name| r.required(name))
-        .description(Some(format!("A {} (CONTRACT §3).", kind.noun())))
+        .description(Some(format!("A {} (docs §3).", kind.noun())))
         .build()
 }
 
@@ -201,7 +201,7 @@ fn kind_schemas(kind: Kind) -> [(String, Schema); 3] {
         .property("record", record())
         .required("kind")
         .required("record")
-        .description(Some(format!("A changed {} (CONTRACT §12).", kind.noun())));
+        .description(Some(format!("A changed {} (docs §12).", kind.noun())));
     let page = envelope(
         ArrayBuilder::new().items(record()),
         &[
@@ -281,7 +281,7 @@ fn shared_schemas() -> Vec<(String, RefOr<Schema>)> {
         .required("event")
         .required("data")
         .description(Some(
-            "One event of the change stream (CONTRACT §12), as its SSE fields.",
+            "One event of the change stream (docs §12), as its SSE fields.",
         ));
     vec![
         ("Record".to_string(), RefOr::T(record.into())),

@@ -1,4 +1,4 @@
-//! The problem+json responses of CONTRACT §7, one component per status (`Problem400`,
+//! The problem+json responses of docs §7, one component per status (`Problem400`,
 //! ...), which the operations reference: `(status = 400, response = Problem400)`; the sets
 //! of them an operation answers; and their texts, which name the limits of
 //! [`crate::model::limits`].

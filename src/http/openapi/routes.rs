@@ -239,7 +239,7 @@ fn route_operation(kind: Kind, route: &Route) -> Operation {
 }
 
 /// The exact filters of a listing (from its kind's field table) and, for tasks, the
-/// query parameters of CONTRACT §17.
+/// query parameters of docs §17.
 fn list_filters(kind: Kind, mut list: OperationBuilder) -> OperationBuilder {
     for field in kind.fields().iter().filter(|f| f.filter) {
         list = match field.ty {
@@ -313,7 +313,7 @@ fn collection_parameter(kind: Kind, parameter: Param) -> ParameterBuilder {
     }
 }
 
-/// `filter`, `q`, `orderBy` and `tz` of the task listing (CONTRACT §17).
+/// `filter`, `q`, `orderBy` and `tz` of the task listing (docs §17).
 fn task_query_parameters(list: OperationBuilder) -> OperationBuilder {
     let parameters = [
         ("filter", string(), texts::filter()),

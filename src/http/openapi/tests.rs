@@ -30,7 +30,7 @@ fn a_record_of_one_kind_never_matches_another_kinds_schema() {
     }
 }
 
-/// The routes of spaces, members and tokens (CONTRACT §13, §14), each with the
+/// The routes of spaces, members and tokens (docs §13, §14), each with the
 /// statuses its handler answers: 403 for the admin token (or a user's on the admin
 /// route), and on writes the idempotency key's and the directory's refusals.
 #[test]
@@ -289,7 +289,7 @@ fn the_document_states_the_limits_of_the_limits_module() {
         )));
 }
 
-/// The time fields of a task (CONTRACT §18): the counters read-only and absent from the
+/// The time fields of a task (docs §18): the counters read-only and absent from the
 /// bodies, dates as date-times or days in the bodies, and the occurrences operation.
 #[test]
 fn a_task_has_its_time_fields_and_its_occurrences() {
@@ -316,7 +316,7 @@ fn a_task_has_its_time_fields_and_its_occurrences() {
     assert!(occurrences["responses"]["200"].is_object(), "{occurrences}");
 }
 
-/// Webhooks (CONTRACT §19): the routes, the object with its secret only when shown,
+/// Webhooks (docs §19): the routes, the object with its secret only when shown,
 /// and the 422 of a refused address.
 #[test]
 fn webhooks_have_their_routes_and_objects() {
@@ -350,7 +350,7 @@ fn webhooks_have_their_routes_and_objects() {
     assert!(!required.contains("secret"), "{required}");
 }
 
-/// CONTRACT §20: `completedAt` is read-only, the hidden calendar data is in no schema,
+/// docs §20: `completedAt` is read-only, the hidden calendar data is in no schema,
 /// and the calendar path has its export and import.
 #[test]
 fn a_task_has_completed_at_and_the_calendar_routes_are_documented() {

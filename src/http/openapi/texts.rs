@@ -11,7 +11,7 @@ use crate::model::limits::{
 };
 use crate::model::query::SortKey;
 
-/// `filter=` of the task listing: its grammar, its rules and examples (CONTRACT §17).
+/// `filter=` of the task listing: its grammar, its rules and examples (docs §17).
 pub(super) fn filter() -> String {
     format!(
         "A filter expression (URL-encoded; at most {} characters, {FILTER_MAX_COMPARISONS} \
@@ -44,7 +44,7 @@ pub(super) fn filter() -> String {
     )
 }
 
-/// `q=` of the task listing: word-prefix search (CONTRACT §17).
+/// `q=` of the task listing: word-prefix search (docs §17).
 pub(super) fn search() -> String {
     format!(
         "Word-prefix search in `name` and `notesMarkdown`: both are split into words \
@@ -55,7 +55,7 @@ pub(super) fn search() -> String {
     )
 }
 
-/// `orderBy=` of the task listing: its keys and order (CONTRACT §17).
+/// `orderBy=` of the task listing: its keys and order (docs §17).
 pub(super) fn order_by() -> String {
     let keys: Vec<&str> = SortKey::ALL.iter().map(|k| k.name()).collect();
     format!(
@@ -122,27 +122,27 @@ pub(super) fn problem(status: u16) -> String {
     }
 }
 
-/// What a field of a type means, where its schema says more than its type (CONTRACT §15,
+/// What a field of a type means, where its schema says more than its type (docs §15,
 /// §18, §20).
 pub(super) fn field(ty: FieldType) -> Option<String> {
     let text = match ty {
         FieldType::Predecessors => format!(
-            "Ids of the tasks this one waits for (CONTRACT §15): each an active task of the \
+            "Ids of the tasks this one waits for (docs §15): each an active task of the \
                  space when set, else 422 invalid_reference; naming itself or closing a cycle \
                  is 422 dependency_cycle; a request whose cycle checks would follow more than \
-                 {} edges in all is 422 dependency_too_complex (CONTRACT §21). Duplicates \
+                 {} edges in all is 422 dependency_too_complex (docs §21). Duplicates \
                  dropped, order kept; [] clears.",
             thousands(EDGE_BUDGET)
         ),
         FieldType::Zone => {
             "An IANA time zone name (Europe/Paris; aliases such as US/Eastern accepted), \
-            stored as sent; null is UTC (CONTRACT §18). Dates given as YYYY-MM-DD, all-day \
+            stored as sent; null is UTC (docs §18). Dates given as YYYY-MM-DD, all-day \
             days and the recurrence are read in it."
                 .to_string()
         }
         FieldType::Recurrence => format!(
             "An RFC 5545 RRULE value without the RRULE: prefix (FREQ=WEEKLY;BYDAY=MO), ASCII \
-                 case-insensitive, stored as sent, or null (CONTRACT §18). FREQ YEARLY, MONTHLY, \
+                 case-insensitive, stored as sent, or null (docs §18). FREQ YEARLY, MONTHLY, \
                  WEEKLY, DAILY or HOURLY; COUNT and INTERVAL 1 to {}; UNTIL a UTC date-time on a \
                  timed task, a date on an all-day one. Needs a dateDue after the write, the \
                  series' first occurrence. A write that sets status to done or completed \
@@ -152,22 +152,22 @@ pub(super) fn field(ty: FieldType) -> Option<String> {
             thousands(u64::from(RECURRENCE_COUNT_MAX))
         ),
         FieldType::Reminders => {
-            "When to remind (CONTRACT §18): at an instant, or minutes before dateDue. [] \
+            "When to remind (docs §18): at an instant, or minutes before dateDue. [] \
             clears; never null. The server fires them: a write of its own setting \
             remindedAt and updatedAt, within 1 s of the time, once per reminder."
                 .to_string()
         }
         FieldType::Stamp => {
-            "Read-only (CONTRACT §18, §20): remindedAt, when a reminder of the task last \
+            "Read-only (docs §18, §20): remindedAt, when a reminder of the task last \
             fired; lastCompletedAt, the time of the last completion of a recurring task; \
             completedAt, when status last became finished (null while unfinished)."
                 .to_string()
         }
         FieldType::Tally => {
-            "Read-only (CONTRACT §18): how often the recurring task was completed.".to_string()
+            "Read-only (docs §18): how often the recurring task was completed.".to_string()
         }
         FieldType::Blocked => {
-            "Read-only (CONTRACT §15). With TodoPredecessorsAllAny ALL: some predecessor is \
+            "Read-only (docs §15). With TodoPredecessorsAllAny ALL: some predecessor is \
             unfinished; with ANY: there are predecessors and none is finished. A \
             predecessor is finished when deleted or its status is done or completed (ASCII \
             case-insensitive). A write that flips it touches the task in the same version."

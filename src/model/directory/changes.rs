@@ -92,7 +92,7 @@ pub enum Change {
         /// When.
         at: i64,
     },
-    /// A webhook was created (CONTRACT §19).
+    /// A webhook was created (docs §19).
     WebhookCreated(Box<Webhook>),
     /// A webhook was changed (its settings or its secrets): it is now this one, except that
     /// its position never moves back (the sender may have moved it meanwhile).

@@ -1,4 +1,4 @@
-//! Who reaches what (CONTRACT §13, §14): the users, the spaces they belong to with their
+//! Who reaches what (docs §13, §14): the users, the spaces they belong to with their
 //! roles, and their scoped tokens; with no web or actor types.
 //!
 //! A change to any of it is a value, a [`Change`], as a record write is an outcome: it is

@@ -21,7 +21,7 @@ pub struct Member {
     pub added_at: i64,
 }
 
-/// An invitation to a space that its user has not answered yet (CONTRACT §21): the user
+/// An invitation to a space that its user has not answered yet (docs §21): the user
 /// does not reach the space until it accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Invitation {

@@ -1,4 +1,4 @@
-//! Scoped tokens (CONTRACT §14): as stored, and as held live with their last use.
+//! Scoped tokens (docs §14): as stored, and as held live with their last use.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The webhooks the directory keeps (CONTRACT §19), by id and by space.
+//! The webhooks the directory keeps (docs §19), by id and by space.
 
 use crate::model::webhook::Webhook;
 

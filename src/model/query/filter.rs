@@ -1,4 +1,4 @@
-//! The `filter=` language of CONTRACT §17: parsed with `winnow`, checked against the task
+//! The `filter=` language of docs §17: parsed with `winnow`, checked against the task
 //! fields, and evaluated on records.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Queries over a space's tasks (CONTRACT §17): the `filter=` language, the word-prefix
+//! Queries over a space's tasks (docs §17): the `filter=` language, the word-prefix
 //! search `q=` and `orderBy=`, as pure values a listing applies to [`Record`]s.
 //!
 //! Request flow: `http` reads the query parameters and builds a [`Filter`], a [`Search`] and
@@ -194,7 +194,7 @@ impl<'a> Scalar<'a> {
             Value::Null => Scalar::Null,
             Value::Bool(b) => Scalar::Bool(*b),
             Value::Number(n) => Scalar::Number(*n),
-            // Counts are at most 2^53 − 1 (CONTRACT §3), so the f64 is exact.
+            // Counts are at most 2^53 − 1 (docs §3), so the f64 is exact.
             Value::Integer(n) => Scalar::Number(*n as f64),
             Value::Text(s) => Scalar::Text(s),
             Value::Time(ms) => Scalar::Time(*ms),

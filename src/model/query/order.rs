@@ -1,4 +1,4 @@
-//! `orderBy=` of CONTRACT §17: up to three sort keys, each ascending or descending, then
+//! `orderBy=` of docs §17: up to three sort keys, each ascending or descending, then
 //! `todoId` ascending; nulls last in either direction.
 //!
 //! A page of a walk ends at a record; its [`Position`] (the record's values of the keys and

@@ -1,4 +1,4 @@
-//! The search `q=` of CONTRACT §17: word prefixes in a task's `name` and `notesMarkdown`.
+//! The search `q=` of docs §17: word prefixes in a task's `name` and `notesMarkdown`.
 //!
 //! A text is split into words at Unicode word boundaries (UAX #29; the pieces without a
 //! letter or digit are not words), and each word is folded: decomposed (NFKD), stripped of

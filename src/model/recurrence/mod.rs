@@ -1,4 +1,4 @@
-//! Time rules of tasks (CONTRACT §18), pure and without web, actor or disk types:
+//! Time rules of tasks (docs §18), pure and without web, actor or disk types:
 //! recurrence rules ([`rule`]), their series and the `/occurrences` listing
 //! ([`series`](mod@series)), the roll of a completion ([`roll`]) and reminders ([`reminder`]).
 //!

@@ -1,4 +1,4 @@
-//! A task's `reminders` (CONTRACT §18) and when they fire.
+//! A task's `reminders` (docs §18) and when they fire.
 //!
 //! A reminder is due at its `at`, or at `dateDue` minus `minutesBefore` (never while
 //! `dateDue` is `null`). A firing at time `now` covers every reminder due at or before

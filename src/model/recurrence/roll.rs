@@ -1,4 +1,4 @@
-//! A completion of a recurring task (CONTRACT §18): the write that sets a finished status
+//! A completion of a recurring task (docs §18): the write that sets a finished status
 //! moves `dateDue` (and `dateStart`) to the next occurrence and lowers `COUNT`, or, when the
 //! series has none, lets the task finish.
 

@@ -1,4 +1,4 @@
-//! A task's `recurrence` (CONTRACT §18): an RFC 5545 `RRULE` value without the `RRULE:`
+//! A task's `recurrence` (docs §18): an RFC 5545 `RRULE` value without the `RRULE:`
 //! prefix, read by a grammar of RFC 5545's `recur` (§3.3.10) and checked against the
 //! contract's limits and the combinations RFC 5545 forbids.
 //!

@@ -1,4 +1,4 @@
-//! The series of a recurring task (CONTRACT §18): its rule with `DTSTART` = `dateDue`,
+//! The series of a recurring task (docs §18): its rule with `DTSTART` = `dateDue`,
 //! expanded in wall time of its `timeZone`, and the listing of `/occurrences`.
 //!
 //! The rrule crate expands the rule over wall times (written as UTC, so no daylight-saving

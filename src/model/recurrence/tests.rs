@@ -1,4 +1,4 @@
-//! Series, listings and completions against CONTRACT §18, with daylight-saving changes in
+//! Series, listings and completions against docs §18, with daylight-saving changes in
 //! Europe/Paris (2026-03-29 02:00 → 03:00, 2026-10-25 03:00 → 02:00) and America/New_York
 //! (2026-03-08 02:00 → 03:00, 2026-11-01 02:00 → 01:00).
 

@@ -20,7 +20,7 @@ pub const LIGHT_DEPENDENTS: usize = 100;
 
 impl Space {
     /// Whether applying `commands` may take long enough to hold up the other spaces of a
-    /// shared thread (CONTRACT §21): a batch of more than [`LIGHT_COMMANDS`] commands,
+    /// shared thread (docs §21): a batch of more than [`LIGHT_COMMANDS`] commands,
     /// more than [`LIGHT_TEXT_BYTES`] of text, a change of the predecessors of a record
     /// that others name (a cycle search), or a change that may finish or unfinish a
     /// record with more than [`LIGHT_DEPENDENTS`] dependents (their `isBlocked` flips).
@@ -83,7 +83,7 @@ impl Space {
             before: Vec::new(),
         };
         let mut steps = Vec::with_capacity(commands.len());
-        // One budget for the dependency checks of the whole request (CONTRACT §21).
+        // One budget for the dependency checks of the whole request (docs §21).
         let mut budget = Budget::request();
         for (index, command) in commands.iter().enumerate() {
             match self.plan(command, now, &mut budget) {

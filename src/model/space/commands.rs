@@ -60,7 +60,7 @@ pub enum Op {
     Update(Changes),
     /// Soft-delete (`true`) or restore (`false`) the record.
     SetDeleted(bool),
-    /// Fire the task's reminders that are due (CONTRACT §18): `remindedAt` becomes the
+    /// Fire the task's reminders that are due (docs §18): `remindedAt` becomes the
     /// write's time. Refused with [`SpaceError::NothingDue`] when none is.
     Remind,
 }

@@ -1,4 +1,4 @@
-//! The change feed of a space (CONTRACT §12): pages of the records changed after a version.
+//! The change feed of a space (docs §12): pages of the records changed after a version.
 
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use crate::model::record::Id;
 use super::commands::Touched;
 use super::{FeedKey, Space};
 
-/// One page of the change feed (CONTRACT §12).
+/// One page of the change feed (docs §12).
 #[derive(Debug, Clone)]
 pub struct FeedPage {
     /// Every record changed after `since`, in feed order, each in its current state.

@@ -1,4 +1,4 @@
-//! The task indexes of CONTRACT §17 and the planner that draws a page of a task listing
+//! The task indexes of docs §17 and the planner that draws a page of a task listing
 //! from them.
 //!
 //! [`TaskIndexes`] holds, beside the listing indexes of [`super::indexes::Indexes`], the tasks by

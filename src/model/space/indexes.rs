@@ -99,7 +99,7 @@ pub(super) struct Indexes {
     /// For each exclusive flag (by position), the ids of records that have it set: at
     /// most one once a write completes, so clearing it elsewhere needs no scan.
     pub(super) flagged: Vec<(usize, OrdSet<Id>)>,
-    /// The indexes of CONTRACT §17, for tasks.
+    /// The indexes of docs §17, for tasks.
     pub(super) tasks: Option<TaskIndexes>,
 }
 

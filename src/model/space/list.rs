@@ -22,7 +22,7 @@ pub struct ListQuery {
     pub filters: Vec<(usize, String)>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
-    /// The `filter`, `q`, `orderBy` and `tz` of a task listing (CONTRACT §17); `None` for
+    /// The `filter`, `q`, `orderBy` and `tz` of a task listing (docs §17); `None` for
     /// the other kinds, whose listings take none of them.
     pub find: Option<TaskQuery>,
     /// Whether the planner may use the §17 indexes.

@@ -142,7 +142,7 @@ impl Space {
     }
 
     /// The occurrences of task `id` of `kind` (deleted or not) that `query` asks for, read at
-    /// `now`, whether more follow, and the space version (CONTRACT §18). A kind without
+    /// `now`, whether more follow, and the space version (docs §18). A kind without
     /// time fields has no record to list.
     pub fn occurrences(
         &self,
@@ -163,13 +163,13 @@ impl Space {
         Ok((listed, more, self.version))
     }
 
-    /// The tasks as calendar clients name them (CONTRACT §20), in O(1).
+    /// The tasks as calendar clients name them (docs §20), in O(1).
     pub fn calendar_tasks(&self) -> CalendarTasks {
         let tasks = self.collection(Kind::Task);
         CalendarTasks::new(tasks.records.clone(), tasks.objects.clone())
     }
 
-    /// When the next reminder of the space is due to fire (CONTRACT §18); it may be past.
+    /// When the next reminder of the space is due to fire (docs §18); it may be past.
     pub fn next_reminder(&self) -> Option<i64> {
         self.collection(Kind::Task)
             .reminders

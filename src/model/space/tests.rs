@@ -94,7 +94,7 @@ fn create(space: &mut Space, kind: Kind, body: serde_json::Value) -> Item {
         .unwrap()
 }
 
-/// Calendar clients' names for tasks (CONTRACT §20) are found by `UID` and by object
+/// Calendar clients' names for tasks (docs §20) are found by `UID` and by object
 /// name, percent-decoded, whether the client chose them or they are the `todoId`'s; the
 /// index follows renames, moves and deletes, and a loaded snapshot finds the same.
 #[test]

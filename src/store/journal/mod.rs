@@ -62,7 +62,7 @@ const MAX_BATCH: usize = 4096;
 /// How often a degraded journal tries its storage again when nothing is being written.
 const PROBE_INTERVAL: Duration = Duration::from_secs(1);
 
-/// When a write is answered (CONTRACT §8).
+/// When a write is answered (docs §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Durability {
     /// After its journal entry is synced to disk.

@@ -172,7 +172,7 @@ impl TestApp {
             .version()
     }
 
-    /// `GET /metrics` on the API's address with the admin token, which it takes (CONTRACT
+    /// `GET /metrics` on the API's address with the admin token, which it takes (docs
     /// §21); the body is the text.
     pub async fn metrics(&self) -> Reply {
         self.call(Method::GET, "/metrics", &self.admin_token, None)

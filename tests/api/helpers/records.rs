@@ -1,11 +1,11 @@
-//! The contract's tables (CONTRACT §3): collections with their own id fields, the base
+//! The contract's tables (docs §3): collections with their own id fields, the base
 //! fields, and each kind's defaults. They are written out here independently of the
 //! server's own field tables on purpose, so the tests check the server against the
 //! contract rather than against itself.
 
 use serde_json::{json, Value};
 
-/// Every collection with its own id field (CONTRACT §3). Tests loop over this table instead
+/// Every collection with its own id field (docs §3). Tests loop over this table instead
 /// of repeating themselves per kind.
 pub const KINDS: [(&str, &str); 5] = [
     ("tasks", "todoId"),
@@ -27,7 +27,7 @@ pub const BASE_FIELDS: [&str; 7] = [
 ];
 
 /// The updatable fields of a collection's records with the value each has when a create
-/// leaves it out (CONTRACT §3, §15, §18), `sortOrder` excepted, and a task's read-only
+/// leaves it out (docs §3, §15, §18), `sortOrder` excepted, and a task's read-only
 /// `isBlocked`, `remindedAt`, `completedCount` and `lastCompletedAt`.
 pub fn default_fields(collection: &str) -> serde_json::Map<String, Value> {
     let value = match collection {
