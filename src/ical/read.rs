@@ -274,68 +274,7 @@ fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, I
     let mut kept = String::new();
     let mut duration = None;
     for entry in &vtodo.entries {
-        match &entry.name {
-            // Written anew from the task.
-            ICalendarProperty::Uid
-            | ICalendarProperty::Dtstamp
-            | ICalendarProperty::Created
-            | ICalendarProperty::LastModified
-            | ICalendarProperty::Sequence => {}
-            ICalendarProperty::Summary => todo.summary = first_text(entry).map(str::to_owned),
-            ICalendarProperty::Description => {
-                todo.description = first_text(entry).map(str::to_owned)
-            }
-            ICalendarProperty::Due => {
-                todo.due =
-                    Some(when(entry).ok_or_else(|| bad("DUE", "is not a date or date-time"))?)
-            }
-            ICalendarProperty::Dtstart => {
-                todo.start =
-                    Some(when(entry).ok_or_else(|| bad("DTSTART", "is not a date or date-time"))?)
-            }
-            ICalendarProperty::Status => {
-                todo.status = entry.values.iter().find_map(|v| match v {
-                    ICalendarValue::Status(s) => Some(Class::from_ical(s)),
-                    _ => None,
-                })
-            }
-            ICalendarProperty::Completed => match when(entry) {
-                Some(When::Utc(ms)) => todo.completed = Some(ms),
-                _ => return Err(bad("COMPLETED", "must be a UTC date-time")),
-            },
-            ICalendarProperty::Priority => match entry.values.first() {
-                Some(ICalendarValue::Integer(p @ 0..=9)) => todo.priority = Some(*p as u8),
-                _ => return Err(bad("PRIORITY", "must be an integer from 0 to 9")),
-            },
-            ICalendarProperty::Categories => {
-                for value in &entry.values {
-                    if let ICalendarValue::Text(s) = value {
-                        todo.categories.push(s.clone());
-                    }
-                }
-            }
-            ICalendarProperty::Rrule if todo.rrule.is_none() => {
-                todo.rrule = entry.values.iter().find_map(|v| match v {
-                    ICalendarValue::RecurrenceRule(rule) => Some(rule.to_string()),
-                    _ => None,
-                })
-            }
-            ICalendarProperty::RelatedTo
-                if matches!(
-                    param(entry, &ICalendarParameterName::Reltype),
-                    Some(ICalendarParameterValue::Reltype(
-                        ICalendarRelationshipType::DependsOn
-                    ))
-                ) && first_text(entry).is_some() =>
-            {
-                todo.depends_on
-                    .push(first_text(entry).unwrap_or_default().to_owned())
-            }
-            ICalendarProperty::Duration if duration.is_none() => duration = Some(entry),
-            _ => entry
-                .write_to(&mut kept)
-                .map_err(|e| IcalError::Syntax(e.to_string()))?,
-        }
+        read_property(&mut todo, entry, &mut duration, &mut kept, &bad)?;
     }
     // A `DTSTART` with a `DURATION` and no `DUE` is due at their sum (RFC 5545 §3.8.2.5):
     // that is the task's `dateDue` (a recurring task needs one, §18), sent back as `DUE`,
@@ -367,6 +306,77 @@ fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, I
     }
     todo.kept = kept;
     Ok(todo)
+}
+
+/// Reads one property of a VTODO into `todo`: a `DURATION` is left in `duration` for the
+/// caller, and what taskd has no field for is kept, as written, in `kept`.
+fn read_property<'a>(
+    todo: &mut Todo,
+    entry: &'a ICalendarEntry,
+    duration: &mut Option<&'a ICalendarEntry>,
+    kept: &mut String,
+    bad: &impl Fn(&'static str, &str) -> IcalError,
+) -> Result<(), IcalError> {
+    match &entry.name {
+        // Written anew from the task.
+        ICalendarProperty::Uid
+        | ICalendarProperty::Dtstamp
+        | ICalendarProperty::Created
+        | ICalendarProperty::LastModified
+        | ICalendarProperty::Sequence => {}
+        ICalendarProperty::Summary => todo.summary = first_text(entry).map(str::to_owned),
+        ICalendarProperty::Description => todo.description = first_text(entry).map(str::to_owned),
+        ICalendarProperty::Due => {
+            todo.due = Some(when(entry).ok_or_else(|| bad("DUE", "is not a date or date-time"))?)
+        }
+        ICalendarProperty::Dtstart => {
+            todo.start =
+                Some(when(entry).ok_or_else(|| bad("DTSTART", "is not a date or date-time"))?)
+        }
+        ICalendarProperty::Status => {
+            todo.status = entry.values.iter().find_map(|v| match v {
+                ICalendarValue::Status(s) => Some(Class::from_ical(s)),
+                _ => None,
+            })
+        }
+        ICalendarProperty::Completed => match when(entry) {
+            Some(When::Utc(ms)) => todo.completed = Some(ms),
+            _ => return Err(bad("COMPLETED", "must be a UTC date-time")),
+        },
+        ICalendarProperty::Priority => match entry.values.first() {
+            Some(ICalendarValue::Integer(p @ 0..=9)) => todo.priority = Some(*p as u8),
+            _ => return Err(bad("PRIORITY", "must be an integer from 0 to 9")),
+        },
+        ICalendarProperty::Categories => {
+            for value in &entry.values {
+                if let ICalendarValue::Text(s) = value {
+                    todo.categories.push(s.clone());
+                }
+            }
+        }
+        ICalendarProperty::Rrule if todo.rrule.is_none() => {
+            todo.rrule = entry.values.iter().find_map(|v| match v {
+                ICalendarValue::RecurrenceRule(rule) => Some(rule.to_string()),
+                _ => None,
+            })
+        }
+        ICalendarProperty::RelatedTo
+            if matches!(
+                param(entry, &ICalendarParameterName::Reltype),
+                Some(ICalendarParameterValue::Reltype(
+                    ICalendarRelationshipType::DependsOn
+                ))
+            ) && first_text(entry).is_some() =>
+        {
+            todo.depends_on
+                .push(first_text(entry).unwrap_or_default().to_owned())
+        }
+        ICalendarProperty::Duration if duration.is_none() => *duration = Some(entry),
+        _ => entry
+            .write_to(kept)
+            .map_err(|e| IcalError::Syntax(e.to_string()))?,
+    }
+    Ok(())
 }
 
 /// The due a `DTSTART` of `start` and a `DURATION` of `d` imply: weeks and days on the

@@ -13,8 +13,9 @@ use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Offset, Ti
 use chrono_tz::Tz;
 
 use crate::model::record::{Record, Value};
-use crate::model::recurrence::{zone, Reminder};
+use crate::model::recurrence::Reminder;
 use crate::model::vtodo::CalendarFields;
+use crate::model::wall_clock;
 use crate::model::Kind;
 
 use super::Class;
@@ -246,7 +247,7 @@ fn vtodo(
         e.push(entry(ICalendarProperty::Description, notes));
     }
     let tz_name = field("timeZone").as_text();
-    let tz = zone::parse_zone(tz_name).unwrap_or(Tz::UTC);
+    let tz = wall_clock::parse_zone(tz_name).unwrap_or(Tz::UTC);
     let all_day = *field("isAllDay") == Value::Bool(true);
     let mut zone = None;
     for (name, property) in [
@@ -256,29 +257,10 @@ fn vtodo(
         let Some(ms) = field(name).as_time() else {
             continue;
         };
-        let date = if all_day {
-            let day = zone::wall_time(tz, ms).unwrap_or_default();
-            ICalendarEntry::new(property)
-                .with_param(ICalendarParameter::new(
-                    ICalendarParameterName::Value,
-                    ICalendarValueType::Date,
-                ))
-                .with_value(wall_value(day, false))
-        } else if let Some(tz_name) = tz_name {
+        if !all_day && tz_name.is_some() {
             zone.get_or_insert((tz, ms));
-            ICalendarEntry::new(property)
-                .with_param(ICalendarParameter::new(
-                    ICalendarParameterName::Tzid,
-                    tz_name.to_owned(),
-                ))
-                .with_value(wall_value(
-                    zone::wall_time(tz, ms).unwrap_or_default(),
-                    true,
-                ))
-        } else {
-            entry(property, utc_stamp(ms))
-        };
-        e.push(date);
+        }
+        e.push(date_entry(property, ms, tz, tz_name, all_day));
     }
     let class = Class::of(field("status").as_text());
     e.push(entry(ICalendarProperty::Status, class.ical()));
@@ -316,33 +298,8 @@ fn vtodo(
     let mut children = Vec::new();
     if let Value::Reminders(reminders) = field("reminders") {
         for reminder in reminders {
-            let trigger = match *reminder {
-                Reminder::At(ms) => ICalendarEntry::new(ICalendarProperty::Trigger)
-                    .with_param(ICalendarParameter::new(
-                        ICalendarParameterName::Value,
-                        ICalendarValueType::DateTime,
-                    ))
-                    .with_value(utc_stamp(ms)),
-                Reminder::MinutesBefore(minutes) => ICalendarEntry::new(ICalendarProperty::Trigger)
-                    .with_param(ICalendarParameter::new(
-                        ICalendarParameterName::Related,
-                        ICalendarRelated::End,
-                    ))
-                    .with_value(ICalendarDuration {
-                        neg: minutes > 0,
-                        minutes,
-                        ..ICalendarDuration::default()
-                    }),
-            };
-            let mut alarm = ICalendarComponent::new(ICalendarComponentType::VAlarm);
-            alarm
-                .entries
-                .push(entry(ICalendarProperty::Action, ICalendarAction::Display));
-            alarm.entries.push(trigger);
-            alarm.entries.push(entry(
-                ICalendarProperty::Description,
-                field("name").as_text().unwrap_or("Reminder"),
-            ));
+            let name = field("name").as_text().unwrap_or("Reminder");
+            let alarm = alarm(*reminder, name);
             children.push(calendar.components.len() as u32);
             calendar.components.push(alarm);
         }
@@ -352,4 +309,67 @@ fn vtodo(
     todo.component_ids = children.into_iter().chain(kept_children).collect();
     calendar.components.push(todo);
     ((calendar.components.len() - 1) as u32, zone)
+}
+
+/// The `DUE` or `DTSTART` entry of the instant `ms`: a date on an all-day task, a wall time
+/// with its `TZID` when the task names a zone, else UTC.
+fn date_entry(
+    property: ICalendarProperty,
+    ms: i64,
+    tz: Tz,
+    tz_name: Option<&str>,
+    all_day: bool,
+) -> ICalendarEntry {
+    if all_day {
+        let day = wall_clock::wall_time(tz, ms).unwrap_or_default();
+        ICalendarEntry::new(property)
+            .with_param(ICalendarParameter::new(
+                ICalendarParameterName::Value,
+                ICalendarValueType::Date,
+            ))
+            .with_value(wall_value(day, false))
+    } else if let Some(tz_name) = tz_name {
+        ICalendarEntry::new(property)
+            .with_param(ICalendarParameter::new(
+                ICalendarParameterName::Tzid,
+                tz_name.to_owned(),
+            ))
+            .with_value(wall_value(
+                wall_clock::wall_time(tz, ms).unwrap_or_default(),
+                true,
+            ))
+    } else {
+        entry(property, utc_stamp(ms))
+    }
+}
+
+/// The `VALARM` of a reminder of the task `name`.
+fn alarm(reminder: Reminder, name: &str) -> ICalendarComponent {
+    let trigger = match reminder {
+        Reminder::At(ms) => ICalendarEntry::new(ICalendarProperty::Trigger)
+            .with_param(ICalendarParameter::new(
+                ICalendarParameterName::Value,
+                ICalendarValueType::DateTime,
+            ))
+            .with_value(utc_stamp(ms)),
+        Reminder::MinutesBefore(minutes) => ICalendarEntry::new(ICalendarProperty::Trigger)
+            .with_param(ICalendarParameter::new(
+                ICalendarParameterName::Related,
+                ICalendarRelated::End,
+            ))
+            .with_value(ICalendarDuration {
+                neg: minutes > 0,
+                minutes,
+                ..ICalendarDuration::default()
+            }),
+    };
+    let mut alarm = ICalendarComponent::new(ICalendarComponentType::VAlarm);
+    alarm
+        .entries
+        .push(entry(ICalendarProperty::Action, ICalendarAction::Display));
+    alarm.entries.push(trigger);
+    alarm
+        .entries
+        .push(entry(ICalendarProperty::Description, name));
+    alarm
 }

@@ -133,42 +133,41 @@ pub(crate) fn schema_name(kind: Kind, suffix: &str) -> String {
 
 /// A record as every response shows it: every field present.
 fn record_schema(kind: Kind) -> Object {
-    let mut record = ObjectBuilder::new()
-        .property("id", id_string())
-        .property(kind.id_field(), id_string())
-        .property("spaceId", string())
-        .property("sortOrder", ObjectBuilder::new().schema_type(Type::Number));
-    for field in kind.fields().iter().filter(|f| !f.ty.is_hidden()) {
-        record = record.property(field.name, field_schema(field.ty));
-    }
-    record = record
-        .property("createdAt", date_time().schema_type(Type::String))
-        .property("updatedAt", date_time().schema_type(Type::String))
-        .property("deletedAt", date_time())
-        .property("isDeleted", ObjectBuilder::new().schema_type(Type::Boolean))
-        .property(
+    let fields = kind.fields().iter().filter(|f| !f.ty.is_hidden());
+    let properties: Vec<(&str, RefOr<Schema>)> = [
+        ("id", id_string().into()),
+        (kind.id_field(), id_string().into()),
+        ("spaceId", string().into()),
+        (
+            "sortOrder",
+            ObjectBuilder::new().schema_type(Type::Number).into(),
+        ),
+    ]
+    .into_iter()
+    .chain(fields.map(|field| (field.name, field_schema(field.ty))))
+    .chain([
+        ("createdAt", date_time().schema_type(Type::String).into()),
+        ("updatedAt", date_time().schema_type(Type::String).into()),
+        ("deletedAt", date_time().into()),
+        (
+            "isDeleted",
+            ObjectBuilder::new().schema_type(Type::Boolean).into(),
+        ),
+        (
             "versionUpdatedAt",
             ObjectBuilder::new()
                 .schema_type(Type::Integer)
-                .minimum(Some(1)),
-        );
-    let required = ["id", kind.id_field(), "spaceId", "sortOrder"]
+                .minimum(Some(1))
+                .into(),
+        ),
+    ])
+    .collect();
+    // Every property is required: a response shows every field.
+    properties
         .into_iter()
-        .chain(
-            kind.fields()
-                .iter()
-                .filter(|f| !f.ty.is_hidden())
-                .map(|f| f.name),
-        )
-        .chain([
-            "createdAt",
-            "updatedAt",
-            "deletedAt",
-            "isDeleted",
-            "versionUpdatedAt",
-        ]);
-    required
-        .fold(record, |r, name| r.required(name))
+        .fold(ObjectBuilder::new(), |record, (name, schema)| {
+            record.property(name, schema).required(name)
+        })
         .description(Some(format!("A {} (docs §3).", kind.noun())))
         .build()
 }

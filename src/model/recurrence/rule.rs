@@ -456,87 +456,9 @@ fn assemble(parts: Vec<Part>, text: &str) -> Result<Rule, String> {
         count_span: None,
     };
     let mut has_freq = false;
-    for Part { name, value, span } in parts {
-        let label = name.text();
-        match value {
-            Value::Freq(freq) => {
-                rule.freq = freq
-                    .ok_or("must have FREQ=YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY".to_string())?;
-                has_freq = true;
-            }
-            Value::Number(n) => {
-                let max = match name {
-                    Name::Count => u64::from(RECURRENCE_COUNT_MAX),
-                    _ => u64::from(RECURRENCE_INTERVAL_MAX),
-                };
-                if !(1..=max).contains(&n) {
-                    return Err(format!("must have {label} from 1 to {}", thousands(max)));
-                }
-                if name == Name::Count {
-                    rule.count = Some(n as u32);
-                    rule.count_span = Some(span);
-                } else {
-                    rule.interval = n as u16;
-                }
-            }
-            Value::Until(until) => rule.until = Some(until),
-            Value::Weekday(day) => rule.week_start = day,
-            Value::Unsigned(values) => {
-                let range = match name {
-                    Name::BySecond | Name::ByMinute => 0..=59,
-                    Name::ByHour => 0..=23,
-                    _ => 1..=12,
-                };
-                let shown = format!("{} to {}", range.start(), range.end());
-                let values = in_range(&values, label, &shown, range, |&v| v)?;
-                let values: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
-                match name {
-                    Name::BySecond => rule.by_second = values,
-                    Name::ByMinute => rule.by_minute = values,
-                    Name::ByHour => rule.by_hour = values,
-                    _ => rule.by_month = values,
-                }
-            }
-            Value::Signed(values) => {
-                let max = match name {
-                    Name::ByMonthDay => 31,
-                    Name::ByWeekNo => 53,
-                    _ => 366,
-                };
-                let shown = format!("1 to {max} or -{max} to -1");
-                let values = in_range(&values, label, &shown, 1..=max, |v: &i64| v.unsigned_abs())?;
-                match name {
-                    Name::ByMonthDay => {
-                        rule.by_month_day = values.into_iter().map(|v| v as i8).collect()
-                    }
-                    Name::ByWeekNo => {
-                        rule.by_week_no = values.into_iter().map(|v| v as i8).collect()
-                    }
-                    Name::ByYearDay => {
-                        rule.by_year_day = values.into_iter().map(|v| v as i16).collect()
-                    }
-                    _ => rule.by_set_pos = values.into_iter().map(|v| v as i32).collect(),
-                }
-            }
-            Value::Days(days) => {
-                for (n, _) in &days {
-                    if let Some(n) = n {
-                        if !(1..=53).contains(&n.unsigned_abs()) {
-                            return Err(format!(
-                                "must have BYDAY ordinals from 1 to 53 or -53 to -1, not {n}"
-                            ));
-                        }
-                    }
-                }
-                rule.by_day = days
-                    .into_iter()
-                    .map(|(n, day)| match n {
-                        Some(n) => NWeekday::Nth(n as i16, day),
-                        None => NWeekday::Every(day),
-                    })
-                    .collect();
-            }
-        }
+    for part in parts {
+        has_freq |= matches!(part.value, Value::Freq(_));
+        set_part(&mut rule, part)?;
     }
     if !has_freq {
         return Err("must have FREQ".into());
@@ -545,6 +467,88 @@ fn assemble(parts: Vec<Part>, text: &str) -> Result<Rule, String> {
         return Err("may not have both COUNT and UNTIL".into());
     }
     Ok(rule)
+}
+
+/// Sets in `rule` what one part of its text says, checking its values' ranges.
+fn set_part(rule: &mut Rule, Part { name, value, span }: Part) -> Result<(), String> {
+    let label = name.text();
+    match value {
+        Value::Freq(freq) => {
+            rule.freq =
+                freq.ok_or("must have FREQ=YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY".to_string())?;
+        }
+        Value::Number(n) => {
+            let max = match name {
+                Name::Count => u64::from(RECURRENCE_COUNT_MAX),
+                _ => u64::from(RECURRENCE_INTERVAL_MAX),
+            };
+            if !(1..=max).contains(&n) {
+                return Err(format!("must have {label} from 1 to {}", thousands(max)));
+            }
+            if name == Name::Count {
+                rule.count = Some(n as u32);
+                rule.count_span = Some(span);
+            } else {
+                rule.interval = n as u16;
+            }
+        }
+        Value::Until(until) => rule.until = Some(until),
+        Value::Weekday(day) => rule.week_start = day,
+        Value::Unsigned(values) => {
+            let range = match name {
+                Name::BySecond | Name::ByMinute => 0..=59,
+                Name::ByHour => 0..=23,
+                _ => 1..=12,
+            };
+            let shown = format!("{} to {}", range.start(), range.end());
+            let values = in_range(&values, label, &shown, range, |&v| v)?;
+            let values: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
+            match name {
+                Name::BySecond => rule.by_second = values,
+                Name::ByMinute => rule.by_minute = values,
+                Name::ByHour => rule.by_hour = values,
+                _ => rule.by_month = values,
+            }
+        }
+        Value::Signed(values) => {
+            let max = match name {
+                Name::ByMonthDay => 31,
+                Name::ByWeekNo => 53,
+                _ => 366,
+            };
+            let shown = format!("1 to {max} or -{max} to -1");
+            let values = in_range(&values, label, &shown, 1..=max, |v: &i64| v.unsigned_abs())?;
+            match name {
+                Name::ByMonthDay => {
+                    rule.by_month_day = values.into_iter().map(|v| v as i8).collect()
+                }
+                Name::ByWeekNo => rule.by_week_no = values.into_iter().map(|v| v as i8).collect(),
+                Name::ByYearDay => {
+                    rule.by_year_day = values.into_iter().map(|v| v as i16).collect()
+                }
+                _ => rule.by_set_pos = values.into_iter().map(|v| v as i32).collect(),
+            }
+        }
+        Value::Days(days) => {
+            for (n, _) in &days {
+                if let Some(n) = n {
+                    if !(1..=53).contains(&n.unsigned_abs()) {
+                        return Err(format!(
+                            "must have BYDAY ordinals from 1 to 53 or -53 to -1, not {n}"
+                        ));
+                    }
+                }
+            }
+            rule.by_day = days
+                .into_iter()
+                .map(|(n, day)| match n {
+                    Some(n) => NWeekday::Nth(n as i16, day),
+                    None => NWeekday::Every(day),
+                })
+                .collect();
+        }
+    }
+    Ok(())
 }
 
 /// `values` when each one's `key` is within `range`, else the error naming `label` and the

@@ -116,6 +116,62 @@ impl Space {
     /// Decides what `command` does at the next version, without changing anything; its
     /// dependency check takes what it follows from `budget`.
     fn plan(&self, command: &Command, now: i64, budget: &mut Budget) -> Result<Step, SpaceError> {
+        let Command { kind, id, op, .. } = command;
+        let (kind, version) = (*kind, self.version + 1);
+        let collection = self.collection(kind);
+        let mut record = self.start_record(command, now, budget)?;
+        if let Op::Create(changes) | Op::Update(changes) = op {
+            #[cfg(feature = "failpoints")]
+            injected_panic(&self.id);
+            if let Some(sort_order) = changes.sort_order {
+                record.sort_order = sort_order;
+            }
+            for (field, value) in &changes.fields {
+                record.fields[*field] = value.clone();
+            }
+            let before = collection.records.get(&**id).map(|r| &**r);
+            if let Some(times) = &collection.times {
+                times.settle(kind, before, &mut record, changes, now)?;
+            }
+            if let Some(calendar) = &collection.calendar {
+                calendar.settle(before, &mut record, changes, now);
+            }
+        }
+        record.touch(version, now);
+        let flipped = match &collection.graph {
+            Some(graph) => {
+                let before = collection.records.get(&**id).map(|r| &**r);
+                graph.settle(&collection.records, before, &mut record, version, now)
+            }
+            None => Vec::new(),
+        };
+        let mut touched = Vec::with_capacity(1 + flipped.len());
+        touched.push(Touched {
+            kind,
+            record: Arc::new(record),
+        });
+        if let Op::Create(changes) | Op::Update(changes) = op {
+            self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
+        }
+        touched.extend(flipped.into_iter().map(|record| Touched {
+            kind,
+            record: Arc::new(record),
+        }));
+        Ok(Step {
+            created: matches!(op, Op::Create(_)),
+            touched,
+        })
+    }
+
+    /// The record `command` starts from, checked: a new one on create (its dependencies and
+    /// references checked), else the current one (if it matches `If-Match`), deleted or
+    /// restored, or with its due reminders fired.
+    fn start_record(
+        &self,
+        command: &Command,
+        now: i64,
+        budget: &mut Budget,
+    ) -> Result<Record, SpaceError> {
         let Command {
             kind,
             id,
@@ -138,7 +194,7 @@ impl Space {
             }
             Ok(current)
         };
-        let mut record = match op {
+        let record = match op {
             Op::Create(changes) => {
                 if collection.records.contains_key(&**id) {
                     return Err(SpaceError::AlreadyExists {
@@ -185,47 +241,7 @@ impl Space {
                 record
             }
         };
-        if let Op::Create(changes) | Op::Update(changes) = op {
-            #[cfg(feature = "failpoints")]
-            injected_panic(&self.id);
-            if let Some(sort_order) = changes.sort_order {
-                record.sort_order = sort_order;
-            }
-            for (field, value) in &changes.fields {
-                record.fields[*field] = value.clone();
-            }
-            let before = collection.records.get(&**id).map(|r| &**r);
-            if let Some(times) = &collection.times {
-                times.settle(kind, before, &mut record, changes, now)?;
-            }
-            if let Some(calendar) = &collection.calendar {
-                calendar.settle(before, &mut record, changes, now);
-            }
-        }
-        record.touch(version, now);
-        let flipped = match &collection.graph {
-            Some(graph) => {
-                let before = collection.records.get(&**id).map(|r| &**r);
-                graph.settle(&collection.records, before, &mut record, version, now)
-            }
-            None => Vec::new(),
-        };
-        let mut touched = Vec::with_capacity(1 + flipped.len());
-        touched.push(Touched {
-            kind,
-            record: Arc::new(record),
-        });
-        if let Op::Create(changes) | Op::Update(changes) = op {
-            self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
-        }
-        touched.extend(flipped.into_iter().map(|record| Touched {
-            kind,
-            record: Arc::new(record),
-        }));
-        Ok(Step {
-            created: matches!(op, Op::Create(_)),
-            touched,
-        })
+        Ok(record)
     }
 
     /// Puts every record of `step` in place and moves to the next version, noting the

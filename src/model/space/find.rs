@@ -40,8 +40,8 @@ use super::indexes::{packed_set, OrderKey};
 use super::list::ListQuery;
 use crate::model::kind::Kind;
 use crate::model::query::{
-    search, Constraint, Filter, Literal, OrderBy, Position, Scalar, Search, SortKey, SortValue,
-    TaskField,
+    self, search, Constraint, Filter, Literal, OrderBy, Position, Scalar, Search, SortKey,
+    SortValue, TaskField,
 };
 use crate::model::record::{Id, Record};
 
@@ -606,30 +606,17 @@ fn candidates<'a>(
     out
 }
 
-/// The page walked along the index of the order's first key: runs of one value are sorted
-/// by the whole order; tasks whose value is null come last.
-fn walk<'a>(
+/// The index entries a walk in `first`'s order goes through, each with its key's value as
+/// an i64, from `start` (the cursor's first value) on; `None` when no index has that order.
+fn walk_entries<'a>(
     collection: &'a Collection,
-    scope: &Scope<'_>,
-    order: &OrderBy,
-    after: Option<&Position>,
-    take: usize,
-) -> Vec<&'a Arc<Record>> {
-    let first = order.keys()[0];
-    let is_after = |r: &Record| after.is_none_or(|p| order.compare_to(r, p).is_gt());
-    let keeps = |r: &&'a Arc<Record>| is_after(r) && scope.keeps(r);
-    let start = after.and_then(|p| p.values.first());
-    let mut out: Vec<&'a Arc<Record>> = Vec::with_capacity(take);
-    let mut run: Vec<&'a Arc<Record>> = Vec::new();
-    let mut run_value = None;
-    let flush = |run: &mut Vec<&'a Arc<Record>>, out: &mut Vec<&'a Arc<Record>>| {
-        run.sort_unstable_by(|a, b| order.compare(a, b));
-        out.extend(run.drain(..).take(take - out.len()));
-    };
-    // Entries with their key's value, as i64, from the walk's start on.
-    let entries: Box<dyn Iterator<Item = (i64, &OrderKey)> + '_> = match first.key {
+    include_deleted: bool,
+    first: query::OrderKey,
+    start: Option<&SortValue>,
+) -> Option<Box<dyn Iterator<Item = (i64, &'a OrderKey)> + 'a>> {
+    let entries: Box<dyn Iterator<Item = (i64, &'a OrderKey)> + 'a> = match first.key {
         SortKey::SortOrder => {
-            let set = if scope.query.include_deleted {
+            let set = if include_deleted {
                 &collection.indexes.all
             } else {
                 &collection.indexes.active
@@ -659,14 +646,11 @@ fn walk<'a>(
             }
         }
         key => {
-            let Some(index) = collection
+            let index = collection
                 .indexes
                 .tasks
                 .as_ref()
-                .and_then(|t| t.time_index(key.field()))
-            else {
-                return Vec::new();
-            };
+                .and_then(|t| t.time_index(key.field()))?;
             let from = match start {
                 Some(SortValue::Time(ms)) => Some(*ms),
                 _ => None,
@@ -690,6 +674,32 @@ fn walk<'a>(
                 }
             }
         }
+    };
+    Some(entries)
+}
+
+/// The page walked along the index of the order's first key: runs of one value are sorted
+/// by the whole order; tasks whose value is null come last.
+fn walk<'a>(
+    collection: &'a Collection,
+    scope: &Scope<'_>,
+    order: &OrderBy,
+    after: Option<&Position>,
+    take: usize,
+) -> Vec<&'a Arc<Record>> {
+    let first = order.keys()[0];
+    let is_after = |r: &Record| after.is_none_or(|p| order.compare_to(r, p).is_gt());
+    let keeps = |r: &&'a Arc<Record>| is_after(r) && scope.keeps(r);
+    let start = after.and_then(|p| p.values.first());
+    let mut out: Vec<&'a Arc<Record>> = Vec::with_capacity(take);
+    let mut run: Vec<&'a Arc<Record>> = Vec::new();
+    let mut run_value = None;
+    let flush = |run: &mut Vec<&'a Arc<Record>>, out: &mut Vec<&'a Arc<Record>>| {
+        run.sort_unstable_by(|a, b| order.compare(a, b));
+        out.extend(run.drain(..).take(take - out.len()));
+    };
+    let Some(entries) = walk_entries(collection, scope.query.include_deleted, first, start) else {
+        return Vec::new();
     };
     for (value, key) in entries {
         if run_value != Some(value) {
