@@ -14,6 +14,9 @@ use prometheus_client::registry::Registry;
 
 use crate::model::{Kind, Outcome, SpaceView};
 
+/// Where the metrics are served (on the API's address, or on `--metrics-bind`'s).
+pub(crate) const PATH: &str = "/metrics";
+
 /// Labels of one HTTP request: its method, route pattern (never the raw path) and status.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub(crate) struct RequestLabels {

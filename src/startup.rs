@@ -245,6 +245,7 @@ impl State {
             throttle: web::Data::new(Throttle::default()),
             trusted_proxies: web::Data::new(settings.trusted),
             body_timeout: settings.body_timeout,
+            speaker: crate::http::SPEAKER,
         };
         State {
             core: web::Data::new(core),

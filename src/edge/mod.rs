@@ -9,7 +9,8 @@
 //!   within `--body-timeout-ms` (§9) and a size bound the route names.
 //!
 //! Its state, [`Edge`], is app data of its own; a front's state holds none of it. Its
-//! refusals are problem+json (the JSON front's [`ApiError`]), for every front alike.
+//! refusals are worded by its [`Speaker`] (problem+json, for every front alike), which
+//! start-up gives it: the edge imports no front.
 
 pub(crate) mod body;
 pub(crate) mod client;
@@ -18,7 +19,7 @@ pub(crate) mod throttle;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -26,10 +27,10 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::web::Data;
+use actix_web::HttpResponse;
 
 use crate::core::Gate;
-use crate::http::{ApiError, METRICS_PATH};
-use crate::metrics::{RequestLabels, RouteLabels, METRICS};
+use crate::metrics::{RequestLabels, RouteLabels, METRICS, PATH as METRICS_PATH};
 
 pub(crate) use body::BodyTimeout;
 pub(crate) use client::TrustedProxies;
@@ -47,6 +48,31 @@ pub(crate) struct Edge {
     pub trusted_proxies: Data<TrustedProxies>,
     /// How long a request body may take.
     pub body_timeout: BodyTimeout,
+    /// How a refusal is answered and a front's error is noted.
+    pub speaker: Speaker,
+}
+
+/// Why the edge refuses a request before any front sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The server is shutting down (`503`).
+    ShuttingDown,
+    /// This node is a standby, and the request is for the data (`503`, §16).
+    NotPrimary,
+    /// The client address is locked out after failed authentications, for this long
+    /// (`429`, §9).
+    LockedOut(Duration),
+}
+
+/// What the edge needs of the fronts' wording, given by start-up so the edge imports no
+/// front: how a [`Refusal`] is answered (problem+json, for every front alike) and how an
+/// error a front answered with is noted once (logged, counted) after its route ran.
+#[derive(Clone, Copy)]
+pub(crate) struct Speaker {
+    /// The answer to a refusal.
+    pub refuse: fn(Refusal) -> HttpResponse,
+    /// Notes the error a response was built from.
+    pub note: fn(&actix_web::Error),
 }
 
 /// The edge state of the app serving `req`.
@@ -63,8 +89,8 @@ pub(crate) const REQUEST_ID: &str = "x-request-id";
 /// `Retry-After` once the [`Gate`] is closed, whatever the route (`/healthz` included);
 /// `429 too_many_requests` for a client address (see [`client`]) locked out by the
 /// [`Throttle`], on every `/api/v1` request (and `/metrics`, which takes the admin token)
-/// before its token is looked at. After it: a response built from an [`ApiError`] is
-/// noted ([`ApiError::note`]); a `401` counts as a failure of its client address; the
+/// before its token is looked at. After it: the error a response was built from is
+/// noted ([`Speaker::note`]); a `401` counts as a failure of its client address; the
 /// request is counted and timed by route pattern in the metrics, and logged in one line at
 /// info: client address (`-` when there is none), method, path, status, microseconds and
 /// id.
@@ -76,15 +102,17 @@ pub(crate) async fn front(
     let id = request_id(req.headers().get(REQUEST_ID));
     let client = client::client_addr(&req);
     let throttle = edge(req.request()).map(|edge| edge.throttle.clone());
-    let mut response = match refusal(&req, client, throttle.as_ref().map(|t| t.get_ref())) {
-        Some(refused) => req.error_response(refused).map_into_right_body(),
-        None => next.call(req).await?.map_into_left_body(),
+    let speaker = edge(req.request()).map(|edge| edge.speaker);
+    let refused = refusal(&req, client, throttle.as_ref().map(|t| t.get_ref()));
+    let mut response = match (refused, speaker) {
+        (Some(refused), Some(speaker)) => req
+            .into_response((speaker.refuse)(refused))
+            .map_into_right_body(),
+        _ => next.call(req).await?.map_into_left_body(),
     };
     let elapsed = started.elapsed();
-    if let Some(error) = response.response().error() {
-        if let Some(error) = error.as_error::<ApiError>() {
-            error.note();
-        }
+    if let (Some(error), Some(speaker)) = (response.response().error(), speaker) {
+        (speaker.note)(error);
     }
     let status = response.status();
     if status == StatusCode::UNAUTHORIZED {
@@ -157,10 +185,10 @@ fn refusal(
     req: &ServiceRequest,
     client: Option<std::net::IpAddr>,
     throttle: Option<&Throttle>,
-) -> Option<ApiError> {
+) -> Option<Refusal> {
     let gate = edge(req.request()).map(|edge| &edge.gate);
     if gate.is_some_and(|g| g.is_closed()) {
-        return Some(ApiError::Unavailable("the server is shutting down"));
+        return Some(Refusal::ShuttingDown);
     }
     let standby = gate
         .and_then(|g| g.role())
@@ -168,7 +196,7 @@ fn refusal(
     // The CalDAV front serves the same data: a standby refuses it too.
     let served = req.path().starts_with("/api/v1") || req.path().starts_with("/dav/");
     if standby && served {
-        return Some(ApiError::NotPrimary);
+        return Some(Refusal::NotPrimary);
     }
     let (Some(throttle), Some(ip)) = (throttle, client) else {
         return None;
@@ -179,7 +207,7 @@ fn refusal(
     let guarded = served || req.path() == METRICS_PATH;
     let wait = throttle.blocked(ip).filter(|_| guarded)?;
     METRICS.too_many("auth_lockout");
-    Some(ApiError::TooManyRequests(wait))
+    Some(Refusal::LockedOut(wait))
 }
 
 /// The client's request id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`; else

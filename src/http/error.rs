@@ -12,6 +12,7 @@ use crate::actors::Failure;
 use crate::core::heavy::Lost;
 use crate::core::service::BackupFailure;
 use crate::edge::body::BodyError;
+use crate::edge::Refusal;
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
 use crate::model::limits::{MAX_BODY_BYTES, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
@@ -415,6 +416,16 @@ impl From<BodyError> for ApiError {
             BodyError::TooLarge => ApiError::PayloadTooLarge,
             BodyError::TimedOut => ApiError::RequestTimeout,
             BodyError::Unreadable(_) => ApiError::InvalidJson(e.to_string()),
+        }
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(refused: Refusal) -> ApiError {
+        match refused {
+            Refusal::ShuttingDown => ApiError::Unavailable("the server is shutting down"),
+            Refusal::NotPrimary => ApiError::NotPrimary,
+            Refusal::LockedOut(wait) => ApiError::TooManyRequests(wait),
         }
     }
 }

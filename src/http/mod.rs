@@ -28,6 +28,7 @@ use actix_web::web::{self, Data, ServiceConfig};
 use actix_web::{HttpResponse, Route};
 
 use crate::core::Core;
+use crate::edge::Speaker;
 use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::times::TimeFields;
@@ -35,6 +36,17 @@ use crate::model::Kind;
 use idempotency::Guard;
 
 pub(crate) use error::ApiError;
+
+/// How the edge words its refusals and notes the JSON API's errors: as problem+json,
+/// through [`ApiError`], for every front alike.
+pub(crate) const SPEAKER: Speaker = Speaker {
+    refuse: |refused| HttpResponse::from_error(ApiError::from(refused)),
+    note: |error| {
+        if let Some(error) = error.as_error::<ApiError>() {
+            error.note();
+        }
+    },
+};
 
 /// The core of the app serving `req` (app data every front is given).
 pub(crate) fn core(req: &actix_web::HttpRequest) -> Result<&Data<Core>, ApiError> {
@@ -311,7 +323,7 @@ pub(crate) async fn admin_metrics(_: extract::AdminToken) -> HttpResponse {
 /// Registers `GET /metrics` on the API's address, behind the admin token.
 pub(crate) fn configure_metrics(cfg: &mut ServiceConfig) {
     cfg.service(
-        web::resource(METRICS_PATH)
+        web::resource(crate::metrics::PATH)
             .route(web::get().to(admin_metrics))
             .default_service(disallowed("GET")),
     );
@@ -321,14 +333,11 @@ pub(crate) fn configure_metrics(cfg: &mut ServiceConfig) {
 /// directory to check a token against).
 pub(crate) fn configure_open_metrics(cfg: &mut ServiceConfig) {
     cfg.service(
-        web::resource(METRICS_PATH)
+        web::resource(crate::metrics::PATH)
             .route(web::get().to(metrics))
             .default_service(disallowed("GET")),
     );
 }
-
-/// Where the metrics are served.
-pub(crate) const METRICS_PATH: &str = "/metrics";
 
 #[cfg(test)]
 mod tests {
