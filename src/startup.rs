@@ -121,6 +121,25 @@ struct Settings {
     webhooks: WebhookSettings,
 }
 
+impl Settings {
+    /// The settings `config` gives, with `role` the node's role under `--nats`.
+    fn of(config: &Config, role: Option<Arc<NodeRole>>) -> Settings {
+        Settings {
+            body_timeout: BodyTimeout(Duration::from_millis(config.body_timeout_ms)),
+            role,
+            trusted: TrustedProxies::new(config.trusted_proxy.clone()),
+            plan: match config.scan_queries {
+                true => Plan::Scan,
+                false => Plan::Indexes,
+            },
+            webhooks: WebhookSettings {
+                allow_private: config.webhook_allow_private,
+                retry_divisor: config.webhook_retry_divisor,
+            },
+        }
+    }
+}
+
 impl Default for Settings {
     /// As `taskd` serves without flags.
     fn default() -> Settings {
@@ -173,22 +192,12 @@ impl State {
         let Recovered {
             directory,
             directory_saved,
-            mut spaces,
+            spaces,
             covered,
             keys,
             ..
         } = recovered;
-        let owned: Vec<Space> = directory
-            .spaces()
-            .map(|info| {
-                spaces
-                    .remove(&info.id)
-                    .unwrap_or_else(|| Space::new(&info.id))
-            })
-            .collect();
-        for id in spaces.keys() {
-            log::warn!("space {id} belongs to no user; not served");
-        }
+        let owned = owned_spaces(&directory, spaces);
         // A space that got writes from the journal is snapshotted now, so the segments
         // holding them can go even if the space is never used again.
         for space in owned.iter().filter(|s| !covered.holds(s.id(), s.version())) {
@@ -278,6 +287,19 @@ impl State {
         &self.spaces
     }
 
+    /// Saves the directory and the kept answers every `interval`, from now on.
+    fn save_every(&self, interval: Duration) {
+        let saver = self.clone();
+        actix_web::rt::spawn(async move {
+            let mut tick = actix_web::rt::time::interval(interval);
+            loop {
+                tick.tick().await;
+                saver.directory.save(&saver.snapshots, false).await;
+                saver.keys.save(&saver.snapshots, false).await;
+            }
+        });
+    }
+
     /// Refuses every request from now on.
     pub fn close_gate(&self) {
         self.core.gate().close();
@@ -359,19 +381,7 @@ impl Application {
         let arbiters: Vec<Arbiter> = (0..workers).map(|_| Arbiter::new()).collect();
         let compaction = config.compaction();
         let interval = compaction.interval;
-        let settings = Settings {
-            body_timeout: BodyTimeout(Duration::from_millis(config.body_timeout_ms)),
-            role: replicator.as_ref().map(|r| Arc::clone(r.role())),
-            trusted: TrustedProxies::new(config.trusted_proxy.clone()),
-            plan: match config.scan_queries {
-                true => Plan::Scan,
-                false => Plan::Indexes,
-            },
-            webhooks: WebhookSettings {
-                allow_private: config.webhook_allow_private,
-                retry_divisor: config.webhook_retry_divisor,
-            },
-        };
+        let settings = Settings::of(config, replicator.as_ref().map(|r| Arc::clone(r.role())));
         let state = State::start(
             &store,
             recovered,
@@ -388,15 +398,7 @@ impl Application {
             state.core.clone().into_inner(),
             replicator.as_ref().map(|r| Arc::clone(r.role())),
         );
-        let saver = state.clone();
-        actix_web::rt::spawn(async move {
-            let mut tick = actix_web::rt::time::interval(interval);
-            loop {
-                tick.tick().await;
-                saver.directory.save(&saver.snapshots, false).await;
-                saver.keys.save(&saver.snapshots, false).await;
-            }
-        });
+        state.save_every(interval);
 
         let metrics = config
             .metrics_bind
@@ -404,13 +406,6 @@ impl Application {
             .map(metrics_server)
             .transpose()?;
         let http = serve(config, &state, workers)?;
-        if !config.trusted_proxy.is_empty() {
-            let blocks: Vec<String> = config.trusted_proxy.iter().map(|b| b.to_string()).collect();
-            log::info!(
-                "client addresses taken from X-Forwarded-For of peers in {}",
-                blocks.join(", ")
-            );
-        }
         log::info!(
             "taskd listening on http://{} with {workers} worker(s), durability {}",
             http.addr,
@@ -535,6 +530,26 @@ impl Application {
     }
 }
 
+/// The spaces of the directory's users, as recovered (a new one where none was); a
+/// recovered space no user has is logged and not served.
+fn owned_spaces(
+    directory: &DirectoryState,
+    mut spaces: std::collections::HashMap<Box<str>, Space>,
+) -> Vec<Space> {
+    let owned = directory
+        .spaces()
+        .map(|info| {
+            spaces
+                .remove(&info.id)
+                .unwrap_or_else(|| Space::new(&info.id))
+        })
+        .collect();
+    for id in spaces.keys() {
+        log::warn!("space {id} belongs to no user; not served");
+    }
+    owned
+}
+
 /// The HTTP server of the API's address, running, with what the shutdown's catch-up
 /// watches.
 struct Http {
@@ -587,6 +602,13 @@ fn serve(config: &Config, state: &State, workers: usize) -> Result<Http, StartEr
             std::io::ErrorKind::AddrNotAvailable.into(),
         )
     })?;
+    if !config.trusted_proxy.is_empty() {
+        let blocks: Vec<String> = config.trusted_proxy.iter().map(|b| b.to_string()).collect();
+        log::info!(
+            "client addresses taken from X-Forwarded-For of peers in {}",
+            blocks.join(", ")
+        );
+    }
     Ok(Http {
         server: server.run(),
         addr,

@@ -268,27 +268,34 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
                 filter_element(&mut nodes, &mut report.filter, &element, e, empty);
             }
         }
-        if open.is_empty() {
-            report.kind = match (namespace.as_str(), element.as_str()) {
-                (CALDAV, "calendar-multiget") => ReportKind::Multiget,
-                (CALDAV, "calendar-query") => ReportKind::Query,
-                (DAV, "sync-collection") => ReportKind::SyncCollection,
-                _ => ReportKind::Other(namespace.clone(), element.clone()),
-            };
-        } else if open.len() == 1 && namespace == DAV && element == "href" {
-            report.hrefs.push(String::new());
-        } else if open.len() == 2 && open[1].0 == DAV && open[1].1 == "prop" {
-            report.props.push(Prop {
-                namespace: namespace.clone(),
-                name: element.clone(),
-            });
-        }
+        place(&mut report, &open, &namespace, &element);
         if !empty {
             open.push((namespace, element));
         }
     }
     report.limit = nresults.parse().ok();
     Ok(report)
+}
+
+/// What an element of a report body (in namespace `namespace`, inside the elements
+/// `open`) says of it outside its filter: the report's kind (the root), an `href`, or a
+/// property asked for.
+fn place(report: &mut Report, open: &[(String, String)], namespace: &str, element: &str) {
+    if open.is_empty() {
+        report.kind = match (namespace, element) {
+            (CALDAV, "calendar-multiget") => ReportKind::Multiget,
+            (CALDAV, "calendar-query") => ReportKind::Query,
+            (DAV, "sync-collection") => ReportKind::SyncCollection,
+            _ => ReportKind::Other(namespace.into(), element.into()),
+        };
+    } else if open.len() == 1 && namespace == DAV && element == "href" {
+        report.hrefs.push(String::new());
+    } else if open.len() == 2 && open[1].0 == DAV && open[1].1 == "prop" {
+        report.props.push(Prop {
+            namespace: namespace.into(),
+            name: element.into(),
+        });
+    }
 }
 
 /// One element of a `calendar-query`'s `filter` (`e`, named `element`; `empty` when it has

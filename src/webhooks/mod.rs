@@ -297,14 +297,15 @@ enum Then {
     Stop,
 }
 
-/// Makes one attempt to deliver `touched` to `webhook`.
-async fn attempt(
+/// Signs and POSTs the event of `touched` to `webhook` (docs §19), numbering the attempt
+/// in `streak`; the delivery log's entry of the attempt and what came of it.
+async fn send(
     shared: &Shared,
     webhook: &Webhook,
     touched: &Touched,
     event: &str,
     streak: &mut Streak,
-) -> Then {
+) -> (Attempt, Sent) {
     let record = &touched.record;
     let message_id = format!(
         "{}.{}.{}.{}",
@@ -333,7 +334,7 @@ async fn attempt(
     ];
     let started = Instant::now();
     let sent = shared.sender.post(&webhook.url, &headers, body).await;
-    let mut entry = Attempt {
+    let entry = Attempt {
         webhook_message_id: message_id,
         attempt: number,
         at: now.timestamp_millis(),
@@ -341,6 +342,19 @@ async fn attempt(
         duration_ms: started.elapsed().as_millis() as u64,
         error: None,
     };
+    (entry, sent)
+}
+
+/// Makes one attempt to deliver `touched` to `webhook`.
+async fn attempt(
+    shared: &Shared,
+    webhook: &Webhook,
+    touched: &Touched,
+    event: &str,
+    streak: &mut Streak,
+) -> Then {
+    let (mut entry, sent) = send(shared, webhook, touched, event, streak).await;
+    let record = &touched.record;
     let passed = Position {
         version: record.version,
         key: Some((touched.kind, (*record.id).into())),
