@@ -11,15 +11,19 @@
 //! The pool has one thread per core, each at nice [`NICE`]: heavy work takes at most the
 //! machine's cores, waits in line beyond that, and when the cores are contended the HTTP
 //! workers (nice 0) get them first, so one account's reports cannot starve another's
-//! requests of CPU.
+//! requests of CPU. And one account's heavy work runs one piece at a time ([`PER_OWNER`]):
+//! its other pieces wait for their turn without holding a thread, so an account with many
+//! connections still takes one core at the most, and others' heavy work is not queued
+//! behind all of its own.
 
+use std::collections::HashMap;
 use std::io;
 use std::sync::mpsc as queue;
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::Stream;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 /// How many bytes the writer gathers before it hands a chunk to the answer.
 pub(crate) const CHUNK_BYTES: usize = 32 * 1024;
@@ -28,6 +32,9 @@ pub(crate) const CHUNKS: usize = 4;
 /// The niceness of the pool's threads: the kernel then gives an HTTP worker about ten
 /// times the CPU of a heavy thread when both want it.
 pub(crate) const NICE: i32 = 10;
+
+/// How many pieces of one owner's heavy work run at once.
+pub(crate) const PER_OWNER: usize = 1;
 
 /// Why heavy work gave no result.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +80,47 @@ fn lower_priority() {
     }
 }
 
+/// The owners with heavy work running or waiting, and their turns.
+static TURNS: LazyLock<Mutex<HashMap<Box<str>, Arc<Semaphore>>>> = LazyLock::new(Default::default);
+
+/// An owner's turn for one piece of heavy work; the next piece may start once it drops.
+struct Turn {
+    owner: Box<str>,
+    permit: Option<OwnedSemaphorePermit>,
+}
+
+impl Turn {
+    /// Waits (without a thread) until `owner` has fewer than [`PER_OWNER`] pieces running.
+    async fn take(owner: &str) -> Turn {
+        let turns = {
+            let mut all = TURNS.lock().unwrap_or_else(PoisonError::into_inner);
+            let turns = all
+                .entry(owner.into())
+                .or_insert_with(|| Arc::new(Semaphore::new(PER_OWNER)));
+            Arc::clone(turns)
+        };
+        let permit = turns.acquire_owned().await.ok();
+        Turn {
+            owner: owner.into(),
+            permit,
+        }
+    }
+}
+
+impl Drop for Turn {
+    /// Gives the turn back, and forgets the owner once nobody holds or waits for one.
+    fn drop(&mut self) {
+        drop(self.permit.take());
+        let mut all = TURNS.lock().unwrap_or_else(PoisonError::into_inner);
+        if all
+            .get(&self.owner)
+            .is_some_and(|turns| Arc::strong_count(turns) == 1)
+        {
+            all.remove(&self.owner);
+        }
+    }
+}
+
 /// Queues `job` on the pool.
 fn spawn(job: Job) {
     let jobs = POOL.lock().unwrap_or_else(PoisonError::into_inner);
@@ -81,26 +129,34 @@ fn spawn(job: Job) {
     }
 }
 
-/// Runs `work` on the heavy pool and returns what it returns.
+/// Runs `work` on the heavy pool in `owner`'s turn (an account's id) and returns what it
+/// returns.
 pub(crate) async fn run<T: Send + 'static>(
+    owner: &str,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Lost> {
+    let turn = Turn::take(owner).await;
     let (done, result) = oneshot::channel();
     spawn(Box::new(move || {
-        let _ = done.send(work());
+        let result = work();
+        drop(turn);
+        let _ = done.send(result);
     }));
     result.await.map_err(|_| Lost("it panicked"))
 }
 
-/// Runs `write` on the heavy pool, and returns the stream of what it writes into its
-/// [`Sink`], chunk by chunk as it goes. Writing fails with `BrokenPipe` once the stream is
-/// dropped (the client went away), which ends the work early; an error of `write` ends
-/// the stream with it.
-pub(crate) fn stream(
+/// Runs `write` on the heavy pool in `owner`'s turn (an account's id), and returns the
+/// stream of what it writes into its [`Sink`], chunk by chunk as it goes. Writing fails
+/// with `BrokenPipe` once the stream is dropped (the client went away), which ends the
+/// work early; an error of `write` ends the stream with it.
+pub(crate) async fn stream(
+    owner: &str,
     write: impl FnOnce(&mut Sink) -> io::Result<()> + Send + 'static,
 ) -> impl Stream<Item = Result<Bytes, io::Error>> + 'static {
+    let turn = Turn::take(owner).await;
     let (sender, mut receiver) = mpsc::channel(CHUNKS);
     spawn(Box::new(move || {
+        let _turn = turn;
         let mut sink = Sink {
             sender,
             buffer: BytesMut::with_capacity(CHUNK_BYTES),
@@ -157,12 +213,13 @@ mod tests {
 
     #[actix_web::test]
     async fn a_stream_hands_over_what_is_written_in_chunks() {
-        let chunks: Vec<Bytes> = stream(|sink| {
+        let chunks: Vec<Bytes> = stream("u", |sink| {
             for _ in 0..10 {
                 sink.write_all(&[b'x'; 10_000])?;
             }
             Ok(())
         })
+        .await
         .map(|chunk| chunk.expect("no error"))
         .collect()
         .await;
@@ -173,24 +230,46 @@ mod tests {
     #[actix_web::test]
     async fn dropping_the_stream_stops_the_work() {
         let (done, finished) = tokio::sync::oneshot::channel();
-        let mut answer = Box::pin(stream(move |sink| {
-            let mut written = 0usize;
-            let result = loop {
-                if let Err(e) = sink.write_all(&[0; 1024]) {
-                    break Err(e);
-                }
-                written += 1024;
-                if written > 1 << 30 {
-                    break Ok(());
-                }
-            };
-            let _ = done.send((written, result.is_err()));
-            Ok(())
-        }));
+        let mut answer = Box::pin(
+            stream("u", move |sink| {
+                let mut written = 0usize;
+                let result = loop {
+                    if let Err(e) = sink.write_all(&[0; 1024]) {
+                        break Err(e);
+                    }
+                    written += 1024;
+                    if written > 1 << 30 {
+                        break Ok(());
+                    }
+                };
+                let _ = done.send((written, result.is_err()));
+                Ok(())
+            })
+            .await,
+        );
         let _ = answer.next().await;
         drop(answer);
         let (written, stopped) = finished.await.expect("the work ends");
         assert!(stopped, "the work ran on to the end");
         assert!(written < 1 << 20, "wrote {written} bytes");
+    }
+
+    #[actix_web::test]
+    async fn an_owners_second_piece_waits_for_its_first_and_others_do_not() {
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let first = actix_web::rt::spawn(run("a", move || released.recv().is_ok()));
+        // The first piece holds a's turn until it is released.
+        let second = actix_web::rt::spawn(run("a", || "second"));
+        let other = run("b", || "other").await.unwrap();
+        assert_eq!(other, "other", "b's work does not wait for a's");
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(
+            !second.is_finished(),
+            "a's second piece waits for its first"
+        );
+        release.send(()).unwrap();
+        assert!(first.await.unwrap().unwrap());
+        assert_eq!(second.await.unwrap().unwrap(), "second");
+        assert!(!TURNS.lock().unwrap().contains_key("a"), "a is forgotten");
     }
 }

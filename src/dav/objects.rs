@@ -139,7 +139,7 @@ pub(super) async fn put_object(
     }
     let text = String::from_utf8(body.to_vec())
         .map_err(|_| DavError::BadRequest("the body must be UTF-8 iCalendar text".into()))?;
-    let parsed = heavy::run(move || parse_calendar(&text))
+    let parsed = heavy::run(&caller.account.id, move || parse_calendar(&text))
         .await?
         .map_err(|e| DavError::BadRequest(e.to_string()))?;
     if parsed.skipped > 0 || parsed.todos.is_empty() {

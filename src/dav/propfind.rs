@@ -63,10 +63,12 @@ pub(super) async fn propfind(
         ],
     )?;
     let found = props.answer(|p| discovery_prop(&caller, &path, p));
-    Ok(multi_status(move |mut answer| {
+    let owner = caller.account.id.clone();
+    Ok(multi_status(&owner, move |mut answer| {
         answer.response(&path, Some(&found))?;
         answer.finish(None, None)
-    }))
+    })
+    .await)
 }
 
 /// The value of `prop` on `calendar`, or `None` where it has none.
@@ -132,14 +134,16 @@ pub(super) async fn propfind_home(
         true => calendars(&core, &caller).await,
         false => Vec::new(),
     };
-    Ok(multi_status(move |mut answer| {
+    let owner = caller.account.id.clone();
+    Ok(multi_status(&owner, move |mut answer| {
         answer.response(&path, Some(&asked.answer(|p| home_prop(&caller, p))))?;
         for calendar in &calendars {
             let found = asked.answer(|p| calendar_prop(&caller, calendar, p));
             answer.response(&calendar.path, Some(&found))?;
         }
         answer.finish(None, None)
-    }))
+    })
+    .await)
 }
 
 /// The properties a `PROPFIND` asks for.
@@ -171,16 +175,19 @@ pub(super) fn asked(body: &[u8], all: &[(&str, &str)]) -> Result<Asked, DavError
     })
 }
 
-/// A `207 Multi-Status` answer whose body `write` makes: on the blocking pool, and sent
+/// A `207 Multi-Status` answer whose body `write` makes: on the heavy pool in `owner`'s
+/// turn, and sent
 /// as it is written ([`heavy::stream`]), so an answer over a whole calendar is neither
 /// made on an HTTP worker nor held whole. `write` ends the body ([`Multistatus::finish`]);
 /// what could fail the request was checked before.
-pub(super) fn multi_status(
+pub(super) async fn multi_status(
+    owner: &str,
     write: impl for<'a> FnOnce(Multistatus<&'a mut Sink>) -> io::Result<()> + Send + 'static,
 ) -> HttpResponse {
+    let body = heavy::stream(owner, move |sink| write(Multistatus::start(sink)?)).await;
     HttpResponse::build(StatusCode::MULTI_STATUS)
         .content_type("application/xml; charset=utf-8")
-        .streaming(heavy::stream(move |sink| write(Multistatus::start(sink)?)))
+        .streaming(body)
 }
 
 /// The value of `prop` on a task's object, or `None` where it has none; `tasks` are the
@@ -238,7 +245,8 @@ pub(super) async fn propfind_calendar(
     let all = [&COLLECTION_PROPS[..], &OBJECT_PROPS[..]].concat();
     let asked = asked(&body, &all)?;
     let with_members = with_members(&req);
-    Ok(multi_status(move |mut answer| {
+    let owner = caller.account.id.clone();
+    Ok(multi_status(&owner, move |mut answer| {
         let found = asked.answer(|p| calendar_prop(&caller, &calendar, p));
         answer.response(&calendar.path, Some(&found))?;
         if with_members {
@@ -249,5 +257,6 @@ pub(super) async fn propfind_calendar(
             }
         }
         answer.finish(None, None)
-    }))
+    })
+    .await)
 }

@@ -37,7 +37,8 @@ pub(super) async fn report_calendar(
     match report.kind {
         xml::ReportKind::Multiget => {
             let hrefs = report.hrefs;
-            Ok(multi_status(move |mut answer| {
+            let owner = caller.account.id.clone();
+            Ok(multi_status(&owner, move |mut answer| {
                 let tasks = members.records();
                 for href in &hrefs {
                     let found = object_of(&calendar, href)
@@ -46,12 +47,14 @@ pub(super) async fn report_calendar(
                     answer.response(href, found.as_ref())?;
                 }
                 answer.finish(None, None)
-            }))
+            })
+            .await)
         }
         // Each object is rendered once, for the filter and its `calendar-data`.
         xml::ReportKind::Query => {
             let filter = report.filter;
-            Ok(multi_status(move |mut answer| {
+            let owner = caller.account.id.clone();
+            Ok(multi_status(&owner, move |mut answer| {
                 let tasks = members.records();
                 for task in members.iter() {
                     let text = filter.as_ref().map(|_| vtodo_text(task, tasks));
@@ -66,11 +69,21 @@ pub(super) async fn report_calendar(
                     answer.response(&href, Some(&found))?;
                 }
                 answer.finish(None, None)
-            }))
+            })
+            .await)
         }
         xml::ReportKind::SyncCollection => {
             let token = &report.sync_token;
-            sync_collection(&core, calendar, members, asked, token, report.limit).await
+            sync_collection(
+                &core,
+                &caller.account.id,
+                calendar,
+                members,
+                asked,
+                token,
+                report.limit,
+            )
+            .await
         }
         xml::ReportKind::Other(_, _) => Err(DavError::UnsupportedReport),
     }
@@ -91,9 +104,11 @@ fn object_of<'a>(calendar: &CalendarInfo, href: &'a str) -> Option<&'a str> {
 /// `DAV:valid-sync-token`. With a `DAV:limit` of `n` and more changes than that, the
 /// answer holds the first `n` changes in version order, a `507` member for the calendar
 /// (RFC 6578 §3.6), and the token of the version of the last change it holds, so the
-/// next sync from it reports the rest: no change is skipped.
+/// next sync from it reports the rest: no change is skipped. The answer is made in the
+/// heavy turn of `owner`, the caller's account.
 async fn sync_collection(
     core: &Core,
+    owner: &str,
     calendar: CalendarInfo,
     members: Members,
     asked: Asked,
@@ -135,7 +150,7 @@ async fn sync_collection(
             (members, changed, version)
         }
     };
-    Ok(multi_status(move |mut answer| {
+    Ok(multi_status(owner, move |mut answer| {
         let mut shown: Vec<&Record> = match since {
             None => members.iter().collect(),
             Some(_) => changed.iter().map(|t| &**t).collect(),
@@ -158,5 +173,6 @@ async fn sync_collection(
             answer.response(&href, found.as_ref())?;
         }
         answer.finish(truncated, Some(&sync_token(version)))
-    }))
+    })
+    .await)
 }

@@ -56,23 +56,31 @@ pub(crate) async fn batch(
     // `OFF_WORKER_BYTES`.
     let big = body.len() > OFF_WORKER_BYTES;
     let operations = match big {
-        true => heavy::run(move || parse_batch(&body)).await??,
+        true => heavy::run(&caller.account.id, move || parse_batch(&body)).await??,
         false => parse_batch(&body)?,
     };
     let space = space_of(&caller, params.space_id(), None, access::Action::Write)?;
     let commands = match big {
         true => {
             let owned = space.to_string();
-            heavy::run(move || commands(operations, &owned)).await??
+            heavy::run(&caller.account.id, move || commands(operations, &owned)).await??
         }
         false => commands(operations, space)?,
     };
-    let answer = send_write(&req, &core, space, commands, key, render::batch_answer)
-        .await?
-        .map_err(|(index, e)| ApiError::InOperation {
-            index,
-            error: Box::new(e.into()),
-        })?;
+    let answer = send_write(
+        &req,
+        &core,
+        &caller,
+        space,
+        commands,
+        key,
+        render::batch_answer,
+    )
+    .await?
+    .map_err(|(index, e)| ApiError::InOperation {
+        index,
+        error: Box::new(e.into()),
+    })?;
     Ok(render::kept(&answer))
 }
 

@@ -67,7 +67,7 @@ pub(crate) async fn export(
             (view.collections[Kind::Task.index()].clone(), view.version)
         })
         .await?;
-    let text = heavy::run(move || {
+    let text = heavy::run(&caller.account.id, move || {
         let list_at = Kind::Task
             .field_index("listId")
             .expect("tasks have a listId");
@@ -120,13 +120,15 @@ pub(crate) async fn import(
     let space = space_of(&caller, params.space_id(), None, Action::Write)?;
     let text = String::from_utf8(body.0.to_vec())
         .map_err(|_| invalid("body", "must be UTF-8 iCalendar text".into()))?;
-    let parsed = heavy::run(move || parse_calendar(&text))
+    let parsed = heavy::run(&caller.account.id, move || parse_calendar(&text))
         .await?
         .map_err(|e: IcalError| invalid("body", e.to_string()))?;
     let skipped = parsed.skipped;
     let tasks = core.read(space, Space::calendar_tasks).await?;
-    let (commands, created, updated) =
-        heavy::run(move || commands(&parsed.todos, &tasks, list.map(Some))).await??;
+    let (commands, created, updated) = heavy::run(&caller.account.id, move || {
+        commands(&parsed.todos, &tasks, list.map(Some))
+    })
+    .await??;
     let version = match commands.is_empty() {
         true => core.version(space).await?,
         false => {

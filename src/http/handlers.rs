@@ -295,7 +295,7 @@ pub(crate) async fn create(
         op: Op::Create(changes),
         if_match: None,
     };
-    write(&req, space, command, key, &core).await
+    write(&req, &caller, space, command, key, &core).await
 }
 
 /// `GET /api/v1/{collection}/{id}`: the record with `ETag`, deleted records included; 304
@@ -393,7 +393,7 @@ pub(crate) async fn update(
         op: Op::Update(changes),
         if_match,
     };
-    write(&req, space, command, key, &core).await
+    write(&req, &caller, space, command, key, &core).await
 }
 
 /// `DELETE /api/v1/{collection}/{id}`: the soft-deleted record and `ETag` (operation and
@@ -440,21 +440,30 @@ async fn set_deleted(
         op: Op::SetDeleted(deleted),
         if_match,
     };
-    write(&req, space, command, key, &core).await
+    write(&req, &caller, space, command, key, &core).await
 }
 
 /// Sends one command as a write and answers with the record; a claimed idempotency key
 /// goes into the write's journal entry with that same answer.
 async fn write(
     req: &HttpRequest,
+    caller: &Caller,
     space: &str,
     command: Command,
     key: KeyClaim,
     core: &Core,
 ) -> Result<HttpResponse, ApiError> {
-    let answer = send_write(req, core, space, vec![command], key, render::write_answer)
-        .await?
-        .map_err(|(_, e)| e)?;
+    let answer = send_write(
+        req,
+        core,
+        caller,
+        space,
+        vec![command],
+        key,
+        render::write_answer,
+    )
+    .await?
+    .map_err(|(_, e)| e)?;
     Ok(render::kept(&answer))
 }
 
@@ -479,6 +488,7 @@ pub(super) fn big_body(req: &HttpRequest) -> bool {
 pub(super) async fn send_write(
     req: &HttpRequest,
     core: &Core,
+    caller: &Caller,
     space: &str,
     commands: Vec<Command>,
     key: KeyClaim,
@@ -502,7 +512,7 @@ pub(super) async fn send_write(
     let answer = match answer {
         Ok(outcome) if big_body(req) => {
             let space = space.to_string();
-            Ok(heavy::run(move || render(&outcome, &space)).await?)
+            Ok(heavy::run(&caller.account.id, move || render(&outcome, &space)).await?)
         }
         other => other.map(|outcome| render(&outcome, space)),
     };
