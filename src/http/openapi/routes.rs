@@ -8,7 +8,8 @@ use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::response::{ResponseBuilder, Responses};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::SecurityRequirement;
-use utoipa::openapi::{OpenApi, RefOr, Required, Schema};
+use utoipa::openapi::{OpenApi, Required};
+use utoipa::IntoParams;
 
 use super::kinds::schema_name;
 use super::problems::{problem_refs, Reads, Writes};
@@ -35,12 +36,8 @@ enum Param {
 
 /// What a route answers on success: the status, its description (`{order}` stands for
 /// the kind's order), the schema by its suffix (`TaskPage`: `Page`) and the headers.
-type Success = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static [&'static str],
-);
+type Success = (Text, Text, Text, &'static [Text]);
+type Text = &'static str;
 
 const PAGE: Success = (
     "200",
@@ -56,13 +53,13 @@ const RECORD: Success = ("200", "The record", "Envelope", &["ETag"]);
 /// GET reads: it answers [`Reads`], and 304 to `If-None-Match`; the other methods write
 /// and answer every problem ([`Writes`]).
 struct Route {
-    path: &'static str,
+    path: Text,
     method: HttpMethod,
-    id: &'static str,
-    summary: &'static str,
+    id: Text,
+    summary: Text,
     parameters: &'static [Param],
     /// The request body's schema, by its suffix (`TaskCreate`: `Create`).
-    body: Option<&'static str>,
+    body: Option<Text>,
     success: Success,
 }
 
@@ -183,23 +180,22 @@ fn route_operation(kind: Kind, route: &Route) -> Operation {
 /// What `parameter` stands for on the routes of `kind`.
 fn parameters(kind: Kind, parameter: Param) -> Vec<Parameter> {
     use ParameterIn::{Header, Path, Query};
-    let described = |at, name: &str, schema: ObjectBuilder| {
-        vec![param(at, name, schema, texts::parameter(name))]
+    let described = |at, name, schema| vec![param(at, name, schema, texts::parameter(name))];
+    let limit = || {
+        of(Type::Integer)
+            .minimum(Some(1_usize))
+            .maximum(Some(PAGE_LIMIT_MAX))
     };
     match parameter {
         // The path parameter has the interface's name (`todoId`, `listId`, ...): the kind's
         // own id field. The server's routes call it `{id}`; the name is not seen on the wire.
         Id => described(Path, kind.id_field(), id_string()),
-        Space => described(Query, "spaceId", string()),
-        Limit => {
-            let limit = of(Type::Integer).minimum(Some(1_usize));
-            let limit = limit.maximum(Some(PAGE_LIMIT_MAX));
-            described(
-                Query,
-                "limit",
-                limit.default(Some(PAGE_LIMIT_DEFAULT.into())),
-            )
-        }
+        Space => dto::SpaceParam::into_params(|| None),
+        Limit => described(
+            Query,
+            "limit",
+            limit().default(Some(PAGE_LIMIT_DEFAULT.into())),
+        ),
         Cursor => described(Query, "cursor", string()),
         IncludeDeleted => described(Query, "includeDeleted", of(Type::Boolean)),
         IfNoneMatch => described(Header, "If-None-Match", string()),
@@ -212,63 +208,46 @@ fn parameters(kind: Kind, parameter: Param) -> Vec<Parameter> {
 /// The exact filters of a listing (from its kind's field table) and, for tasks, the
 /// query parameters of docs §17.
 fn list_filters(kind: Kind) -> Vec<Parameter> {
-    let exact = kind
-        .fields()
-        .iter()
-        .filter(|f| f.filter)
-        .map(|field| match field.ty {
-            FieldType::Blocked => {
-                let schema = string().enum_values(Some(["true", "false"]));
-                param(
-                    ParameterIn::Query,
-                    field.name,
-                    schema,
-                    Some(texts::BLOCKED_FILTER.into()),
-                )
-            }
-            _ => param(
-                ParameterIn::Query,
-                field.name,
-                string(),
-                Some("Exact match.".into()),
+    let exact = kind.fields().iter().filter(|f| f.filter).map(|field| {
+        let (schema, text) = match field.ty {
+            FieldType::Blocked => (
+                string().enum_values(Some(["true", "false"])),
+                texts::BLOCKED,
             ),
-        });
-    let task = [
-        ("filter", string()),
-        ("q", string().max_length(Some(SEARCH_MAX_CHARS))),
-        ("orderBy", string()),
-        ("tz", string().default(Some("UTC".into()))),
-    ];
-    let task = task.into_iter().filter(|_| kind == Kind::Task);
-    let task =
-        task.map(|(name, schema)| param(ParameterIn::Query, name, schema, texts::parameter(name)));
-    exact.chain(task).collect()
+            _ => (string(), "Exact match."),
+        };
+        (field.name, schema, Some(text.to_string()))
+    });
+    let mut filters: Vec<_> = exact.collect();
+    if kind == Kind::Task {
+        let search = string().max_length(Some(SEARCH_MAX_CHARS));
+        let tz = string().default(Some("UTC".into()));
+        let task = [
+            ("filter", string()),
+            ("q", search),
+            ("orderBy", string()),
+            ("tz", tz),
+        ];
+        filters.extend(task.map(|(name, schema)| (name, schema, texts::parameter(name))));
+    }
+    let query = |(name, schema, text)| param(ParameterIn::Query, name, schema, text);
+    filters.into_iter().map(query).collect()
 }
 
 /// A parameter, required where it is in the path.
-fn param(
-    at: ParameterIn,
-    name: &str,
-    schema: impl Into<RefOr<Schema>>,
-    description: Option<String>,
-) -> Parameter {
+fn param(at: ParameterIn, name: &str, schema: ObjectBuilder, text: Option<String>) -> Parameter {
     let required = match at {
         ParameterIn::Path => Required::True,
         _ => Required::False,
     };
-    let parameter = ParameterBuilder::new()
-        .name(name)
-        .parameter_in(at)
-        .required(required);
-    parameter
-        .schema(Some(schema))
-        .description(description)
-        .build()
+    let parameter = ParameterBuilder::new().name(name).schema(Some(schema));
+    let parameter = parameter.parameter_in(at).required(required);
+    parameter.description(text).build()
 }
 
 /// An operation with the problem responses of `statuses`.
 pub(super) fn operation(id: &str, tag: &str, summary: &str, statuses: &[u16]) -> OperationBuilder {
+    let responses = Responses::from_iter(problem_refs(statuses));
     let op = OperationBuilder::new().operation_id(Some(id)).tag(tag);
-    op.summary(Some(summary))
-        .responses(Responses::from_iter(problem_refs(statuses)))
+    op.summary(Some(summary)).responses(responses)
 }

@@ -15,7 +15,6 @@ use crate::model::query::SortKey;
 /// id.
 pub(super) fn parameter(name: &str) -> Option<String> {
     let text = match name {
-        "spaceId" => "The space; else the body's `spaceId`, else the caller's default space.",
         "limit" => return Some(format!("Page size, default {PAGE_LIMIT_DEFAULT}.")),
         "cursor" => "`nextCursor` of the previous page.",
         "includeDeleted" => "Include soft-deleted records.",
@@ -37,7 +36,7 @@ pub(super) fn parameter(name: &str) -> Option<String> {
 }
 
 /// The filter of a listing by the blocked field.
-pub(super) const BLOCKED_FILTER: &str = "Only tasks that are (true) or are not (false) blocked; \
+pub(super) const BLOCKED: &str = "Only tasks that are (true) or are not (false) blocked; \
      another value → 400 invalid_parameter.";
 
 /// `filter=` of the task listing: its grammar, its rules and examples (docs §17).
