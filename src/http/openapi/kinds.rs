@@ -31,9 +31,9 @@ impl Modify for KindTable {
             let schemas = kind_schemas(kind).map(|(suffix, s)| (schema_name(kind, suffix), s));
             components.schemas.extend(schemas.map(named));
         }
-        Kind::ALL
-            .into_iter()
-            .for_each(|kind| add_routes(openapi, kind));
+        for kind in Kind::ALL {
+            add_routes(openapi, kind);
+        }
     }
 }
 

@@ -11,9 +11,8 @@
 //!   every kind, so [`KindTable`] generates them from the kinds' field tables in
 //!   [`crate::model::kind`] (a record's fields, their types and limits, the list filters);
 //! - the problem+json responses ([`problems`]), whose texts name the limits of
-//!   [`crate::model::limits`];
-//! - the bearer scheme, and the route of this document itself, which Swagger UI serves
-//!   ([`Service`]).
+//!   [`crate::model::limits`], added by [`Service`] with the bearer scheme and the route of
+//!   this document itself, which Swagger UI serves.
 //!
 //! Every response body is a named component referenced with `$ref` (`TaskEnvelope`,
 //! `TaskPage`, `ChangePage`, `BatchResponse`, ...), so a generated client has one model per
@@ -164,14 +163,6 @@ fn json_response(
 
 /// A response header, a string, with what it means.
 fn header(name: &str) -> Header {
-    let description = match name {
-        "ETag" => "The record's `versionUpdatedAt` (a collection's: the space version), quoted.",
-        "Location" => "The new record's, space's or token's path.",
-        "Retry-After" => "Seconds to wait before trying again.",
-        _ => "",
-    };
-    HeaderBuilder::new()
-        .schema(string())
-        .description(Some(description))
-        .build()
+    let header = HeaderBuilder::new().schema(string());
+    header.description(Some(texts::header(name))).build()
 }

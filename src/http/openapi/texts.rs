@@ -39,6 +39,16 @@ pub(super) fn parameter(name: &str) -> Option<String> {
 pub(super) const BLOCKED: &str = "Only tasks that are (true) or are not (false) blocked; \
      another value → 400 invalid_parameter.";
 
+/// What a response header means.
+pub(super) fn header(name: &str) -> &'static str {
+    match name {
+        "ETag" => "The record's `versionUpdatedAt` (a collection's: the space version), quoted.",
+        "Location" => "The new record's, space's or token's path.",
+        "Retry-After" => "Seconds to wait before trying again.",
+        _ => "",
+    }
+}
+
 /// `filter=` of the task listing: its grammar, its rules and examples (docs §17).
 fn filter() -> String {
     format!(
