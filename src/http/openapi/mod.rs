@@ -11,9 +11,8 @@
 //!   every kind, so [`KindTable`] generates them from the kinds' field tables in
 //!   [`crate::model::kind`] (a record's fields, their types and limits, the list filters);
 //! - the problem+json responses ([`problems`]), whose texts name the limits of
-//!   [`crate::model::limits`];
-//! - the bearer scheme, and the route of this document itself, which Swagger UI serves
-//!   ([`Service`]).
+//!   [`crate::model::limits`], added by [`Service`] with the bearer scheme and the route of
+//!   this document itself, which Swagger UI serves.
 //!
 //! Every response body is a named component referenced with `$ref` (`TaskEnvelope`,
 //! `TaskPage`, `ChangePage`, `BatchResponse`, ...), so a generated client has one model per
@@ -27,19 +26,16 @@
 use std::sync::LazyLock;
 
 use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::header::{Header, HeaderBuilder};
 use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::schema::{
-    ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
-};
+use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Schema};
 use utoipa::{Modify, OpenApi as _};
 
-use super::dto::{self, id_pattern, nullable_date_time};
+use super::dto::{self, id_pattern};
 use super::{batch, calendar, handlers, spaces, stream, tokens, webhooks};
-use crate::model::limits::MAX_IDS;
 
 mod kinds;
 pub(crate) mod problems;
@@ -50,7 +46,6 @@ mod texts;
 
 pub(crate) use kinds::schema_name;
 use kinds::KindTable;
-use routes::operation;
 
 /// The document, built once.
 pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
@@ -98,61 +93,46 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         webhooks::rotate,
         webhooks::deliveries,
     ),
-    components(
-        // The schemas the handlers name are collected from them; these two are only named
-        // by the hand-built schema of a batch (`dto::BatchRequest`).
-        schemas(dto::BatchOperation, dto::BatchMethod),
-        responses(
-            problems::Problem400,
-            problems::Problem401,
-            problems::Problem403,
-            problems::Problem404,
-            problems::Problem408,
-            problems::Problem409,
-            problems::Problem412,
-            problems::Problem413,
-            problems::Problem415,
-            problems::Problem422,
-            problems::Problem429,
-            problems::Problem500,
-            problems::Problem503,
-        ),
-    ),
+    // The schemas the handlers name are collected from them; these two are only named by
+    // the hand-built schema of a batch (`dto::BatchRequest`).
+    components(schemas(dto::BatchOperation, dto::BatchMethod)),
     modifiers(&Service, &KindTable),
 )]
 pub(crate) struct ApiDoc;
 
-/// The bearer scheme, and the route of the document itself (served by Swagger UI's
-/// service, so there is no handler to annotate).
+/// The bearer scheme, the problem responses ([`problems`]), and the route of the document
+/// itself (served by Swagger UI's service, so there is no handler to annotate).
 pub(crate) struct Service;
 
 impl Modify for Service {
     fn modify(&self, openapi: &mut OpenApi) {
         let components = openapi.components.get_or_insert_with(Components::new);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
-        );
-        let document = operation(
-            "openapi",
-            "service",
-            "This document (no auth)",
-            &[&[429, 503]],
-            true,
-        )
-        .response(
-            "200",
-            json_response("The OpenAPI document", ObjectBuilder::new(), &[]),
-        )
-        .build();
+        let bearer = SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer));
+        components.add_security_scheme("bearer", bearer);
+        for &status in problems::STATUSES {
+            let response = problems::problem_response(status).into();
+            components
+                .responses
+                .insert(format!("Problem{status}"), response);
+        }
+        let summary = "This document (no auth)";
+        let document = routes::operation("openapi", "service", summary, &[429, 503]);
+        let ok = json_response("The OpenAPI document", ObjectBuilder::new(), &[]);
+        let path = "/api/v1/openapi.json";
+        let document = document.response("200", ok).build();
         openapi
             .paths
-            .add_path_operation("/api/v1/openapi.json", vec![HttpMethod::Get], document);
+            .add_path_operation(path, vec![HttpMethod::Get], document);
     }
 }
 
+/// A schema of type `ty`.
+fn of(ty: impl Into<SchemaType>) -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(ty)
+}
+
 fn string() -> ObjectBuilder {
-    ObjectBuilder::new().schema_type(Type::String)
+    of(Type::String)
 }
 
 fn nullable(ty: Type) -> SchemaType {
@@ -163,39 +143,8 @@ fn id_string() -> ObjectBuilder {
     string().pattern(Some(id_pattern()))
 }
 
-fn date_time() -> ObjectBuilder {
-    nullable_date_time()
-}
-
-fn ids() -> ArrayBuilder {
-    ArrayBuilder::new()
-        .items(id_string())
-        .max_items(Some(MAX_IDS))
-}
-
 fn reference(name: &str) -> RefOr<Schema> {
     RefOr::Ref(Ref::from_schema_name(name))
-}
-
-/// The format of a date-time.
-fn date_time_format() -> SchemaFormat {
-    SchemaFormat::KnownFormat(KnownFormat::DateTime)
-}
-
-/// `{"data": <record>, "spaceVersion": n}` and friends.
-fn envelope(data: impl Into<RefOr<Schema>>, more: &[(&str, Schema)]) -> Schema {
-    let mut object = ObjectBuilder::new().property("data", data).required("data");
-    for (name, schema) in more {
-        object = object.property(*name, schema.clone()).required(*name);
-    }
-    object.into()
-}
-
-fn version_schema() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(0))
-        .into()
 }
 
 /// A JSON response with `schema` and the given headers.
@@ -204,27 +153,16 @@ fn json_response(
     schema: impl Into<RefOr<Schema>>,
     headers: &[&str],
 ) -> Response {
-    headers
+    let content = ContentBuilder::new().schema(Some(schema)).build();
+    let response = ResponseBuilder::new().content("application/json", content);
+    let response = headers
         .iter()
-        .fold(
-            ResponseBuilder::new().description(description).content(
-                "application/json",
-                ContentBuilder::new().schema(Some(schema)).build(),
-            ),
-            |r, name| r.header(*name, header(name)),
-        )
-        .build()
+        .fold(response, |r, name| r.header(*name, header(name)));
+    response.description(description).build()
 }
 
-fn header(name: &str) -> utoipa::openapi::header::Header {
-    let description = match name {
-        "ETag" => "The record's `versionUpdatedAt` (a collection's: the space version), quoted.",
-        "Location" => "The new record's, space's or token's path.",
-        "Retry-After" => "Seconds to wait before trying again.",
-        _ => "",
-    };
-    HeaderBuilder::new()
-        .schema(string())
-        .description(Some(description))
-        .build()
+/// A response header, a string, with what it means.
+fn header(name: &str) -> Header {
+    let header = HeaderBuilder::new().schema(string());
+    header.description(Some(texts::header(name))).build()
 }

@@ -1,48 +1,25 @@
-//! The five collections' routes, generated from the kinds' field tables, and the builders
-//! of operations and parameters they and the document's own route use.
+//! The five collections' routes, rows of a table walked for each kind, and the builder of
+//! operations they and the document's own route use.
 
 use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::path::{
-    HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn, PathItemBuilder,
-};
-use utoipa::openapi::path::{Operation, PathItem};
+use utoipa::openapi::path::{HttpMethod, Operation, OperationBuilder};
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::response::{ResponseBuilder, Responses};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::SecurityRequirement;
-use utoipa::openapi::{Ref, RefOr, Required, Schema};
+use utoipa::openapi::{OpenApi, Required};
+use utoipa::IntoParams;
 
-use super::dto::{self};
+use super::kinds::schema_name;
+use super::problems::{problem_refs, Reads, Writes};
+use super::{dto, header, id_string, json_response, of, reference, string, texts};
 use crate::model::kind::FieldType;
 use crate::model::limits::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, SEARCH_MAX_CHARS};
 use crate::model::Kind;
+use Param::*;
 
-use super::kinds::schema_name;
-use super::texts;
-use super::{header, id_string, json_response, reference, string};
-
-fn problem(status: u16) -> RefOr<Response> {
-    RefOr::Ref(Ref::from_response_name(format!("Problem{status}")))
-}
-
-/// Statuses every collection operation may answer with (the operations derived from
-/// handlers list theirs in `#[utoipa::path]`).
-const COMMON: &[u16] = &[400, 401, 404, 429, 500, 503];
-/// More statuses of an operation with a body.
-const WITH_BODY: &[u16] = &[408, 413, 415];
-/// Statuses of writes: roles and tokens, records, references, preconditions and
-/// idempotency keys.
-const WRITES: &[u16] = &[403, 409, 412, 422];
-
-/// Where a route of a collection is: the collection, one record, or its restore.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum At {
-    Collection,
-    Item,
-    Restore,
-}
-
-/// A parameter of a collection's route.
+/// A parameter of a collection's routes; [`texts::parameter`] says what it means.
 #[derive(Clone, Copy)]
 enum Param {
     Id,
@@ -53,314 +30,224 @@ enum Param {
     IfNoneMatch,
     IfMatch,
     IdempotencyKey,
+    /// The listing's filters: see [`list_filters`].
+    Filters,
 }
 
-/// What a route of a collection answers on success.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Success {
-    /// 200, a page of the collection.
-    Page,
-    /// 201, the new record.
-    Created,
-    /// 200, the record.
-    Record,
-}
+/// What a route answers on success: the status, its description (`{order}` stands for
+/// the kind's order), the schema by its suffix (`TaskPage`: `Page`) and the headers.
+type Success = (Text, Text, Text, &'static [Text]);
+type Text = &'static str;
 
-/// One operation of a collection: `{noun}` and `{tag}` in its id and summary stand for the
-/// kind's noun and collection; a write answers every problem of a write with a body.
+const PAGE: Success = (
+    "200",
+    "A page, ordered by {order} then id",
+    "Page",
+    &["ETag"],
+);
+const CREATED: Success = ("201", "Created", "Envelope", &["ETag", "Location"]);
+const RECORD: Success = ("200", "The record", "Envelope", &["ETag"]);
+
+/// One operation of every collection, at `path` below it (`{id}`: a record's id):
+/// `{noun}` and `{tag}` in its id and summary stand for the kind's noun and collection. A
+/// GET reads: it answers [`Reads`], and 304 to `If-None-Match`; the other methods write
+/// and answer every problem ([`Writes`]).
 struct Route {
-    at: At,
+    path: Text,
     method: HttpMethod,
-    id: &'static str,
-    summary: &'static str,
-    write: bool,
+    id: Text,
+    summary: Text,
     parameters: &'static [Param],
     /// The request body's schema, by its suffix (`TaskCreate`: `Create`).
-    body: Option<&'static str>,
+    body: Option<Text>,
     success: Success,
-    /// Whether it answers 304 to `If-None-Match`.
-    not_modified: bool,
 }
 
 /// Parameters of a write to one record.
-const RECORD_WRITE: &[Param] = &[
-    Param::Id,
-    Param::Space,
-    Param::IfMatch,
-    Param::IdempotencyKey,
-];
+const RECORD_WRITE: &[Param] = &[Id, Space, IfMatch, IdempotencyKey];
 
 /// The routes of every collection: the list and create, the item's get, update and delete,
 /// and its restore.
 const ROUTES: [Route; 6] = [
     Route {
-        at: At::Collection,
+        path: "",
         method: HttpMethod::Get,
         id: "list_{tag}",
         summary: "A page of {tag}",
-        write: false,
-        parameters: &[
-            Param::Space,
-            Param::Limit,
-            Param::Cursor,
-            Param::IncludeDeleted,
-            Param::IfNoneMatch,
-        ],
+        parameters: &[Space, Limit, Cursor, IncludeDeleted, IfNoneMatch, Filters],
         body: None,
-        success: Success::Page,
-        not_modified: true,
+        success: PAGE,
     },
     Route {
-        at: At::Collection,
+        path: "",
         method: HttpMethod::Post,
         id: "create_{noun}",
         summary: "Create a {noun}",
-        write: true,
-        parameters: &[Param::Space, Param::IdempotencyKey],
+        parameters: &[Space, IdempotencyKey],
         body: Some("Create"),
-        success: Success::Created,
-        not_modified: false,
+        success: CREATED,
     },
     Route {
-        at: At::Item,
+        path: "/{id}",
         method: HttpMethod::Get,
         id: "get_{noun}",
         summary: "One {noun}, deleted or not",
-        write: false,
-        parameters: &[Param::Id, Param::Space, Param::IfNoneMatch],
+        parameters: &[Id, Space, IfNoneMatch],
         body: None,
-        success: Success::Record,
-        not_modified: true,
+        success: RECORD,
     },
     Route {
-        at: At::Item,
+        path: "/{id}",
         method: HttpMethod::Patch,
         id: "update_{noun}",
         summary: "Change fields of a {noun}",
-        write: true,
         parameters: RECORD_WRITE,
         body: Some("Update"),
-        success: Success::Record,
-        not_modified: false,
+        success: RECORD,
     },
     Route {
-        at: At::Item,
+        path: "/{id}",
         method: HttpMethod::Delete,
         id: "delete_{noun}",
         summary: "Soft-delete a {noun}",
-        write: true,
         parameters: RECORD_WRITE,
         body: None,
-        success: Success::Record,
-        not_modified: false,
+        success: RECORD,
     },
     Route {
-        at: At::Restore,
+        path: "/{id}/restore",
         method: HttpMethod::Post,
         id: "restore_{noun}",
         summary: "Restore a soft-deleted {noun}",
-        write: true,
         parameters: RECORD_WRITE,
         body: None,
-        success: Success::Record,
-        not_modified: false,
+        success: RECORD,
     },
 ];
 
-/// The paths of one collection, each with its routes of [`ROUTES`].
-pub(super) fn collection_paths(kind: Kind) -> Vec<(String, PathItem)> {
-    let base = format!("/api/v1/{}", kind.collection());
-    let item = format!("{base}/{{{}}}", kind.id_field());
-    let restore = format!("{item}/restore");
-    [
-        (At::Collection, base),
-        (At::Item, item),
-        (At::Restore, restore),
-    ]
-    .into_iter()
-    .map(|(at, path)| {
-        let routes = ROUTES.iter().filter(|route| route.at == at);
-        let item = routes.fold(PathItemBuilder::new(), |item, route| {
-            item.operation(route.method.clone(), route_operation(kind, route))
-        });
-        (path, item.build())
-    })
-    .collect()
+/// Adds the routes of [`ROUTES`] on the collection of `kind`; the path names the id as
+/// the interface does (`{todoId}`).
+pub(super) fn add_routes(openapi: &mut OpenApi, kind: Kind) {
+    let id = format!("{{{}}}", kind.id_field());
+    for route in &ROUTES {
+        let path = format!("/api/v1/{}{}", kind.collection(), route.path);
+        let operation = route_operation(kind, route);
+        let (path, methods) = (path.replace("{id}", &id), vec![route.method.clone()]);
+        openapi.paths.add_path_operation(path, methods, operation);
+    }
 }
 
 /// The operation of `route` on the collection of `kind`.
 fn route_operation(kind: Kind, route: &Route) -> Operation {
-    let (noun, tag) = (kind.noun(), kind.collection());
-    let fill = |text: &str| text.replace("{noun}", noun).replace("{tag}", tag);
-    let errors: &[&[u16]] = match route.write {
-        true => &[COMMON, WITH_BODY, WRITES],
-        false => &[COMMON],
+    let order = match kind {
+        Kind::Task => "orderBy (by default sortOrder)",
+        _ => "sortOrder",
     };
-    let mut op = operation(&fill(route.id), tag, &fill(route.summary), errors, false);
-    for parameter in route.parameters {
-        op = op.parameter(collection_parameter(kind, *parameter));
-    }
-    if let Some(suffix) = route.body {
-        let schema = ContentBuilder::new()
-            .schema(Some(reference(&schema_name(kind, suffix))))
-            .build();
-        op = op.request_body(Some(
-            RequestBodyBuilder::new()
-                .content("application/json", schema)
-                .build(),
+    let fill = |text: &str| {
+        let text = text.replace("{noun}", kind.noun());
+        text.replace("{tag}", kind.collection())
+            .replace("{order}", order)
+    };
+    let read = route.method == HttpMethod::Get;
+    let problems = if read {
+        Reads::STATUSES
+    } else {
+        Writes::STATUSES
+    };
+    let summary = fill(route.summary);
+    let mut op = operation(&fill(route.id), kind.collection(), &summary, problems)
+        .security(SecurityRequirement::new("bearer", Vec::<String>::new()))
+        .parameters(Some(
+            route.parameters.iter().flat_map(|p| parameters(kind, *p)),
         ));
+    if let Some(suffix) = route.body {
+        let schema = ContentBuilder::new().schema(Some(reference(&schema_name(kind, suffix))));
+        let body = RequestBodyBuilder::new().content("application/json", schema.build());
+        op = op.request_body(Some(body.build()));
     }
-    let one = || reference(&schema_name(kind, "Envelope"));
-    op = match route.success {
-        Success::Page => {
-            let order = match kind {
-                Kind::Task => "A page, ordered by orderBy (by default sortOrder) then id",
-                _ => "A page, ordered by sortOrder then id",
-            };
-            let page = reference(&schema_name(kind, "Page"));
-            op.response("200", json_response(order, page, &["ETag"]))
-        }
-        Success::Created => op.response(
-            "201",
-            json_response("Created", one(), &["ETag", "Location"]),
-        ),
-        Success::Record => op.response("200", json_response("The record", one(), &["ETag"])),
-    };
-    if route.not_modified {
+    let (status, description, suffix, headers) = route.success;
+    let schema = reference(&schema_name(kind, suffix));
+    op = op.response(status, json_response(&fill(description), schema, headers));
+    if read {
         let not_modified = ResponseBuilder::new()
             .description("Not Modified: `If-None-Match` matched")
             .header("ETag", header("ETag"));
         op = op.response("304", not_modified.build());
     }
-    if route.success == Success::Page {
-        op = list_filters(kind, op);
-    }
     op.build()
 }
 
-/// The exact filters of a listing (from its kind's field table) and, for tasks, the
-/// query parameters of docs §17.
-fn list_filters(kind: Kind, mut list: OperationBuilder) -> OperationBuilder {
-    for field in kind.fields().iter().filter(|f| f.filter) {
-        list = match field.ty {
-            FieldType::Blocked => list.parameter(query(
-                field.name,
-                string().enum_values(Some(["true", "false"])),
-                "Only tasks that are (true) or are not (false) blocked; another value → 400 \
-                 invalid_parameter.",
-            )),
-            _ => list.parameter(query(field.name, string(), "Exact match.")),
-        };
-    }
-    match kind {
-        Kind::Task => task_query_parameters(list),
-        _ => list,
-    }
-}
-
-/// A parameter of a collection's routes.
-fn collection_parameter(kind: Kind, parameter: Param) -> ParameterBuilder {
-    let header = |name: &str, description: &str| {
-        ParameterBuilder::new()
-            .name(name)
-            .parameter_in(ParameterIn::Header)
-            .required(Required::False)
-            .schema(Some(string()))
-            .description(Some(description))
+/// What `parameter` stands for on the routes of `kind`.
+fn parameters(kind: Kind, parameter: Param) -> Vec<Parameter> {
+    use ParameterIn::{Header, Path, Query};
+    let described = |at, name, schema| vec![param(at, name, schema, texts::parameter(name))];
+    let limit = || {
+        of(Type::Integer)
+            .minimum(Some(1_usize))
+            .maximum(Some(PAGE_LIMIT_MAX))
     };
     match parameter {
         // The path parameter has the interface's name (`todoId`, `listId`, ...): the kind's
         // own id field. The server's routes call it `{id}`; the name is not seen on the wire.
-        Param::Id => ParameterBuilder::new()
-            .name(kind.id_field())
-            .parameter_in(ParameterIn::Path)
-            .required(Required::True)
-            .schema(Some(id_string())),
-        Param::Space => query(
-            "spaceId",
-            string(),
-            "The space; else the body's `spaceId`, else the caller's default space.",
-        ),
-        Param::Limit => query(
+        Id => described(Path, kind.id_field(), id_string()),
+        Space => dto::SpaceParam::into_params(|| None),
+        Limit => described(
+            Query,
             "limit",
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .minimum(Some(1_usize))
-                .maximum(Some(PAGE_LIMIT_MAX))
-                .default(Some(PAGE_LIMIT_DEFAULT.into())),
-            &format!("Page size, default {PAGE_LIMIT_DEFAULT}."),
+            limit().default(Some(PAGE_LIMIT_DEFAULT.into())),
         ),
-        Param::Cursor => query("cursor", string(), "`nextCursor` of the previous page."),
-        Param::IncludeDeleted => query(
-            "includeDeleted",
-            ObjectBuilder::new().schema_type(Type::Boolean),
-            "Include soft-deleted records.",
-        ),
-        Param::IfNoneMatch => header(
-            "If-None-Match",
-            "An ETag (or `*`); when it matches → 304 Not Modified, empty body.",
-        ),
-        Param::IfMatch => header(
-            "If-Match",
-            "`*` or a list of ETags; when none is the record's → 412 precondition_failed.",
-        ),
-        Param::IdempotencyKey => header(
-            "Idempotency-Key",
-            "Printable ASCII characters: a retry with the same key and body gets the first \
-             answer again (24 h).",
-        )
-        .schema(Some(dto::idempotency_key_schema())),
+        Cursor => described(Query, "cursor", string()),
+        IncludeDeleted => described(Query, "includeDeleted", of(Type::Boolean)),
+        IfNoneMatch => described(Header, "If-None-Match", string()),
+        IfMatch => described(Header, "If-Match", string()),
+        IdempotencyKey => described(Header, "Idempotency-Key", dto::idempotency_key_schema()),
+        Filters => list_filters(kind),
     }
 }
 
-/// `filter`, `q`, `orderBy` and `tz` of the task listing (docs §17).
-fn task_query_parameters(list: OperationBuilder) -> OperationBuilder {
-    let parameters = [
-        ("filter", string(), texts::filter()),
-        (
-            "q",
-            string().max_length(Some(SEARCH_MAX_CHARS)),
-            texts::search(),
-        ),
-        ("orderBy", string(), texts::order_by()),
-        ("tz", string().default(Some("UTC".into())), texts::TZ.into()),
-    ];
-    parameters
-        .into_iter()
-        .fold(list, |list, (name, schema, text)| {
-            list.parameter(query(name, schema, &text))
-        })
-}
-
-fn query(name: &str, schema: impl Into<RefOr<Schema>>, description: &str) -> ParameterBuilder {
-    ParameterBuilder::new()
-        .name(name)
-        .parameter_in(ParameterIn::Query)
-        .required(Required::False)
-        .schema(Some(schema))
-        .description(Some(description))
-}
-
-/// An operation with the bearer requirement (unless `public`), the given success responses
-/// and the problem responses of `errors`.
-pub(super) fn operation(
-    id: &str,
-    tag: &str,
-    summary: &str,
-    errors: &[&[u16]],
-    public: bool,
-) -> OperationBuilder {
-    let mut op = OperationBuilder::new()
-        .operation_id(Some(id))
-        .tag(tag)
-        .summary(Some(summary));
-    if !public {
-        op = op.security(SecurityRequirement::new("bearer", Vec::<String>::new()));
+/// The exact filters of a listing (from its kind's field table) and, for tasks, the
+/// query parameters of docs §17.
+fn list_filters(kind: Kind) -> Vec<Parameter> {
+    let exact = kind.fields().iter().filter(|f| f.filter).map(|field| {
+        let (schema, text) = match field.ty {
+            FieldType::Blocked => (
+                string().enum_values(Some(["true", "false"])),
+                texts::BLOCKED,
+            ),
+            _ => (string(), "Exact match."),
+        };
+        (field.name, schema, Some(text.to_string()))
+    });
+    let mut filters: Vec<_> = exact.collect();
+    if kind == Kind::Task {
+        let search = string().max_length(Some(SEARCH_MAX_CHARS));
+        let tz = string().default(Some("UTC".into()));
+        let task = [
+            ("filter", string()),
+            ("q", search),
+            ("orderBy", string()),
+            ("tz", tz),
+        ];
+        filters.extend(task.map(|(name, schema)| (name, schema, texts::parameter(name))));
     }
-    let mut statuses: Vec<u16> = errors.iter().flat_map(|e| e.iter().copied()).collect();
-    statuses.sort_unstable();
-    statuses.dedup();
-    statuses.into_iter().fold(op, |op, status| {
-        op.response(status.to_string(), problem(status))
-    })
+    let query = |(name, schema, text)| param(ParameterIn::Query, name, schema, text);
+    filters.into_iter().map(query).collect()
+}
+
+/// A parameter, required where it is in the path.
+fn param(at: ParameterIn, name: &str, schema: ObjectBuilder, text: Option<String>) -> Parameter {
+    let required = match at {
+        ParameterIn::Path => Required::True,
+        _ => Required::False,
+    };
+    let parameter = ParameterBuilder::new().name(name).schema(Some(schema));
+    let parameter = parameter.parameter_in(at).required(required);
+    parameter.description(text).build()
+}
+
+/// An operation with the problem responses of `statuses`.
+pub(super) fn operation(id: &str, tag: &str, summary: &str, statuses: &[u16]) -> OperationBuilder {
+    let responses = Responses::from_iter(problem_refs(statuses));
+    let op = OperationBuilder::new().operation_id(Some(id)).tag(tag);
+    op.summary(Some(summary)).responses(responses)
 }

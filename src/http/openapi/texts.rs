@@ -6,13 +6,51 @@ use crate::model::kind::FieldType;
 use crate::model::limits::{
     thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
     MAX_BODY_BYTES, MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT, MAX_MEMBERS,
-    MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER, MAX_TOKENS, ORDER_BY_MAX_KEYS, RECURRENCE_COUNT_MAX,
-    SEARCH_MAX_CHARS,
+    MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER, MAX_TOKENS, ORDER_BY_MAX_KEYS, PAGE_LIMIT_DEFAULT,
+    RECURRENCE_COUNT_MAX, SEARCH_MAX_CHARS,
 };
 use crate::model::query::SortKey;
 
+/// What a query or header parameter of a collection's routes means; none for the path's
+/// id.
+pub(super) fn parameter(name: &str) -> Option<String> {
+    let text = match name {
+        "limit" => return Some(format!("Page size, default {PAGE_LIMIT_DEFAULT}.")),
+        "cursor" => "`nextCursor` of the previous page.",
+        "includeDeleted" => "Include soft-deleted records.",
+        "If-None-Match" => "An ETag (or `*`); when it matches → 304 Not Modified, empty body.",
+        "If-Match" => {
+            "`*` or a list of ETags; when none is the record's → 412 precondition_failed."
+        }
+        "Idempotency-Key" => {
+            "Printable ASCII characters: a retry with the same key and body gets the first \
+             answer again (24 h)."
+        }
+        "filter" => return Some(filter()),
+        "q" => return Some(search()),
+        "orderBy" => return Some(order_by()),
+        "tz" => TZ,
+        _ => return None,
+    };
+    Some(text.to_string())
+}
+
+/// The filter of a listing by the blocked field.
+pub(super) const BLOCKED: &str = "Only tasks that are (true) or are not (false) blocked; \
+     another value → 400 invalid_parameter.";
+
+/// What a response header means.
+pub(super) fn header(name: &str) -> &'static str {
+    match name {
+        "ETag" => "The record's `versionUpdatedAt` (a collection's: the space version), quoted.",
+        "Location" => "The new record's, space's or token's path.",
+        "Retry-After" => "Seconds to wait before trying again.",
+        _ => "",
+    }
+}
+
 /// `filter=` of the task listing: its grammar, its rules and examples (docs §17).
-pub(super) fn filter() -> String {
+fn filter() -> String {
     format!(
         "A filter expression (URL-encoded; at most {} characters, {FILTER_MAX_COMPARISONS} \
          comparisons, nesting depth {FILTER_MAX_DEPTH}, each `(` and `!` one level):\n\n\
@@ -45,7 +83,7 @@ pub(super) fn filter() -> String {
 }
 
 /// `q=` of the task listing: word-prefix search (docs §17).
-pub(super) fn search() -> String {
+fn search() -> String {
     format!(
         "Word-prefix search in `name` and `notesMarkdown`: both are split into words \
          at Unicode word boundaries, lowercased and stripped of diacritics, and a task \
@@ -56,7 +94,7 @@ pub(super) fn search() -> String {
 }
 
 /// `orderBy=` of the task listing: its keys and order (docs §17).
-pub(super) fn order_by() -> String {
+fn order_by() -> String {
     let keys: Vec<&str> = SortKey::ALL.iter().map(|k| k.name()).collect();
     format!(
         "Up to {ORDER_BY_MAX_KEYS} keys separated by commas, each optionally prefixed \
@@ -69,8 +107,7 @@ pub(super) fn order_by() -> String {
 }
 
 /// `tz=` of the task listing.
-pub(super) const TZ: &str =
-    "IANA time zone (`Europe/Paris`) in which the filter reads DATE, `today` and \
+const TZ: &str = "IANA time zone (`Europe/Paris`) in which the filter reads DATE, `today` and \
  calendar days. Unknown → 400 invalid_parameter.";
 
 /// What a problem response of `status` means: the codes it comes with.
@@ -121,6 +158,12 @@ pub(super) fn problem(status: u16) -> String {
             .to_string(),
     }
 }
+
+/// A date field in a request body (docs §18).
+pub(super) const DAY_OR_TIME: &str =
+    "An RFC 3339 date-time, or a date YYYY-MM-DD meaning 00:00 of that day in the task's \
+     timeZone after the write (docs §18), or null. On an all-day task both dates are stored \
+     as 00:00 of their day in timeZone.";
 
 /// What a field of a type means, where its schema says more than its type (docs §15,
 /// §18, §20).
