@@ -8,6 +8,7 @@ use quick_xml::name::ResolveResult;
 use quick_xml::{NsReader, Writer};
 
 use super::filter::{parse_time, CompFilter, PropFilter, TextMatch, TimeRange};
+use crate::model::limits::{DAV_XML_DEPTH_MAX, MULTIGET_HREFS_MAX};
 
 /// The WebDAV namespace.
 pub(super) const DAV: &str = "DAV:";
@@ -95,6 +96,7 @@ pub(super) fn requested(body: &[u8]) -> Result<Requested, String> {
             Event::Eof => break,
             _ => continue,
         };
+        within_depth(&open)?;
         let parent = |depth: usize, name: &str| {
             open.get(depth)
                 .is_some_and(|(ns, n)| ns == DAV && n == name)
@@ -194,6 +196,8 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
         limit: None,
     };
     let mut nodes: Vec<Node> = Vec::new();
+    // Where `filter` stands in `open`, while it is open: what is inside it is the filter's.
+    let mut filter_at: Option<usize> = None;
     let mut nresults = String::new();
     let in_nresults = |open: &[(String, String)]| {
         open.len() == 3
@@ -251,6 +255,9 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
                 continue;
             }
             Event::End(_) => {
+                if filter_at.is_some_and(|at| open.len() <= at + 1) {
+                    filter_at = None;
+                }
                 if let Some((ns, name)) = open.pop() {
                     if ns == CALDAV
                         && matches!(name.as_str(), "comp-filter" | "prop-filter" | "text-match")
@@ -263,18 +270,48 @@ pub(super) fn report(body: &[u8]) -> Result<Report, String> {
             Event::Eof => break,
             _ => continue,
         };
-        if namespace == CALDAV && open.iter().any(|(ns, n)| ns == CALDAV && n == "filter") {
+        within_depth(&open)?;
+        if namespace == CALDAV && filter_at.is_some() {
             if let Event::Start(e) | Event::Empty(e) = &event {
                 filter_element(&mut nodes, &mut report.filter, &element, e, empty);
             }
         }
         place(&mut report, &open, &namespace, &element);
         if !empty {
+            if namespace == CALDAV && element == "filter" && filter_at.is_none() {
+                filter_at = Some(open.len());
+            }
             open.push((namespace, element));
         }
     }
     report.limit = nresults.parse().ok();
+    dedupe(&mut report.hrefs)?;
     Ok(report)
+}
+
+/// Refuses an element that would stand deeper than [`DAV_XML_DEPTH_MAX`], the elements
+/// `open` being above it (docs §27: bodies are read in time linear in their length).
+fn within_depth(open: &[(String, String)]) -> Result<(), String> {
+    match open.len() < DAV_XML_DEPTH_MAX {
+        true => Ok(()),
+        false => Err(format!(
+            "the XML nests deeper than {DAV_XML_DEPTH_MAX} elements"
+        )),
+    }
+}
+
+/// Answers each href of a multiget once, in the order first named; more than
+/// [`MULTIGET_HREFS_MAX`] distinct ones are refused (docs §27).
+fn dedupe(hrefs: &mut Vec<String>) -> Result<(), String> {
+    let mut seen = std::collections::HashSet::new();
+    hrefs.retain(|href| seen.insert(href.clone()));
+    match hrefs.len() <= MULTIGET_HREFS_MAX {
+        true => Ok(()),
+        false => Err(format!(
+            "a calendar-multiget names at most {MULTIGET_HREFS_MAX} distinct hrefs, not {}",
+            hrefs.len()
+        )),
+    }
 }
 
 /// What an element of a report body (in namespace `namespace`, inside the elements
@@ -659,5 +696,56 @@ mod tests {
         );
         let sync = br#"<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:limit><d:nresults>5</d:nresults></d:limit><d:prop><d:getetag/></d:prop></d:sync-collection>"#;
         assert_eq!(report(sync).unwrap().limit, Some(5));
+    }
+
+    /// `depth` elements, each inside the one before, in the CalDAV namespace.
+    fn nested(root: &str, depth: usize) -> String {
+        let mut body = format!(r#"<c:{root} xmlns:c="{CALDAV}">"#);
+        body.push_str(&"<c:a>".repeat(depth - 1));
+        body.push_str(&"</c:a>".repeat(depth - 1));
+        body.push_str(&format!("</c:{root}>"));
+        body
+    }
+
+    #[test]
+    fn a_body_nests_at_most_64_elements_deep_and_is_read_in_linear_time() {
+        assert!(report(nested("calendar-query", 64).as_bytes()).is_ok());
+        let deeper = report(nested("calendar-query", 65).as_bytes()).unwrap_err();
+        assert!(deeper.contains("deeper than 64"), "{deeper}");
+        assert!(requested(nested("propfind", 65).as_bytes()).is_err());
+        // 52,000 levels inside a filter (unclosed): refused at the 65th, not at the end.
+        let mut deep =
+            String::from(r#"<c:calendar-query xmlns:c="urn:ietf:params:xml:ns:caldav"><c:filter>"#);
+        deep.push_str(&"<c:a>".repeat(52_000));
+        let refused = report(deep.as_bytes()).unwrap_err();
+        assert!(refused.contains("deeper than 64"), "{refused}");
+    }
+
+    #[test]
+    fn a_multiget_answers_each_href_once_and_names_at_most_1000() {
+        let multiget = |hrefs: &[String]| {
+            let hrefs: String = hrefs
+                .iter()
+                .map(|h| format!("<d:href>{h}</d:href>"))
+                .collect();
+            format!(
+                r#"<c:calendar-multiget xmlns:d="DAV:" xmlns:c="{CALDAV}"><d:prop><d:getetag/></d:prop>{hrefs}</c:calendar-multiget>"#
+            )
+        };
+        let same = vec!["/dav/calendars/u/s/a.ics".to_string(); 1_500];
+        let once = report(multiget(&same).as_bytes()).unwrap();
+        assert_eq!(once.hrefs, vec!["/dav/calendars/u/s/a.ics"]);
+        let distinct: Vec<String> = (0..1_000)
+            .map(|i| format!("/dav/calendars/u/s/{i}.ics"))
+            .collect();
+        assert_eq!(
+            report(multiget(&distinct).as_bytes()).unwrap().hrefs.len(),
+            1_000
+        );
+        let more: Vec<String> = (0..1_001)
+            .map(|i| format!("/dav/calendars/u/s/{i}.ics"))
+            .collect();
+        let refused = report(multiget(&more).as_bytes()).unwrap_err();
+        assert!(refused.contains("at most 1000 distinct hrefs"), "{refused}");
     }
 }

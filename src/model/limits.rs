@@ -136,6 +136,10 @@ pub fn thousands(n: impl ToString) -> String {
 pub const CALENDAR_KEPT_MAX_BYTES: usize = 64 << 10;
 /// The largest `text/calendar` body an import takes (docs §20).
 pub const CALENDAR_BODY_MAX_BYTES: usize = 1 << 20;
+/// How deep a CalDAV XML body may nest, its root element being the first (docs §27).
+pub const DAV_XML_DEPTH_MAX: usize = 64;
+/// The most distinct hrefs a `calendar-multiget` may name (docs §27).
+pub const MULTIGET_HREFS_MAX: usize = 1_000;
 
 #[cfg(test)]
 mod tests {

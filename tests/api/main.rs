@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod attacks;
 mod auth;
 mod backup;
 mod bench;

@@ -297,7 +297,7 @@ fn misfit(ty: Type, field: &str, op: Op, literal: &Literal) -> Option<String> {
         }
         Op::Tilde if !text => format!("`~` takes a string, not {noun}"),
         Op::Has => return None,
-        Op::Cmp(_) if ty == Type::Bool => {
+        Op::Cmp(_) | Op::In | Op::NotIn if ty == Type::Bool => {
             format!("`{field}` is a boolean: it is compared with = and != only")
         }
         _ if literal.ty().is_some_and(|t| t != ty) => format!(

@@ -415,6 +415,12 @@ fn type_misfits_are_reported_at_the_value() {
         ("dateDue = 5", "with a number", 10),
         ("isImportant < true", "compared with = and != only", 14),
         ("isDeleted >= false", "compared with = and != only", 13),
+        ("isImportant in (true)", "compared with = and != only", 16),
+        (
+            "isDeleted not in (false, true)",
+            "compared with = and != only",
+            18,
+        ),
         (r#"sortOrder ~ "1""#, "`~` tests strings only", 12),
         ("name ~ 1", "`~` takes a string, not a number", 7),
         (r#"name has "x""#, "`has` tests an array field", 9),

@@ -1,0 +1,103 @@
+//! The adversarial suite (issue 37, docs §27): what one ordinary account tried in order to
+//! hold the server, each answered with a clear refusal or a bounded answer. Where a case is
+//! a stall for other accounts, `benches/` measures their latency (`dav_isolation`).
+
+use actix_web::http::Method;
+use base64::Engine;
+use serde_json::json;
+
+use crate::helpers::{assert_problem, spawn_app, TestApp};
+
+/// `Authorization: Basic` with `token` as the password.
+fn basic(token: &str) -> String {
+    let pair = format!("someone:{token}");
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(pair)
+    )
+}
+
+/// The default user's default calendar.
+async fn calendar(app: &TestApp) -> String {
+    let me = app.get("/api/v1/me").await;
+    format!(
+        "/dav/calendars/{}/{}/",
+        me.data()["userId"].as_str().unwrap(),
+        me.data()["defaultSpaceId"].as_str().unwrap()
+    )
+}
+
+/// A `REPORT` of `body` on `path`.
+async fn report(app: &TestApp, path: &str, body: String) -> crate::helpers::Reply {
+    let request = app
+        .request(Method::from_bytes(b"REPORT").unwrap(), path)
+        .insert_header(("Authorization", basic(&app.default_token)))
+        .insert_header(("Content-Type", "application/xml"))
+        .insert_header(("Depth", "1"));
+    app.send(request, Some(body.into_bytes())).await
+}
+
+/// A `calendar-multiget` of `hrefs` asking for `calendar-data`.
+fn multiget(hrefs: &[String]) -> String {
+    let hrefs: String = hrefs
+        .iter()
+        .map(|h| format!("<d:href>{h}</d:href>"))
+        .collect();
+    format!(
+        r#"<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+        <d:prop><d:getetag/><c:calendar-data/></d:prop>{hrefs}</c:calendar-multiget>"#
+    )
+}
+
+#[actix_web::test]
+async fn a_multiget_answers_a_repeated_href_once_and_refuses_over_1000() {
+    let app = spawn_app();
+    let calendar = calendar(&app).await;
+    let notes = "n".repeat(100_000);
+    app.create(
+        "tasks",
+        json!({"todoId": "big", "name": "big", "notesMarkdown": notes}),
+    )
+    .await;
+    // One large object named 1,500 times: one answer of it, not 1,500.
+    let same = vec![format!("{calendar}big.ics"); 1_500];
+    let reply = report(&app, &calendar, multiget(&same)).await;
+    assert_eq!(reply.status, 207);
+    let text = reply.body.as_str().unwrap();
+    assert_eq!(text.matches("<d:response>").count(), 1, "one response");
+    assert!(text.len() < 200_000, "{} bytes", text.len());
+    // 1,001 distinct hrefs: 400, whatever they name.
+    let distinct: Vec<String> = (0..1_001).map(|i| format!("{calendar}t{i}.ics")).collect();
+    let refused = report(&app, &calendar, multiget(&distinct)).await;
+    assert_eq!(refused.status, 400, "{refused:?}");
+}
+
+#[actix_web::test]
+async fn an_xml_body_nested_past_64_elements_is_400() {
+    let app = spawn_app();
+    let calendar = calendar(&app).await;
+    let mut body = String::from(
+        r#"<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><c:filter>"#,
+    );
+    body.push_str(&"<c:a>".repeat(52_000));
+    body.push_str(&"</c:a>".repeat(52_000));
+    body.push_str("</c:filter></c:calendar-query>");
+    let reply = report(&app, &calendar, body).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert!(reply.body.as_str().unwrap().contains("deeper than 64"));
+}
+
+#[actix_web::test]
+async fn a_boolean_takes_only_equal_and_not_equal_in_a_filter() {
+    let app = spawn_app();
+    for filter in [
+        "isImportant%20in%20(true)",
+        "isDeleted%20not%20in%20(false)",
+    ] {
+        let reply = app.get(&format!("/api/v1/tasks?filter={filter}")).await;
+        assert_problem(&reply, 400, "invalid_filter");
+    }
+    app.get("/api/v1/tasks?filter=isImportant%20%3D%20true")
+        .await
+        .expect(200);
+}
