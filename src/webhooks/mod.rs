@@ -38,7 +38,7 @@ use actix::Arbiter;
 use actix_web::web::Bytes;
 use rand::Rng;
 use serde::Serialize;
-use tokio::sync::mpsc::{self, error::TryRecvError};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::actors::space::{Committed, Subscribe};
@@ -199,7 +199,6 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
     let mut streak = Streak::default();
     let mut wake = Wake(None);
     loop {
-        wake.clear();
         let Some(webhook) = shared.core.directory().webhook(&id).cloned() else {
             return;
         };
@@ -240,27 +239,13 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
 
 /// Wakes an idle webhook's task when its space has a durable write: a change stream of the
 /// space (as a client's, docs §12) whose items serve only as signals, the events being
-/// read from the feed. When the task does not keep up, the space ends the stream (its
-/// buffer is full) and the next wait starts another; a lost signal costs at most [`POLL`].
+/// read from the feed. A signal of a write the last scan saw is passed over; one of a
+/// write after it wakes the task, however the write and the scan interleave, so no wake-up
+/// is lost. When the task does not keep up, the space ends the stream (its buffer is full)
+/// and the task scans again and starts another; [`POLL`] bounds a wait all the same.
 struct Wake(Option<mpsc::Receiver<Arc<Committed>>>);
 
 impl Wake {
-    /// Drops the signals of writes the next scan will see anyway.
-    fn clear(&mut self) {
-        if let Some(signals) = &mut self.0 {
-            loop {
-                match signals.try_recv() {
-                    Ok(_) => {}
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => {
-                        self.0 = None;
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
     /// Waits for a durable write of `space` after `version` (the version the last scan
     /// saw), at most [`POLL`].
     async fn wait(&mut self, core: &Core, space: &str, version: u64) {
@@ -278,11 +263,22 @@ impl Wake {
             tokio::time::sleep(POLL).await;
             return;
         };
-        tokio::select! {
-            signal = signals.recv() => if signal.is_none() {
-                self.0 = None;
-            },
-            _ = tokio::time::sleep(POLL) => {}
+        let deadline = tokio::time::sleep(POLL);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                signal = signals.recv() => match signal {
+                    None => {
+                        self.0 = None;
+                        return;
+                    }
+                    Some(write) if write.touched.iter().any(|t| t.record.version > version) => {
+                        return;
+                    }
+                    Some(_) => {}
+                },
+                _ = &mut deadline => return,
+            }
         }
     }
 }
