@@ -16,14 +16,15 @@
 //! connections still takes one core at the most, and others' heavy work is not queued
 //! behind all of its own.
 
-use std::collections::HashMap;
 use std::io;
 use std::sync::mpsc as queue;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::Stream;
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, oneshot};
+
+use super::turns::Turns;
 
 /// How many bytes the writer gathers before it hands a chunk to the answer.
 pub(crate) const CHUNK_BYTES: usize = 32 * 1024;
@@ -80,46 +81,8 @@ fn lower_priority() {
     }
 }
 
-/// The owners with heavy work running or waiting, and their turns.
-static TURNS: LazyLock<Mutex<HashMap<Box<str>, Arc<Semaphore>>>> = LazyLock::new(Default::default);
-
-/// An owner's turn for one piece of heavy work; the next piece may start once it drops.
-struct Turn {
-    owner: Box<str>,
-    permit: Option<OwnedSemaphorePermit>,
-}
-
-impl Turn {
-    /// Waits (without a thread) until `owner` has fewer than [`PER_OWNER`] pieces running.
-    async fn take(owner: &str) -> Turn {
-        let turns = {
-            let mut all = TURNS.lock().unwrap_or_else(PoisonError::into_inner);
-            let turns = all
-                .entry(owner.into())
-                .or_insert_with(|| Arc::new(Semaphore::new(PER_OWNER)));
-            Arc::clone(turns)
-        };
-        let permit = turns.acquire_owned().await.ok();
-        Turn {
-            owner: owner.into(),
-            permit,
-        }
-    }
-}
-
-impl Drop for Turn {
-    /// Gives the turn back, and forgets the owner once nobody holds or waits for one.
-    fn drop(&mut self) {
-        drop(self.permit.take());
-        let mut all = TURNS.lock().unwrap_or_else(PoisonError::into_inner);
-        if all
-            .get(&self.owner)
-            .is_some_and(|turns| Arc::strong_count(turns) == 1)
-        {
-            all.remove(&self.owner);
-        }
-    }
-}
+/// The owners' turns of heavy work, [`PER_OWNER`] each.
+static TURNS: LazyLock<Turns> = LazyLock::new(|| Turns::new(PER_OWNER));
 
 /// Queues `job` on the pool.
 fn spawn(job: Job) {
@@ -135,7 +98,7 @@ pub(crate) async fn run<T: Send + 'static>(
     owner: &str,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Lost> {
-    let turn = Turn::take(owner).await;
+    let turn = TURNS.take(owner).await;
     let (done, result) = oneshot::channel();
     spawn(Box::new(move || {
         let result = work();
@@ -153,7 +116,7 @@ pub(crate) async fn stream(
     owner: &str,
     write: impl FnOnce(&mut Sink) -> io::Result<()> + Send + 'static,
 ) -> impl Stream<Item = Result<Bytes, io::Error>> + 'static {
-    let turn = Turn::take(owner).await;
+    let turn = TURNS.take(owner).await;
     let (sender, mut receiver) = mpsc::channel(CHUNKS);
     spawn(Box::new(move || {
         let _turn = turn;
@@ -270,6 +233,6 @@ mod tests {
         release.send(()).unwrap();
         assert!(first.await.unwrap().unwrap());
         assert_eq!(second.await.unwrap().unwrap(), "second");
-        assert!(!TURNS.lock().unwrap().contains_key("a"), "a is forgotten");
+        assert!(!TURNS.busy("a"), "a is forgotten");
     }
 }

@@ -27,6 +27,7 @@ pub(crate) mod deliveries;
 mod gate;
 pub(crate) mod heavy;
 pub(crate) mod service;
+mod turns;
 
 use std::path::PathBuf;
 use std::sync::RwLockReadGuard;
@@ -42,6 +43,7 @@ use crate::model::{Caller, Change, Command, DirectoryError, DirectoryState, Plan
 use crate::store::journal::Journal;
 use deliveries::Deliveries;
 pub(crate) use gate::Gate;
+use turns::{Turn, Turns};
 
 /// Whether `caller` may do `action` in `space` (`None`: on its own account), and its role
 /// there when it may: the one access check of every front (§13, §14). A front answers
@@ -74,6 +76,8 @@ pub(crate) struct Core {
     journal: Journal,
     data_dir: PathBuf,
     plan: Plan,
+    /// One edit of a webhook at a time (see [`Core::editing`]).
+    edits: Turns,
 }
 
 impl Core {
@@ -101,6 +105,7 @@ impl Core {
             journal,
             data_dir,
             plan,
+            edits: Turns::new(1),
         }
     }
 
@@ -134,6 +139,13 @@ impl Core {
             .into_inner()
             .change(change, key, answer, then, late)
             .await
+    }
+
+    /// Waits until nobody else edits webhook `id`, and keeps others from it until the
+    /// [`Turn`] drops: a change made of a webhook as read (a PATCH, a secret rotation) is
+    /// made while holding it, so two at the same moment both take effect (docs §27).
+    pub(crate) async fn editing(&self, id: &str) -> Turn<'_> {
+        self.edits.take(id).await
     }
 
     /// Makes a directory change no request asked for (see [`Directory::note`]).

@@ -233,12 +233,17 @@ pub(crate) async fn update(
     body: JsonObject,
     core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut webhook = named(&req, &caller, &core)?;
+    named(&req, &caller, &core)?;
     let fields = parse_webhook(body.0, true)?;
-    if let Some(url) = fields.url {
-        if let Some(why) = core.deliveries().refuses(&url).await {
+    if let Some(url) = &fields.url {
+        if let Some(why) = core.deliveries().refuses(url).await {
             return Err(ApiError::InvalidWebhookUrl(format!("url: {why}")));
         }
+    }
+    // Read and changed in one turn: a rotation at the same moment is not overwritten.
+    let _editing = core.editing(segment(&req, "webhookId")).await;
+    let mut webhook = named(&req, &caller, &core)?;
+    if let Some(url) = fields.url {
         webhook.url = url;
     }
     if let Some(events) = fields.events {
@@ -327,6 +332,8 @@ pub(crate) async fn rotate(
     key: KeyClaim,
     core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
+    // Read and changed in one turn: a PATCH at the same moment does not undo the rotation.
+    let _editing = core.editing(segment(&req, "webhookId")).await;
     let webhook = named(&req, &caller, &core)?;
     let secret = new_secret();
     let rotated = webhook.rotated(secret.clone(), chrono::Utc::now().timestamp_millis());

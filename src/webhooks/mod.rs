@@ -368,6 +368,7 @@ async fn attempt(
             let gone = Change::WebhookGone {
                 webhook: webhook.id.clone(),
             };
+            let _editing = shared.core.editing(&webhook.id).await;
             match shared.core.note(gone).await {
                 Ok(Ok(())) | Ok(Err(DirectoryError::NotFound(_))) => {}
                 Ok(Err(e)) => log::warn!("webhook {}: not turned off after a 410: {e}", webhook.id),

@@ -549,6 +549,53 @@ async fn after_a_rotation_deliveries_carry_the_new_and_the_previous_signature() 
 }
 
 #[actix_web::test]
+async fn a_rotation_and_a_patch_at_the_same_moment_both_take_effect() {
+    let app = spawn_sender(1);
+    let receiver = Receiver::start(|_| Answer::status(200));
+    let owner = app.default_user();
+    let space = app.get("/api/v1/me").await.data()["defaultSpaceId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (webhook, _) = new_webhook(owner, &space, &receiver.url, json!({})).await;
+    let id = webhook["webhookId"].as_str().unwrap().to_string();
+    let mut secrets = Vec::new();
+    for round in 0..12 {
+        let description = format!("round {round}");
+        let (rotated, patched) = futures_util::future::join(
+            owner.post(&format!("/api/v1/webhooks/{id}/secret"), json!({})),
+            owner.patch(
+                &format!("/api/v1/webhooks/{id}"),
+                json!({"description": description}),
+            ),
+        )
+        .await;
+        rotated.expect(200);
+        patched.expect(200);
+        secrets.push(rotated.data()["secret"].as_str().unwrap().to_string());
+        let now = owner.get(&format!("/api/v1/webhooks/{id}")).await;
+        assert_eq!(
+            now.data()["description"],
+            description.as_str(),
+            "round {round}"
+        );
+    }
+    // The last secret answered signs the next delivery (with the one before it).
+    app.create("tasks", json!({"todoId": "t1"})).await;
+    assert!(eventually(Duration::from_secs(10), || !receiver.got().is_empty()).await);
+    let got = &receiver.got()[0];
+    assert!(
+        signed_with(got, secrets.last().unwrap()),
+        "the newest secret signs"
+    );
+    assert!(
+        signed_with(got, &secrets[secrets.len() - 2]),
+        "and the one before it"
+    );
+    assert_eq!(got.header("webhook-signature").split(' ').count(), 2);
+}
+
+#[actix_web::test]
 async fn urls_resolving_to_refused_addresses_are_422_without_the_flag() {
     let app = spawn_app_with(Options::default());
     let owner = app.default_user();
