@@ -99,6 +99,9 @@ pub const LAST_INSTANT_MS: i64 = 253_402_300_799_999;
 pub const RECURRENCE_MAX_CHARS: usize = 500;
 /// The largest `COUNT` of a recurrence rule (at least 1).
 pub const RECURRENCE_COUNT_MAX: u32 = 1_000;
+/// The most candidate instances one expansion of a rule may visit (docs §27): a rule
+/// whose one period (a year of `FREQ=YEARLY`, …) holds more is refused.
+pub const RECURRENCE_CANDIDATES_MAX: u64 = 100_000;
 /// The largest `INTERVAL` of a recurrence rule (at least 1).
 pub const RECURRENCE_INTERVAL_MAX: u16 = 1_000;
 /// A series whose rule yields no instance for this many years after an occurrence (the

@@ -6,7 +6,7 @@ use actix_web::http::Method;
 use base64::Engine;
 use serde_json::json;
 
-use crate::helpers::{assert_problem, spawn_app, TestApp};
+use crate::helpers::{assert_invalid_fields, assert_problem, spawn_app, TestApp};
 
 /// `Authorization: Basic` with `token` as the password.
 fn basic(token: &str) -> String {
@@ -100,4 +100,52 @@ async fn a_boolean_takes_only_equal_and_not_equal_in_a_filter() {
     app.get("/api/v1/tasks?filter=isImportant%20%3D%20true")
         .await
         .expect(200);
+}
+
+/// The rule of issue 37: a year of every second of every day (31.6 million candidates).
+fn endless_rule() -> String {
+    let list = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    format!(
+        "FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR={};BYMINUTE={};BYSECOND={}",
+        list(24),
+        list(60),
+        list(60)
+    )
+}
+
+#[actix_web::test]
+async fn a_rule_too_dear_to_expand_is_refused_at_every_door() {
+    let app = spawn_app();
+    let rule = endless_rule();
+    let due = "2030-01-01T00:00:00.000Z";
+    // JSON: create and update.
+    let reply = app
+        .post("/api/v1/tasks", json!({"dateDue": due, "recurrence": rule}))
+        .await;
+    assert_invalid_fields(&reply, &["recurrence"]);
+    app.create("tasks", json!({"todoId": "t1", "dateDue": due}))
+        .await;
+    let reply = app
+        .patch("/api/v1/tasks/t1", json!({"recurrence": rule}))
+        .await;
+    assert_invalid_fields(&reply, &["recurrence"]);
+    // iCalendar: the .ics import and a CalDAV PUT.
+    let vtodo = format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:t2\r\n\
+         DTSTAMP:20260101T000000Z\r\nDUE:20300101T000000Z\r\nRRULE:{rule}\r\nEND:VTODO\r\n\
+         END:VCALENDAR\r\n"
+    );
+    let import = app
+        .authorized(Method::POST, "/api/v1/calendar.ics")
+        .insert_header(("Content-Type", "text/calendar"));
+    let reply = app.send(import, Some(vtodo.clone().into_bytes())).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    let object = format!("{}t2.ics", calendar(&app).await);
+    let put = app
+        .request(Method::PUT, &object)
+        .insert_header(("Authorization", basic(&app.default_token)))
+        .insert_header(("Content-Type", "text/calendar"));
+    let reply = app.send(put, Some(vtodo.into_bytes())).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert_eq!(app.space_version().await, 1, "only t1 was written");
 }

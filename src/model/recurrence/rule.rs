@@ -21,7 +21,8 @@ use winnow::stream::{AsChar, LocatingSlice};
 use winnow::token::{one_of, take_while};
 
 use crate::model::limits::{
-    thousands, RECURRENCE_COUNT_MAX, RECURRENCE_INTERVAL_MAX, RECURRENCE_MAX_CHARS,
+    thousands, RECURRENCE_CANDIDATES_MAX, RECURRENCE_COUNT_MAX, RECURRENCE_INTERVAL_MAX,
+    RECURRENCE_MAX_CHARS,
 };
 
 /// How often a series repeats: the `FREQ` values the contract allows.
@@ -192,6 +193,25 @@ impl Rule {
         Ok(rrule::RRuleSet::new(resume).rrule(rule).limit())
     }
 
+    /// How many instances one period of the rule may hold before its other parts filter
+    /// them: the days of the period (366 of a year, 31 of a month, 7 of a week, 1) times
+    /// the times of a day its `BYHOUR`, `BYMINUTE` and `BYSECOND` make. An expansion builds a
+    /// period's candidates at once, so this bounds its work and memory (docs §27).
+    fn candidates_per_period(&self) -> u64 {
+        let days: u64 = match self.freq {
+            Freq::Yearly => 366,
+            Freq::Monthly => 31,
+            Freq::Weekly => 7,
+            Freq::Daily | Freq::Hourly => 1,
+        };
+        let count = |part: usize| part.max(1) as u64;
+        let hours = match self.freq {
+            Freq::Hourly => 1,
+            _ => count(self.by_hour.len()),
+        };
+        days * hours * count(self.by_minute.len()) * count(self.by_second.len())
+    }
+
     /// The checks RFC 5545 and the contract make beyond the grammar.
     fn check(&self, is_all_day: bool) -> Result<(), String> {
         let ordinal_day = self.by_day.iter().any(|d| matches!(d, NWeekday::Nth(..)));
@@ -215,6 +235,14 @@ impl Rule {
         }
         if !self.by_week_no.is_empty() && self.freq != Freq::Yearly {
             return Err("may have BYWEEKNO only with FREQ=YEARLY".into());
+        }
+        let candidates = self.candidates_per_period();
+        if candidates > RECURRENCE_CANDIDATES_MAX {
+            return Err(format!(
+                "may have at most {RECURRENCE_CANDIDATES_MAX} candidate instances in one \
+                 period, not {candidates}: fewer BYHOUR, BYMINUTE or BYSECOND values, or a \
+                 shorter FREQ"
+            ));
         }
         let other_by = !(self.by_second.is_empty()
             && self.by_minute.is_empty()
@@ -820,5 +848,26 @@ mod tests {
         assert_eq!(rule.with_count(7), "freq=Daily;Count=7;byHour=9");
         let text = "FREQ=DAILY";
         assert_eq!(timed(text).unwrap().with_count(7), "FREQ=DAILY");
+    }
+
+    #[test]
+    fn a_rule_whose_period_holds_over_100000_candidates_is_refused() {
+        let hours: Vec<String> = (0..24).map(|h| h.to_string()).collect();
+        let sixty: Vec<String> = (0..60).map(|m| m.to_string()).collect();
+        // The attack of issue 37: 366 days x 24 x 60 x 60 candidates a year.
+        let attack = format!(
+            "FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR={};BYMINUTE={};BYSECOND={}",
+            hours.join(","),
+            sixty.join(","),
+            sixty.join(",")
+        );
+        assert!(attack.len() <= 500, "inside the 500 characters");
+        let refused = timed(&attack).unwrap_err();
+        assert!(refused.contains("candidate instances"), "{refused}");
+        // A month of every minute is 44,640: allowed; a year of them is not.
+        let minutes = format!("BYHOUR={};BYMINUTE={}", hours.join(","), sixty.join(","));
+        assert!(timed(&format!("FREQ=MONTHLY;{minutes}")).is_ok());
+        assert!(timed(&format!("FREQ=YEARLY;{minutes}")).is_err());
+        assert!(timed(&format!("FREQ=DAILY;{minutes};BYSECOND=0,30")).is_ok());
     }
 }
