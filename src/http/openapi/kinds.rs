@@ -1,21 +1,15 @@
 //! What the kinds' field tables give: each kind's record, bodies, envelope, page and change
 //! schemas, and the schemas over all kinds.
 
-use utoipa::openapi::schema::{
-    AdditionalProperties, ArrayBuilder, Discriminator, KnownFormat, ObjectBuilder, OneOfBuilder,
-    SchemaFormat, Type,
-};
-use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Schema};
+use utoipa::openapi::schema::AdditionalProperties;
+use utoipa::openapi::{ArrayBuilder, Components, Discriminator, KnownFormat, ObjectBuilder};
+use utoipa::openapi::{OneOfBuilder, OpenApi, Ref, RefOr, Schema, SchemaFormat, Type};
 use utoipa::Modify;
 
 use super::dto::{id_pattern, nullable_date_time};
 use super::routes::add_routes;
 use super::{id_string, nullable, of, reference, string, texts};
-use crate::model::kind::FieldType;
-use crate::model::limits::{
-    MAX_IDS, MAX_REMINDERS, MAX_SAFE_INTEGER, RECURRENCE_MAX_CHARS, REMINDER_MINUTES_MAX,
-};
-use crate::model::Kind;
+use crate::model::{kind::FieldType, limits, Kind};
 
 /// What the kinds' field tables give: for each kind its record, create and update
 /// schemas, `TaskEnvelope`, `TaskPage` and `TaskChange`, and its six routes; and the
@@ -54,7 +48,7 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         FieldType::NonNegative => nullable_of(Type::Number).minimum(Some(0)).into(),
         FieldType::Count => {
             let count = nullable_of(Type::Integer).minimum(Some(0));
-            count.maximum(Some(MAX_SAFE_INTEGER)).into()
+            count.maximum(Some(limits::MAX_SAFE_INTEGER)).into()
         }
         FieldType::DateTime => nullable_date_time().into(),
         FieldType::Choice(choices) => string().enum_values(Some(choices.iter().copied())).into(),
@@ -63,11 +57,11 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         }
         FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => ArrayBuilder::new()
             .items(id_string())
-            .max_items(Some(MAX_IDS))
+            .max_items(Some(limits::MAX_IDS))
             .into(),
         FieldType::Zone => nullable_of(Type::String).into(),
         FieldType::Recurrence => nullable_of(Type::String)
-            .max_length(Some(RECURRENCE_MAX_CHARS))
+            .max_length(Some(limits::RECURRENCE_MAX_CHARS))
             .into(),
         FieldType::Reminders => reminders().into(),
         FieldType::Stamp => nullable_date_time().read_only(Some(true)).into(),
@@ -92,12 +86,12 @@ fn reminders() -> ArrayBuilder {
     };
     let at = string().format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)));
     let minutes = of(Type::Integer).minimum(Some(0));
-    let minutes = minutes.maximum(Some(REMINDER_MINUTES_MAX));
+    let minutes = minutes.maximum(Some(limits::REMINDER_MINUTES_MAX));
     let one = OneOfBuilder::new().item(closed("at", at));
     let one = one.item(closed("minutesBefore", minutes));
     ArrayBuilder::new()
         .items(one)
-        .max_items(Some(MAX_REMINDERS))
+        .max_items(Some(limits::MAX_REMINDERS))
 }
 
 /// An object of `properties`, each required.

@@ -25,13 +25,10 @@
 
 use std::sync::LazyLock;
 
-use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::header::{Header, HeaderBuilder};
-use utoipa::openapi::path::HttpMethod;
-use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
-use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Schema};
+use utoipa::openapi::{schema::SchemaType, Components, ContentBuilder, Header, HeaderBuilder};
+use utoipa::openapi::{HttpMethod, ObjectBuilder, OpenApi, Ref, RefOr, Response};
+use utoipa::openapi::{ResponseBuilder, Schema, Type};
 use utoipa::{Modify, OpenApi as _};
 
 use super::dto::{self, id_pattern};

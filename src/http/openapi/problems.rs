@@ -4,9 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::{Ref, RefOr};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 
 use super::texts;
 use super::{header, reference};

@@ -1,22 +1,17 @@
 //! The five collections' routes, rows of a table walked for each kind, and the builder of
 //! operations they and the document's own route use.
 
-use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::path::{HttpMethod, Operation, OperationBuilder};
-use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::path::{Operation, OperationBuilder, Parameter};
+use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::response::{ResponseBuilder, Responses};
-use utoipa::openapi::schema::{ObjectBuilder, Type};
-use utoipa::openapi::security::SecurityRequirement;
-use utoipa::openapi::{OpenApi, Required};
+use utoipa::openapi::{ContentBuilder, HttpMethod, ObjectBuilder, OpenApi, Required};
+use utoipa::openapi::{ResponseBuilder, Responses, SecurityRequirement, Type};
 use utoipa::IntoParams;
 
 use super::kinds::schema_name;
 use super::problems::{problem_refs, Reads, Writes};
 use super::{dto, header, id_string, json_response, of, reference, string, texts};
-use crate::model::kind::FieldType;
-use crate::model::limits::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, SEARCH_MAX_CHARS};
-use crate::model::Kind;
+use crate::model::{kind::FieldType, limits, Kind};
 use HttpMethod::{Delete, Get, Patch, Post};
 use Param::*;
 
@@ -133,7 +128,7 @@ fn params(kind: Kind, parameter: Param) -> Vec<Parameter> {
     let limit = || {
         of(Type::Integer)
             .minimum(Some(1_usize))
-            .maximum(Some(PAGE_LIMIT_MAX))
+            .maximum(Some(limits::PAGE_LIMIT_MAX))
     };
     match parameter {
         // The path parameter has the interface's name (`todoId`, `listId`, ...): the kind's
@@ -143,7 +138,7 @@ fn params(kind: Kind, parameter: Param) -> Vec<Parameter> {
         Limit => described(
             Query,
             "limit",
-            limit().default(Some(PAGE_LIMIT_DEFAULT.into())),
+            limit().default(Some(limits::PAGE_LIMIT_DEFAULT.into())),
         ),
         Cursor => described(Query, "cursor", string()),
         IncludeDeleted => described(Query, "includeDeleted", of(Type::Boolean)),
@@ -169,7 +164,7 @@ fn list_filters(kind: Kind) -> Vec<Parameter> {
     });
     let mut filters: Vec<_> = exact.collect();
     if kind == Kind::Task {
-        let search = string().max_length(Some(SEARCH_MAX_CHARS));
+        let search = string().max_length(Some(limits::SEARCH_MAX_CHARS));
         let tz = string().default(Some("UTC".into()));
         let task = [
             ("filter", string()),
