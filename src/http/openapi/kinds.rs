@@ -96,12 +96,8 @@ fn reminders() -> ArrayBuilder {
 
 /// An object of `properties`, each required.
 fn required<'a>(properties: impl IntoIterator<Item = (&'a str, RefOr<Schema>)>) -> ObjectBuilder {
-    let object = ObjectBuilder::new();
-    properties
-        .into_iter()
-        .fold(object, |object, (name, schema)| {
-            object.property(name, schema).required(name)
-        })
+    let add = |object: ObjectBuilder, (name, schema)| object.property(name, schema).required(name);
+    properties.into_iter().fold(ObjectBuilder::new(), add)
 }
 
 /// A version counter: `spaceVersion`, `nextSince`.
@@ -114,6 +110,7 @@ fn record_schema(kind: Kind) -> Schema {
     let fields = kind.fields().iter().filter(|f| !f.ty.is_hidden());
     let fields = fields.map(|field| (field.name, field_schema(field.ty)));
     let stamp = || nullable_date_time().schema_type(Type::String).into();
+    let version_updated_at = of(Type::Integer).minimum(Some(1)).into();
     let properties = [
         ("id", id_string().into()),
         (kind.id_field(), id_string().into()),
@@ -125,10 +122,7 @@ fn record_schema(kind: Kind) -> Schema {
         ("updatedAt", stamp()),
         ("deletedAt", nullable_date_time().into()),
         ("isDeleted", of(Type::Boolean).into()),
-        (
-            "versionUpdatedAt",
-            of(Type::Integer).minimum(Some(1)).into(),
-        ),
+        ("versionUpdatedAt", version_updated_at),
     ];
     let record = required(properties.into_iter().chain(fields).chain(more));
     record
@@ -175,14 +169,12 @@ fn kind_schemas(kind: Kind) -> [(&'static str, Schema); 6] {
     let kind_name = string().enum_values(Some([kind.noun()])).into();
     let change = required([("kind", kind_name), ("record", record())]);
     let change = change.description(Some(format!("A changed {} (docs §12).", kind.noun())));
+    let envelope = required([("data", record()), ("spaceVersion", version())]);
     [
         ("", record_schema(kind)),
         ("Create", body_schema(kind, true)),
         ("Update", body_schema(kind, false)),
-        (
-            "Envelope",
-            required([("data", record()), ("spaceVersion", version())]).into(),
-        ),
+        ("Envelope", envelope.into()),
         ("Page", required(page).into()),
         ("Change", change.into()),
     ]
@@ -205,11 +197,9 @@ fn shared_schemas() -> [(String, Schema); 4] {
         let name = schema_name(kind, "Change");
         (kind.noun(), Ref::from_schema_name(name).ref_location)
     });
-    let change = one_of("Change")
-        .discriminator(Some(Discriminator::with_mapping("kind", mapping)))
-        .description(Some(
-            "One change of the feed or the stream: `kind` and `record`.",
-        ));
+    let change = one_of("Change").discriminator(Some(Discriminator::with_mapping("kind", mapping)));
+    let text = "One change of the feed or the stream: `kind` and `record`.";
+    let change = change.description(Some(text));
     let changes = ArrayBuilder::new().items(reference("Change")).into();
     let change_page = required([
         ("data", changes),
@@ -219,23 +209,19 @@ fn shared_schemas() -> [(String, Schema); 4] {
     ]);
     // One server-sent event of the stream, as its fields: a change (`id` its version), or
     // `overflow` before the stream ends (the client resumes with `Last-Event-ID`).
+    let event = string().enum_values(Some(["change", "overflow"]));
     let id = string().pattern(Some("^[0-9]+$"));
+    let id = id.description(Some("The change's version (`change` events)."));
     let data = string().content_media_type("application/json");
+    let data = data.description(Some("A `Change` (`change`), or `{}` (`overflow`)."));
+    let text = "One event of the change stream (docs §12), as its SSE fields.";
     let change_event = ObjectBuilder::new()
-        .property("event", string().enum_values(Some(["change", "overflow"])))
-        .property(
-            "id",
-            id.description(Some("The change's version (`change` events).")),
-        )
-        .property(
-            "data",
-            data.description(Some("A `Change` (`change`), or `{}` (`overflow`).")),
-        )
+        .property("event", event)
+        .property("id", id)
+        .property("data", data)
         .required("event")
         .required("data")
-        .description(Some(
-            "One event of the change stream (docs §12), as its SSE fields.",
-        ));
+        .description(Some(text));
     [
         ("Record", record.into()),
         ("Change", change.into()),

@@ -125,21 +125,12 @@ fn route_operation(kind: Kind, route: &Route) -> Operation {
 fn params(kind: Kind, parameter: Param) -> Vec<Parameter> {
     use ParameterIn::{Header, Path, Query};
     let described = |at, name, schema| vec![param(at, name, schema, texts::parameter(name))];
-    let limit = || {
-        of(Type::Integer)
-            .minimum(Some(1_usize))
-            .maximum(Some(limits::PAGE_LIMIT_MAX))
-    };
     match parameter {
         // The path parameter has the interface's name (`todoId`, `listId`, ...): the kind's
         // own id field. The server's routes call it `{id}`; the name is not seen on the wire.
         Id => described(Path, kind.id_field(), id_string()),
         Space => dto::SpaceParam::into_params(|| None),
-        Limit => described(
-            Query,
-            "limit",
-            limit().default(Some(limits::PAGE_LIMIT_DEFAULT.into())),
-        ),
+        Limit => described(Query, "limit", page_limit()),
         Cursor => described(Query, "cursor", string()),
         IncludeDeleted => described(Query, "includeDeleted", of(Type::Boolean)),
         IfNoneMatch => described(Header, "If-None-Match", string()),
@@ -147,6 +138,13 @@ fn params(kind: Kind, parameter: Param) -> Vec<Parameter> {
         IdempotencyKey => described(Header, "Idempotency-Key", dto::idempotency_key_schema()),
         Filters => list_filters(kind),
     }
+}
+
+/// `limit` of a listing.
+fn page_limit() -> ObjectBuilder {
+    let limit = of(Type::Integer).minimum(Some(1_usize));
+    let limit = limit.maximum(Some(limits::PAGE_LIMIT_MAX));
+    limit.default(Some(limits::PAGE_LIMIT_DEFAULT.into()))
 }
 
 /// The exact filters of a listing (from its kind's field table) and, for tasks, the
