@@ -31,7 +31,7 @@ use utoipa::openapi::{HttpMethod, ObjectBuilder, OpenApi, Ref, RefOr, Response};
 use utoipa::openapi::{ResponseBuilder, Schema, Type};
 use utoipa::{Modify, OpenApi as _};
 
-use super::dto::{self, id_pattern};
+use super::dto::{self, id_pattern, of};
 use super::{batch, calendar, handlers, spaces, stream, tokens, webhooks};
 
 mod kinds;
@@ -90,18 +90,13 @@ impl Modify for Service {
         }
         let summary = "This document (no auth)";
         let document = routes::operation("openapi", "service", summary, &[429, 503]);
-        let ok = json_response("The OpenAPI document", ObjectBuilder::new(), &[]);
+        let ok = json_response("The OpenAPI document", ObjectBuilder::new().into(), &[]);
         let path = "/api/v1/openapi.json";
         let document = document.response("200", ok).build();
         openapi
             .paths
             .add_path_operation(path, vec![HttpMethod::Get], document);
     }
-}
-
-/// A schema of type `ty`.
-fn of(ty: impl Into<SchemaType>) -> ObjectBuilder {
-    ObjectBuilder::new().schema_type(ty)
 }
 
 fn string() -> ObjectBuilder {
@@ -121,11 +116,7 @@ fn reference(name: &str) -> RefOr<Schema> {
 }
 
 /// A JSON response with `schema` and the given headers.
-fn json_response(
-    description: &str,
-    schema: impl Into<RefOr<Schema>>,
-    headers: &[&str],
-) -> Response {
+fn json_response(description: &str, schema: RefOr<Schema>, headers: &[&str]) -> Response {
     let content = ContentBuilder::new().schema(Some(schema)).build();
     let response = ResponseBuilder::new().content("application/json", content);
     let response = headers

@@ -90,9 +90,10 @@ fn route_operation(kind: Kind, route: &Route) -> Operation {
         _ => "sortOrder",
     };
     let fill = |text: &str| {
-        let text = text.replace("{noun}", kind.noun());
-        text.replace("{tag}", kind.collection())
-            .replace("{order}", order)
+        let text = text
+            .replace("{noun}", kind.noun())
+            .replace("{tag}", kind.collection());
+        text.replace("{order}", order)
     };
     let read = *method == Get;
     let problems = if read {
@@ -151,11 +152,9 @@ fn page_limit() -> ObjectBuilder {
 /// query parameters of docs §17.
 fn list_filters(kind: Kind) -> Vec<Parameter> {
     let exact = kind.fields().iter().filter(|f| f.filter).map(|field| {
+        let booleans = string().enum_values(Some(["true", "false"]));
         let (schema, text) = match field.ty {
-            FieldType::Blocked => (
-                string().enum_values(Some(["true", "false"])),
-                texts::BLOCKED,
-            ),
+            FieldType::Blocked => (booleans, texts::BLOCKED),
             _ => (string(), "Exact match."),
         };
         (field.name, schema, Some(text.to_string()))
