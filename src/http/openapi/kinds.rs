@@ -125,9 +125,8 @@ fn record_schema(kind: Kind) -> Schema {
         ("versionUpdatedAt", version_updated_at),
     ];
     let record = required(properties.into_iter().chain(fields).chain(more));
-    record
-        .description(Some(format!("A {} (docs §3).", kind.noun())))
-        .into()
+    let text = format!("A {} (docs §3).", kind.noun());
+    record.description(Some(text)).into()
 }
 
 /// A create (with the own id) or update body: every updatable field optional, nothing else.

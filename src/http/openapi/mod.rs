@@ -93,9 +93,8 @@ impl Modify for Service {
         let ok = json_response("The OpenAPI document", ObjectBuilder::new().into(), &[]);
         let path = "/api/v1/openapi.json";
         let document = document.response("200", ok).build();
-        openapi
-            .paths
-            .add_path_operation(path, vec![HttpMethod::Get], document);
+        let get = vec![HttpMethod::Get];
+        openapi.paths.add_path_operation(path, get, document);
     }
 }
 

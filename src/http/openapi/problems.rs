@@ -54,11 +54,11 @@ problem_sets! {
 
 /// The references to the problem responses of `statuses`, by status.
 pub(super) fn problem_refs(statuses: &[u16]) -> BTreeMap<String, RefOr<Response>> {
-    let reference = |status| Ref::from_response_name(format!("Problem{status}"));
-    let refs = statuses
+    let reference = |status| RefOr::Ref(Ref::from_response_name(format!("Problem{status}")));
+    statuses
         .iter()
-        .map(|status| (status.to_string(), RefOr::Ref(reference(status))));
-    refs.collect()
+        .map(|s| (s.to_string(), reference(s)))
+        .collect()
 }
 
 /// The problem+json response of `status`, naming the codes it comes with.
