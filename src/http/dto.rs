@@ -656,14 +656,14 @@ pub(crate) fn id_pattern() -> String {
     format!("^[A-Za-z0-9_-]{{{ID_MIN_CHARS},{ID_MAX_CHARS}}}$")
 }
 
-/// A string of type `ty` (`[string]` or `[string, null]`).
-fn string_of(ty: impl Into<SchemaType>) -> ObjectBuilder {
+/// A schema of type `ty`.
+pub(crate) fn of(ty: impl Into<SchemaType>) -> ObjectBuilder {
     ObjectBuilder::new().schema_type(ty)
 }
 
 /// A name of a user, a space or a token.
 pub(crate) fn name_schema() -> ObjectBuilder {
-    string_of(Type::String)
+    of(Type::String)
         .description(Some(format!(
             "1 to {} characters.",
             thousands(NAME_MAX_CHARS)
@@ -679,7 +679,7 @@ fn token_spaces_schema() -> ArrayBuilder {
              absent for every space, now and later."
         )))
         .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
-        .items(string_of(Type::String))
+        .items(of(Type::String))
         .min_items(Some(1))
         .max_items(Some(MAX_TOKEN_SPACES))
 }
@@ -688,7 +688,7 @@ fn token_spaces_schema() -> ArrayBuilder {
 /// value, so the key neither starts nor ends with a space.
 pub(crate) fn idempotency_key_schema() -> ObjectBuilder {
     let inner = IDEMPOTENCY_KEY_MAX_CHARS - 2;
-    string_of(Type::String)
+    of(Type::String)
         .pattern(Some(format!("^[!-~]([ -~]{{0,{inner}}}[!-~])?$")))
         .description(Some(format!(
             "1 to {IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters: a retry with the same \
@@ -697,16 +697,14 @@ pub(crate) fn idempotency_key_schema() -> ObjectBuilder {
 }
 
 fn since_schema() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
+    of(Type::Integer)
         .minimum(Some(0))
         .maximum(Some(MAX_SAFE_INTEGER))
 }
 
 fn feed_limit_schema() -> ObjectBuilder {
     use crate::model::limits::{FEED_LIMIT_DEFAULT, FEED_LIMIT_MAX};
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
+    of(Type::Integer)
         .minimum(Some(1))
         .maximum(Some(FEED_LIMIT_MAX))
         .default(Some(FEED_LIMIT_DEFAULT.into()))
@@ -714,8 +712,7 @@ fn feed_limit_schema() -> ObjectBuilder {
 
 fn occurrence_limit_schema() -> ObjectBuilder {
     use crate::model::limits::{OCCURRENCES_LIMIT_DEFAULT, OCCURRENCES_LIMIT_MAX};
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
+    of(Type::Integer)
         .minimum(Some(1))
         .maximum(Some(OCCURRENCES_LIMIT_MAX))
         .default(Some(OCCURRENCES_LIMIT_DEFAULT.into()))
@@ -747,13 +744,11 @@ fn batch_body_schema() -> Schema {
 }
 
 fn batch_status_schema() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .enum_values(Some([200, 201]))
+    of(Type::Integer).enum_values(Some([200, 201]))
 }
 
 fn kind_schema() -> ObjectBuilder {
-    string_of(Type::String).enum_values(Some(Kind::ALL.map(Kind::noun)))
+    of(Type::String).enum_values(Some(Kind::ALL.map(Kind::noun)))
 }
 
 fn record_ref() -> Ref {
@@ -762,6 +757,6 @@ fn record_ref() -> Ref {
 
 /// A date-time string, or null.
 pub(crate) fn nullable_date_time() -> ObjectBuilder {
-    string_of(SchemaType::from_iter([Type::String, Type::Null]))
+    of(SchemaType::from_iter([Type::String, Type::Null]))
         .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
 }

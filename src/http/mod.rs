@@ -302,9 +302,7 @@ pub(crate) fn configure_fallback(cfg: &mut ServiceConfig) {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "OpenMetrics text", content_type = "application/openmetrics-text", body = String),
-        (status = 401, response = openapi::problems::Problem401),
-        (status = 429, response = openapi::problems::Problem429),
-        (status = 503, response = openapi::problems::Problem503),
+        openapi::problems::MetricsProblems,
     ),
 )]
 pub(crate) async fn metrics() -> HttpResponse {

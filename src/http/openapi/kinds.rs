@@ -1,21 +1,15 @@
 //! What the kinds' field tables give: each kind's record, bodies, envelope, page and change
 //! schemas, and the schemas over all kinds.
 
-use utoipa::openapi::schema::{
-    AdditionalProperties, ArrayBuilder, Discriminator, KnownFormat, ObjectBuilder, OneOfBuilder,
-    SchemaFormat, Type,
-};
-use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Schema};
+use utoipa::openapi::schema::AdditionalProperties;
+use utoipa::openapi::{ArrayBuilder, Components, Discriminator, KnownFormat, ObjectBuilder};
+use utoipa::openapi::{OneOfBuilder, OpenApi, Ref, RefOr, Schema, SchemaFormat, Type};
 use utoipa::Modify;
 
 use super::dto::{id_pattern, nullable_date_time};
 use super::routes::add_routes;
 use super::{id_string, nullable, of, reference, string, texts};
-use crate::model::kind::FieldType;
-use crate::model::limits::{
-    MAX_IDS, MAX_REMINDERS, MAX_SAFE_INTEGER, RECURRENCE_MAX_CHARS, REMINDER_MINUTES_MAX,
-};
-use crate::model::Kind;
+use crate::model::{kind::FieldType, limits, Kind};
 
 /// What the kinds' field tables give: for each kind its record, create and update
 /// schemas, `TaskEnvelope`, `TaskPage` and `TaskChange`, and its six routes; and the
@@ -54,7 +48,7 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         FieldType::NonNegative => nullable_of(Type::Number).minimum(Some(0)).into(),
         FieldType::Count => {
             let count = nullable_of(Type::Integer).minimum(Some(0));
-            count.maximum(Some(MAX_SAFE_INTEGER)).into()
+            count.maximum(Some(limits::MAX_SAFE_INTEGER)).into()
         }
         FieldType::DateTime => nullable_date_time().into(),
         FieldType::Choice(choices) => string().enum_values(Some(choices.iter().copied())).into(),
@@ -63,11 +57,11 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         }
         FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => ArrayBuilder::new()
             .items(id_string())
-            .max_items(Some(MAX_IDS))
+            .max_items(Some(limits::MAX_IDS))
             .into(),
         FieldType::Zone => nullable_of(Type::String).into(),
         FieldType::Recurrence => nullable_of(Type::String)
-            .max_length(Some(RECURRENCE_MAX_CHARS))
+            .max_length(Some(limits::RECURRENCE_MAX_CHARS))
             .into(),
         FieldType::Reminders => reminders().into(),
         FieldType::Stamp => nullable_date_time().read_only(Some(true)).into(),
@@ -92,22 +86,18 @@ fn reminders() -> ArrayBuilder {
     };
     let at = string().format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)));
     let minutes = of(Type::Integer).minimum(Some(0));
-    let minutes = minutes.maximum(Some(REMINDER_MINUTES_MAX));
+    let minutes = minutes.maximum(Some(limits::REMINDER_MINUTES_MAX));
     let one = OneOfBuilder::new().item(closed("at", at));
     let one = one.item(closed("minutesBefore", minutes));
     ArrayBuilder::new()
         .items(one)
-        .max_items(Some(MAX_REMINDERS))
+        .max_items(Some(limits::MAX_REMINDERS))
 }
 
 /// An object of `properties`, each required.
 fn required<'a>(properties: impl IntoIterator<Item = (&'a str, RefOr<Schema>)>) -> ObjectBuilder {
-    let object = ObjectBuilder::new();
-    properties
-        .into_iter()
-        .fold(object, |object, (name, schema)| {
-            object.property(name, schema).required(name)
-        })
+    let add = |object: ObjectBuilder, (name, schema)| object.property(name, schema).required(name);
+    properties.into_iter().fold(ObjectBuilder::new(), add)
 }
 
 /// A version counter: `spaceVersion`, `nextSince`.
@@ -120,6 +110,7 @@ fn record_schema(kind: Kind) -> Schema {
     let fields = kind.fields().iter().filter(|f| !f.ty.is_hidden());
     let fields = fields.map(|field| (field.name, field_schema(field.ty)));
     let stamp = || nullable_date_time().schema_type(Type::String).into();
+    let version_updated_at = of(Type::Integer).minimum(Some(1)).into();
     let properties = [
         ("id", id_string().into()),
         (kind.id_field(), id_string().into()),
@@ -131,15 +122,11 @@ fn record_schema(kind: Kind) -> Schema {
         ("updatedAt", stamp()),
         ("deletedAt", nullable_date_time().into()),
         ("isDeleted", of(Type::Boolean).into()),
-        (
-            "versionUpdatedAt",
-            of(Type::Integer).minimum(Some(1)).into(),
-        ),
+        ("versionUpdatedAt", version_updated_at),
     ];
     let record = required(properties.into_iter().chain(fields).chain(more));
-    record
-        .description(Some(format!("A {} (docs §3).", kind.noun())))
-        .into()
+    let text = format!("A {} (docs §3).", kind.noun());
+    record.description(Some(text)).into()
 }
 
 /// A create (with the own id) or update body: every updatable field optional, nothing else.
@@ -181,14 +168,12 @@ fn kind_schemas(kind: Kind) -> [(&'static str, Schema); 6] {
     let kind_name = string().enum_values(Some([kind.noun()])).into();
     let change = required([("kind", kind_name), ("record", record())]);
     let change = change.description(Some(format!("A changed {} (docs §12).", kind.noun())));
+    let envelope = required([("data", record()), ("spaceVersion", version())]);
     [
         ("", record_schema(kind)),
         ("Create", body_schema(kind, true)),
         ("Update", body_schema(kind, false)),
-        (
-            "Envelope",
-            required([("data", record()), ("spaceVersion", version())]).into(),
-        ),
+        ("Envelope", envelope.into()),
         ("Page", required(page).into()),
         ("Change", change.into()),
     ]
@@ -211,11 +196,9 @@ fn shared_schemas() -> [(String, Schema); 4] {
         let name = schema_name(kind, "Change");
         (kind.noun(), Ref::from_schema_name(name).ref_location)
     });
-    let change = one_of("Change")
-        .discriminator(Some(Discriminator::with_mapping("kind", mapping)))
-        .description(Some(
-            "One change of the feed or the stream: `kind` and `record`.",
-        ));
+    let change = one_of("Change").discriminator(Some(Discriminator::with_mapping("kind", mapping)));
+    let text = "One change of the feed or the stream: `kind` and `record`.";
+    let change = change.description(Some(text));
     let changes = ArrayBuilder::new().items(reference("Change")).into();
     let change_page = required([
         ("data", changes),
@@ -225,23 +208,19 @@ fn shared_schemas() -> [(String, Schema); 4] {
     ]);
     // One server-sent event of the stream, as its fields: a change (`id` its version), or
     // `overflow` before the stream ends (the client resumes with `Last-Event-ID`).
+    let event = string().enum_values(Some(["change", "overflow"]));
     let id = string().pattern(Some("^[0-9]+$"));
+    let id = id.description(Some("The change's version (`change` events)."));
     let data = string().content_media_type("application/json");
+    let data = data.description(Some("A `Change` (`change`), or `{}` (`overflow`)."));
+    let text = "One event of the change stream (docs §12), as its SSE fields.";
     let change_event = ObjectBuilder::new()
-        .property("event", string().enum_values(Some(["change", "overflow"])))
-        .property(
-            "id",
-            id.description(Some("The change's version (`change` events).")),
-        )
-        .property(
-            "data",
-            data.description(Some("A `Change` (`change`), or `{}` (`overflow`).")),
-        )
+        .property("event", event)
+        .property("id", id)
+        .property("data", data)
         .required("event")
         .required("data")
-        .description(Some(
-            "One event of the change stream (docs §12), as its SSE fields.",
-        ));
+        .description(Some(text));
     [
         ("Record", record.into()),
         ("Change", change.into()),

@@ -25,16 +25,13 @@
 
 use std::sync::LazyLock;
 
-use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::header::{Header, HeaderBuilder};
-use utoipa::openapi::path::HttpMethod;
-use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
-use utoipa::openapi::{Components, OpenApi, Ref, RefOr, Schema};
+use utoipa::openapi::{schema::SchemaType, Components, ContentBuilder, Header, HeaderBuilder};
+use utoipa::openapi::{HttpMethod, ObjectBuilder, OpenApi, Ref, RefOr, Response};
+use utoipa::openapi::{ResponseBuilder, Schema, Type};
 use utoipa::{Modify, OpenApi as _};
 
-use super::dto::{self, id_pattern};
+use super::dto::{self, id_pattern, of};
 use super::{batch, calendar, handlers, spaces, stream, tokens, webhooks};
 
 mod kinds;
@@ -58,40 +55,16 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         description = "Task Management Service Interface v1: tasks, lists, schedules, categories and contexts in spaces with a version counter."
     ),
     paths(
-        handlers::healthz,
-        handlers::healthz_primary,
-        super::metrics,
-        handlers::me,
-        handlers::create_user,
-        tokens::reset_primary,
-        handlers::backup,
-        handlers::changes,
-        handlers::occurrences,
-        stream::stream,
-        batch::batch,
-        calendar::export,
-        calendar::import,
-        spaces::list,
-        spaces::create,
-        spaces::get,
-        spaces::update,
-        spaces::delete,
-        spaces::members,
-        spaces::put_member,
-        spaces::remove_member,
-        spaces::accept,
-        spaces::invitations,
-        tokens::list,
-        tokens::create,
-        tokens::get,
-        tokens::revoke,
-        webhooks::create,
-        webhooks::list,
-        webhooks::get,
-        webhooks::update,
-        webhooks::delete,
-        webhooks::rotate,
-        webhooks::deliveries,
+        handlers::healthz, handlers::healthz_primary, super::metrics,
+        handlers::me, handlers::create_user, tokens::reset_primary, handlers::backup,
+        handlers::changes, handlers::occurrences, stream::stream, batch::batch,
+        calendar::export, calendar::import,
+        spaces::list, spaces::create, spaces::get, spaces::update, spaces::delete,
+        spaces::members, spaces::put_member, spaces::remove_member,
+        spaces::accept, spaces::invitations,
+        tokens::list, tokens::create, tokens::get, tokens::revoke,
+        webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete,
+        webhooks::rotate, webhooks::deliveries,
     ),
     // The schemas the handlers name are collected from them; these two are only named by
     // the hand-built schema of a batch (`dto::BatchRequest`).
@@ -117,18 +90,12 @@ impl Modify for Service {
         }
         let summary = "This document (no auth)";
         let document = routes::operation("openapi", "service", summary, &[429, 503]);
-        let ok = json_response("The OpenAPI document", ObjectBuilder::new(), &[]);
+        let ok = json_response("The OpenAPI document", ObjectBuilder::new().into(), &[]);
         let path = "/api/v1/openapi.json";
         let document = document.response("200", ok).build();
-        openapi
-            .paths
-            .add_path_operation(path, vec![HttpMethod::Get], document);
+        let get = vec![HttpMethod::Get];
+        openapi.paths.add_path_operation(path, get, document);
     }
-}
-
-/// A schema of type `ty`.
-fn of(ty: impl Into<SchemaType>) -> ObjectBuilder {
-    ObjectBuilder::new().schema_type(ty)
 }
 
 fn string() -> ObjectBuilder {
@@ -148,11 +115,7 @@ fn reference(name: &str) -> RefOr<Schema> {
 }
 
 /// A JSON response with `schema` and the given headers.
-fn json_response(
-    description: &str,
-    schema: impl Into<RefOr<Schema>>,
-    headers: &[&str],
-) -> Response {
+fn json_response(description: &str, schema: RefOr<Schema>, headers: &[&str]) -> Response {
     let content = ContentBuilder::new().schema(Some(schema)).build();
     let response = ResponseBuilder::new().content("application/json", content);
     let response = headers

@@ -1,38 +1,13 @@
 //! The problem+json responses of docs §7, one component per status (`Problem400`, ...),
-//! whose texts name the limits of [`crate::model::limits`]; the sets of them an operation
-//! answers (`responses(Reads)`), and the types of those an operation names alone
-//! (`(status = 401, response = Problem401)`).
+//! whose texts name the limits of [`crate::model::limits`], and the sets of them an
+//! operation answers (`responses(Reads)`).
 
 use std::collections::BTreeMap;
 
-use utoipa::openapi::content::ContentBuilder;
-use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::{Ref, RefOr};
-use utoipa::ToResponse;
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 
 use super::texts;
 use super::{header, reference};
-
-macro_rules! problems {
-    ($($name:ident = $status:literal,)*) => {
-        $(
-            #[doc = concat!("The problem+json response with status ", stringify!($status), ".")]
-            pub(crate) struct $name;
-
-            impl<'s> ToResponse<'s> for $name {
-                fn response() -> (&'s str, RefOr<Response>) {
-                    (stringify!($name), problem_response($status).into())
-                }
-            }
-        )*
-    };
-}
-
-problems! {
-    Problem401 = 401,
-    Problem429 = 429,
-    Problem503 = 503,
-}
 
 /// The status of every problem response, each a component `Problem{status}`.
 pub(super) const STATUSES: &[u16] = &[
@@ -73,15 +48,17 @@ problem_sets! {
     /// Every problem: a batch of record writes, a collection's writes, and the admin's
     /// writes.
     Writes = STATUSES,
+    /// The metrics' problems: 401 but to the admin token, 429 and 503.
+    MetricsProblems = &[401, 429, 503],
 }
 
 /// The references to the problem responses of `statuses`, by status.
 pub(super) fn problem_refs(statuses: &[u16]) -> BTreeMap<String, RefOr<Response>> {
-    let reference = |status| Ref::from_response_name(format!("Problem{status}"));
-    let refs = statuses
+    let reference = |status| RefOr::Ref(Ref::from_response_name(format!("Problem{status}")));
+    statuses
         .iter()
-        .map(|status| (status.to_string(), RefOr::Ref(reference(status))));
-    refs.collect()
+        .map(|s| (s.to_string(), reference(s)))
+        .collect()
 }
 
 /// The problem+json response of `status`, naming the codes it comes with.
