@@ -20,6 +20,7 @@
 use calcard::icalendar::ICalendarStatus;
 
 mod commands;
+mod lines;
 mod read;
 mod write;
 

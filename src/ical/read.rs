@@ -104,11 +104,16 @@ pub(crate) fn parse_calendar(text: &str) -> Result<Parsed, IcalError> {
         skipped: 0,
     };
     let mut uids = BTreeSet::new();
+    // The rules as sent: the parser's rewrite of one would hide what the checks refuse.
+    let mut rules = super::lines::rrules_of_vtodos(text).into_iter();
     for &id in &root.component_ids {
         let component = &calendar.components[id as usize];
         match component.component_type {
             ICalendarComponentType::VTodo => {
-                let todo = read_todo(&calendar, component)?;
+                let mut todo = read_todo(&calendar, component)?;
+                if let Some(Some(sent)) = rules.next() {
+                    todo.rrule = Some(sent);
+                }
                 if !uids.insert(todo.uid.clone()) {
                     return Err(IcalError::TwoUids(todo.uid));
                 }

@@ -149,3 +149,50 @@ async fn a_rule_too_dear_to_expand_is_refused_at_every_door() {
     assert_eq!(reply.status, 400, "{reply:?}");
     assert_eq!(app.space_version().await, 1, "only t1 was written");
 }
+
+#[actix_web::test]
+async fn the_icalendar_doors_refuse_the_rules_the_json_api_refuses_and_keep_them_as_sent() {
+    let app = spawn_app();
+    let object = format!("{}t1.ics", calendar(&app).await);
+    let vtodo = |rule: &str| {
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:t1\r\n\
+             DTSTAMP:20260101T000000Z\r\nDUE:20300101T090000Z\r\nRRULE:{rule}\r\nEND:VTODO\r\n\
+             END:VCALENDAR\r\n"
+        )
+    };
+    for rule in [
+        "FREQ=DAILY;COUNT=0",
+        "FREQ=DAILY;INTERVAL=0",
+        "FREQ=WEEKLY;BYDAY=MO;BYDAY=TU",
+    ] {
+        let json = app
+            .post(
+                "/api/v1/tasks",
+                json!({"dateDue": "2030-01-01T09:00:00Z", "recurrence": rule}),
+            )
+            .await;
+        assert_invalid_fields(&json, &["recurrence"]);
+        let import = app
+            .authorized(Method::POST, "/api/v1/calendar.ics")
+            .insert_header(("Content-Type", "text/calendar"));
+        let imported = app.send(import, Some(vtodo(rule).into_bytes())).await;
+        assert_eq!(imported.status, 400, "import of {rule}: {imported:?}");
+        let put = app
+            .request(Method::PUT, &object)
+            .insert_header(("Authorization", basic(&app.default_token)))
+            .insert_header(("Content-Type", "text/calendar"));
+        let put = app.send(put, Some(vtodo(rule).into_bytes())).await;
+        assert_eq!(put.status, 400, "PUT of {rule}: {put:?}");
+    }
+    assert_eq!(app.space_version().await, 0, "nothing was written");
+    // A rule the JSON API takes is stored as sent, its case and order kept.
+    let put = app
+        .request(Method::PUT, &object)
+        .insert_header(("Authorization", basic(&app.default_token)))
+        .insert_header(("Content-Type", "text/calendar"));
+    let sent = "freq=weekly;byday=MO;interval=2";
+    let put = app.send(put, Some(vtodo(sent).into_bytes())).await;
+    assert_eq!(put.status, 201, "{put:?}");
+    assert_eq!(app.get("/api/v1/tasks/t1").await.data()["recurrence"], sent);
+}
