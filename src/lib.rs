@@ -41,6 +41,8 @@
 //!   used by the actors only (and by the backup copy).
 //! - `replication`: with `--nats`, the journal appended to a NATS JetStream stream,
 //!   fenced, and the lease that makes one node the primary.
+//! - `threads`: the one way a thread of work that grows with a space (snapshots, long
+//!   writes, heavy answers) yields the cores to the HTTP workers.
 //! - [`tools`]: the subcommands `backup`, `export`, `import`, `healthcheck` and `bench`
 //!   (the load generator of the `taskd-bench` crate, `crates/bench`); the progress line
 //!   they draw on a terminal is the `taskd-progress` crate's (`crates/progress`).
@@ -63,6 +65,7 @@ pub mod model;
 mod replication;
 pub mod startup;
 pub mod store;
+mod threads;
 pub mod tools;
 mod webhooks;
 mod wire;

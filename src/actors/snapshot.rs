@@ -50,18 +50,13 @@ impl SnapshotActor {
     }
 }
 
-/// The nice value of the snapshot thread: encoding a big space yields the cores to the HTTP
-/// workers, the space actors and the journal.
-const SNAPSHOT_NICE: i32 = 10;
-
 impl Actor for SnapshotActor {
     type Context = SyncContext<Self>;
 
+    /// Encoding a big space yields the cores to the HTTP workers, the space actors and
+    /// the journal.
     fn started(&mut self, _: &mut SyncContext<Self>) {
-        // On Linux, `setpriority(PRIO_PROCESS, 0)` sets the calling thread's nice value only.
-        if let Err(e) = rustix::process::setpriority_process(None, SNAPSHOT_NICE) {
-            log::warn!("cannot lower the snapshot thread's priority: {e}");
-        }
+        crate::threads::run_in_background("the snapshot thread");
     }
 }
 

@@ -8,10 +8,11 @@
 //!   it is written: the answer is never held whole, and a client that stops reading stops
 //!   the work (the channel between them holds [`CHUNKS`] chunks of [`CHUNK_BYTES`]).
 //!
-//! The pool has one thread per core, each at nice [`NICE`]: heavy work takes at most the
-//! machine's cores, waits in line beyond that, and when the cores are contended the HTTP
-//! workers (nice 0) get them first, so one account's reports cannot starve another's
-//! requests of CPU. And one account's heavy work runs one piece at a time ([`PER_OWNER`]):
+//! The pool has one thread per core, each in the background ([`crate::threads`]): heavy
+//! work takes at most the machine's cores, waits in line beyond that, and when the cores
+//! are contended the HTTP workers (nice 0) get them first, so one account's reports cannot
+//! starve another's requests of CPU. And one account's heavy work runs one piece at a time
+//! ([`PER_OWNER`]):
 //! its other pieces wait for their turn without holding a thread, so an account with many
 //! connections still takes one core at the most, and others' heavy work is not queued
 //! behind all of its own.
@@ -30,10 +31,6 @@ use super::turns::Turns;
 pub(crate) const CHUNK_BYTES: usize = 32 * 1024;
 /// How many chunks may wait for the client before the writer waits too.
 pub(crate) const CHUNKS: usize = 4;
-/// The niceness of the pool's threads: the kernel then gives an HTTP worker about ten
-/// times the CPU of a heavy thread when both want it.
-pub(crate) const NICE: i32 = 10;
-
 /// How many pieces of one owner's heavy work run at once.
 pub(crate) const PER_OWNER: usize = 1;
 
@@ -55,7 +52,7 @@ static POOL: LazyLock<Mutex<queue::Sender<Job>>> = LazyLock::new(|| {
         let spawned = std::thread::Builder::new()
             .name(format!("heavy-{n}"))
             .spawn(move || {
-                lower_priority();
+                crate::threads::run_in_background("a heavy-work thread");
                 loop {
                     let job = waiting
                         .lock()
@@ -72,14 +69,6 @@ static POOL: LazyLock<Mutex<queue::Sender<Job>>> = LazyLock::new(|| {
     }
     Mutex::new(jobs)
 });
-
-/// Sets the calling thread's niceness to [`NICE`] (on Linux, `setpriority(PRIO_PROCESS, 0)`
-/// sets the calling thread's: niceness is per thread).
-fn lower_priority() {
-    if let Err(e) = rustix::process::setpriority_process(None, NICE) {
-        log::warn!("heavy-work thread keeps its priority: {e}");
-    }
-}
 
 /// The owners' turns of heavy work, [`PER_OWNER`] each.
 static TURNS: LazyLock<Turns> = LazyLock::new(|| Turns::new(PER_OWNER));

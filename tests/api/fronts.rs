@@ -120,7 +120,13 @@ async fn if_match_with_a_weak_tag_matches_nothing_on_every_front() {
 
 /// Sends `method path` with headers announcing a 100-byte body, sends 10 bytes of it and
 /// stops; returns what the server answered and how long it took to close the connection.
-fn stalled(address: &str, method: &str, path: &str, auth: &str) -> (String, Duration) {
+fn stalled(
+    address: &str,
+    method: &str,
+    path: &str,
+    auth: &str,
+    content_type: &str,
+) -> (String, Duration) {
     let mut stream = TcpStream::connect(address).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -128,7 +134,7 @@ fn stalled(address: &str, method: &str, path: &str, auth: &str) -> (String, Dura
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: taskd\r\nAuthorization: {auth}\r\n\
-         Content-Type: application/xml\r\nDepth: 1\r\nContent-Length: 100\r\n\r\n<?xml ver"
+         Content-Type: {content_type}\r\nDepth: 1\r\nContent-Length: 100\r\n\r\n<?xml ver"
     )
     .expect("send");
     let started = Instant::now();
@@ -174,7 +180,7 @@ async fn a_stalled_body_is_408_on_every_caldav_method() {
         .map(|(method, path)| {
             let (address, auth) = (address.clone(), auth.clone());
             let (method, path) = (method.to_string(), path.clone());
-            thread::spawn(move || stalled(&address, &method, &path, &auth))
+            thread::spawn(move || stalled(&address, &method, &path, &auth, "application/xml"))
         })
         .collect();
     for ((method, path), answer) in cases.iter().zip(answers) {
@@ -185,6 +191,17 @@ async fn a_stalled_body_is_408_on_every_caldav_method() {
         );
         assert!(took < Duration::from_secs(3), "{method} {path}: {took:?}");
     }
+    // The .ics import of the JSON front reads its body the same way.
+    let bearer = format!("Bearer {}", app.default_token);
+    let (answer, took) = stalled(
+        &address,
+        "POST",
+        "/api/v1/calendar.ics",
+        &bearer,
+        "text/calendar",
+    );
+    assert!(answer.starts_with("HTTP/1.1 408"), "import: {answer}");
+    assert!(took < Duration::from_secs(3), "import: {took:?}");
     assert_eq!(app.space_version().await, version, "nothing was written");
     assert_eq!(app.get("/api/v1/tasks/t1").await.data()["name"], "one");
 }

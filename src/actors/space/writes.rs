@@ -266,27 +266,18 @@ fn apply_write(
     Ok((outcome, undo, entry))
 }
 
-/// The nice value of the threads that apply writes (see [`SpaceActor::write`]): a long
-/// write yields the cores to the HTTP workers and the actors, so that the requests of
-/// other spaces are answered while it runs (docs §21), as the snapshot thread does.
-/// A short write hardly notices: a thread that has slept is run soon after it wakes
-/// whatever its nice value, and only a thread that keeps the core gets the smaller share.
-const WRITE_NICE: i32 = 10;
-
 thread_local! {
-    /// Whether this thread's priority was lowered to [`WRITE_NICE`] already.
+    /// Whether this thread's priority was lowered already.
     static YIELDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Lowers the calling thread's priority to [`WRITE_NICE`], once per thread: the blocking
-/// threads of the space arbiters' runtimes apply writes and nothing else.
+/// Lowers the calling thread's priority ([`crate::threads`]), once per thread: a long
+/// write yields the cores so that the requests of other spaces are answered while it runs
+/// (docs §21). The blocking threads of the space arbiters' runtimes apply writes and
+/// nothing else.
 fn yield_to_requests() {
-    if YIELDING.replace(true) {
-        return;
-    }
-    // On Linux, `setpriority(PRIO_PROCESS, 0)` sets the calling thread's nice value only.
-    if let Err(e) = rustix::process::setpriority_process(None, WRITE_NICE) {
-        log::warn!("cannot lower the priority of a thread applying writes: {e}");
+    if !YIELDING.replace(true) {
+        crate::threads::run_in_background("a thread applying writes");
     }
 }
 
