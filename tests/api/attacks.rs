@@ -196,3 +196,49 @@ async fn the_icalendar_doors_refuse_the_rules_the_json_api_refuses_and_keep_them
     assert_eq!(put.status, 201, "{put:?}");
     assert_eq!(app.get("/api/v1/tasks/t1").await.data()["recurrence"], sent);
 }
+
+/// A part-5 defect: RFC 5545's fifth-last weekday of a month was refused (docs §27).
+#[actix_web::test]
+async fn byday_ordinals_reach_minus_5_in_a_month_and_minus_53_in_a_year() {
+    let app = spawn_app();
+    for (id, rule) in [
+        ("a", "FREQ=MONTHLY;BYDAY=-5TH,3SU;INTERVAL=2"),
+        ("b", "FREQ=MONTHLY;BYDAY=5MO,-5TU;COUNT=1"),
+        ("c", "FREQ=YEARLY;BYDAY=-53MO;COUNT=3"),
+    ] {
+        let reply = app
+            .post(
+                "/api/v1/tasks",
+                json!({"todoId": id, "dateDue": "2026-01-01T09:00:00Z", "recurrence": rule}),
+            )
+            .await;
+        reply.expect(201);
+        assert_eq!(reply.data()["recurrence"], rule);
+    }
+    let reply = app.get("/api/v1/tasks/a/occurrences?limit=3").await;
+    reply.expect(200);
+    let dues: Vec<&str> = reply
+        .data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["dateDue"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        dues,
+        [
+            "2026-01-01T09:00:00.000Z",
+            "2026-01-18T09:00:00.000Z",
+            "2026-03-15T09:00:00.000Z"
+        ]
+    );
+    for rule in ["FREQ=MONTHLY;BYDAY=-6TH", "FREQ=YEARLY;BYDAY=-54TH"] {
+        let reply = app
+            .post(
+                "/api/v1/tasks",
+                json!({"dateDue": "2026-01-01T09:00:00Z", "recurrence": rule}),
+            )
+            .await;
+        assert_invalid_fields(&reply, &["recurrence"]);
+    }
+}

@@ -222,6 +222,12 @@ impl Rule {
                     .into(),
             );
         }
+        let month_ordinal = |d: &NWeekday| matches!(d, NWeekday::Nth(n, _) if n.abs() > 5);
+        if self.freq == Freq::Monthly && self.by_day.iter().any(month_ordinal) {
+            return Err(
+                "must have BYDAY ordinals from 1 to 5 or -5 to -1 with FREQ=MONTHLY".into(),
+            );
+        }
         if ordinal_day && !self.by_week_no.is_empty() {
             return Err("may not have an ordinal BYDAY (such as 1MO) with BYWEEKNO".into());
         }
@@ -790,6 +796,9 @@ mod tests {
             ("FREQ=YEARLY;BYWEEKNO=54", "BYWEEKNO"),
             ("FREQ=YEARLY;BYDAY=54MO", "BYDAY"),
             ("FREQ=YEARLY;BYDAY=0MO", "BYDAY"),
+            ("FREQ=YEARLY;BYDAY=-54MO", "BYDAY"),
+            ("FREQ=MONTHLY;BYDAY=6MO", "BYDAY"),
+            ("FREQ=MONTHLY;BYDAY=-6MO", "BYDAY"),
         ] {
             assert!(timed(bad).unwrap_err().contains(part), "{bad}");
         }
@@ -831,12 +840,15 @@ mod tests {
     }
 
     #[test]
-    fn rules_the_rrule_crate_cannot_expand_are_refused() {
-        // RFC 5545 allows -5MO (the first Monday of a month that has five); the crate
-        // takes MONTHLY ordinals only from -4 to 5.
-        assert!(timed("FREQ=MONTHLY;BYDAY=-5MO")
-            .unwrap_err()
-            .contains("cannot expand"));
+    fn byday_ordinals_are_those_of_rfc_5545() {
+        for good in [
+            "FREQ=MONTHLY;BYDAY=-5MO",
+            "FREQ=MONTHLY;BYDAY=5MO,-5TU;COUNT=1",
+            "FREQ=YEARLY;BYDAY=-53MO",
+            "FREQ=YEARLY;BYDAY=53FR",
+        ] {
+            assert!(timed(good).is_ok(), "{good}");
+        }
     }
 
     #[test]

@@ -1073,3 +1073,51 @@ fn the_rrule_crate_alone_differs_from_the_contract() {
     assert!(std::panic::catch_unwind(|| text.parse::<rrule::RRule<rrule::Unvalidated>>()).is_err());
     assert!(Rule::parse(text, false).is_err());
 }
+
+/// RFC 5545's ordinals: the fifth-last weekday of a month (a month may have none) and the
+/// 53rd-last of a year, as python-dateutil expands them (docs §27).
+#[test]
+fn byday_ordinals_reach_minus_5_in_a_month_and_minus_53_in_a_year() {
+    assert_eq!(
+        timed(
+            "FREQ=MONTHLY;BYDAY=-5TH,3SU;INTERVAL=2",
+            "2026-01-01T09:00:00Z",
+            Tz::UTC,
+            5
+        ),
+        [
+            "2026-01-01T09:00:00.000+00:00",
+            "2026-01-18T09:00:00.000+00:00",
+            "2026-03-15T09:00:00.000+00:00",
+            "2026-05-17T09:00:00.000+00:00",
+            "2026-07-02T09:00:00.000+00:00",
+        ]
+    );
+    assert_eq!(
+        timed(
+            "FREQ=MONTHLY;BYDAY=-5MO",
+            "2026-03-02T09:00:00Z",
+            Tz::UTC,
+            4
+        ),
+        [
+            "2026-03-02T09:00:00.000+00:00",
+            "2026-06-01T09:00:00.000+00:00",
+            "2026-08-03T09:00:00.000+00:00",
+            "2026-11-02T09:00:00.000+00:00",
+        ]
+    );
+    assert_eq!(
+        timed(
+            "FREQ=YEARLY;BYDAY=-53MO;COUNT=3",
+            "2018-01-01T09:00:00Z",
+            Tz::UTC,
+            5
+        ),
+        [
+            "2018-01-01T09:00:00.000+00:00",
+            "2024-01-01T09:00:00.000+00:00",
+            "2029-01-01T09:00:00.000+00:00",
+        ]
+    );
+}
