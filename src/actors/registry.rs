@@ -151,6 +151,18 @@ impl Spaces {
         }
     }
 
+    /// The state of space `space_id` as [`Spaces::read`] would see it, to be read on
+    /// another thread (the heavy pool). Errors as [`Spaces::call`].
+    pub async fn view(&self, space_id: &str) -> Result<Arc<Space>, Failure> {
+        match self.shown(space_id)? {
+            Some(space) => Ok(space),
+            None => {
+                let copy = |space: &Space| Arc::new(space.clone());
+                self.call(space_id, Read(Box::new(copy))).await
+            }
+        }
+    }
+
     /// The state of space `space_id` a read may use without its actor: the loaded space of
     /// one with no actor yet, or the current state its actor published; `None` when a read
     /// must go to the actor.

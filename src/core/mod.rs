@@ -25,9 +25,7 @@
 pub(crate) mod conditional;
 pub(crate) mod deliveries;
 mod gate;
-pub(crate) mod heavy;
 pub(crate) mod service;
-mod turns;
 
 use std::path::PathBuf;
 use std::sync::RwLockReadGuard;
@@ -41,9 +39,10 @@ use crate::model::access::{self, Action, Denied};
 use crate::model::kept::KeyUse;
 use crate::model::{Caller, Change, Command, DirectoryError, DirectoryState, Plan, Role, Space};
 use crate::store::journal::Journal;
+use crate::threads::heavy;
+use crate::threads::turns::{Turn, Turns};
 use deliveries::Deliveries;
 pub(crate) use gate::Gate;
-use turns::{Turn, Turns};
 
 /// Whether `caller` may do `action` in `space` (`None`: on its own account), and its role
 /// there when it may: the one access check of every front (§13, §14). A front answers
@@ -167,6 +166,21 @@ impl Core {
         read: impl FnOnce(&Space) -> T + Send + 'static,
     ) -> Result<T, Failure> {
         self.spaces.read(space, read).await
+    }
+
+    /// [`Core::read`] for a read whose work grows with a request's parameters (the
+    /// occurrences of a rule: up to 100,000 candidate instances, docs §27): it runs on the
+    /// heavy pool in `owner`'s turn (an account's id), off the HTTP workers.
+    pub(crate) async fn read_heavy<T: Send + 'static>(
+        &self,
+        owner: &str,
+        space: &str,
+        read: impl FnOnce(&Space) -> T + Send + 'static,
+    ) -> Result<T, Failure> {
+        let view = self.spaces.view(space).await?;
+        heavy::run(owner, move || read(&view))
+            .await
+            .map_err(|_| Failure::Panicked)
     }
 
     /// The version of space `space`.

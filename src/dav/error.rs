@@ -5,8 +5,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 
 use crate::actors::Failure;
-use crate::core::heavy::Lost;
 use crate::edge::body::BodyError;
+use crate::threads::heavy::Lost;
 
 /// Why a CalDAV request failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -8,10 +8,11 @@ use actix_web::{HttpRequest, HttpResponse};
 use super::calendars::{calendar_of, Members};
 use super::request::{DavBody, DavCaller};
 use super::DavError;
-use crate::core::{conditional, heavy, Core};
+use crate::core::{conditional, Core};
 use crate::ical::{commands, parse_calendar, uid_of, write_calendar, Todo};
 use crate::model::record::{Record, Records, Value};
 use crate::model::{Changes, Command, IfMatch, Kind, Op, SpaceError};
+use crate::threads::heavy;
 
 /// The media type of an object.
 pub(super) const OBJECT_TYPE: &str = "text/calendar; charset=utf-8; component=VTODO";

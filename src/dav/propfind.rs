@@ -14,11 +14,11 @@ use super::objects::{vtodo_text, OBJECT_TYPE};
 use super::request::{DavBody, DavCaller};
 use super::xml::{self, Multistatus, Prop, PropValue, Requested};
 use super::DavError;
-use crate::core::heavy::{self, Sink};
 use crate::core::{conditional, Core};
 use crate::ical::object_name;
 use crate::model::record::{Record, Records};
 use crate::model::Caller;
+use crate::threads::heavy::{self, Sink};
 
 /// The value of `prop` on the discovery resource `path` of `caller`, or `None` where it
 /// has none (a `404` in its `propstat`).

@@ -488,7 +488,7 @@ fn write_propstat(
 
 /// A `207 Multi-Status` body, written into `W` as it is made (RFC 4918 §13): [`start`]
 /// writes its head, [`response`] one resource, [`finish`] its end. An answer over a
-/// whole calendar is never held whole (see [`crate::core::heavy::stream`]).
+/// whole calendar is never held whole (see [`crate::threads::heavy::stream`]).
 ///
 /// [`start`]: Multistatus::start
 /// [`response`]: Multistatus::response

@@ -15,10 +15,11 @@ use super::extract::{bounded_object, parse_fields, space_of, JsonBody, KeyClaim,
 use super::handlers::{send_write, OFF_WORKER_BYTES};
 use super::openapi::problems::*;
 use super::{dto, render};
-use crate::core::{heavy, Core};
+use crate::core::Core;
 use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
+use crate::threads::heavy;
 
 pub(crate) use crate::model::limits::MAX_OPERATIONS;
 

@@ -15,13 +15,14 @@ use super::error::ApiError;
 use super::extract::{space_of, Params};
 use super::openapi::problems::*;
 use super::{dto, render};
-use crate::core::{conditional, heavy, Core};
+use crate::core::{conditional, Core};
 use crate::edge::body;
 use crate::ical::{commands, parse_calendar, uid_of, write_calendar, IcalError};
 use crate::model::access::Action;
 use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
 use crate::model::validate::is_id;
 use crate::model::{Caller, FieldError, Kind, Space, ValidationError};
+use crate::threads::heavy;
 
 /// The `text/calendar` media type of both routes.
 const TEXT_CALENDAR: &str = "text/calendar; charset=utf-8";

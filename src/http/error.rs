@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
 use crate::actors::Failure;
-use crate::core::heavy::Lost;
 use crate::core::service::BackupFailure;
 use crate::edge::body::BodyError;
 use crate::edge::Refusal;
@@ -18,6 +17,7 @@ use crate::model::access::{Denied, Reason};
 use crate::model::limits::{MAX_BODY_BYTES, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
 use crate::model::query::FilterError;
 use crate::model::{DirectoryError, FieldError, SpaceError, ValidationError};
+use crate::threads::heavy::Lost;
 
 /// Seconds a client is asked to wait before retrying a 503.
 const RETRY_AFTER_SECS: &str = "1";

@@ -3,7 +3,8 @@
 //! collections; the kind comes from the path.
 
 use super::dto::{self, Backup, HealthStatus, Me, NodeRole, PrimaryHealth};
-use crate::core::{heavy, Core};
+use crate::core::Core;
+use crate::threads::heavy;
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
@@ -348,7 +349,9 @@ pub(crate) async fn occurrences(
     let space = space_of(&caller, params.space_id(), None, Action::Read)?;
     let now = chrono::Utc::now().timestamp_millis();
     let (listed, has_more, space_version) = core
-        .read(space, move |s| s.occurrences(kind, &id, &query, now))
+        .read_heavy(&caller.account.id, space, move |s| {
+            s.occurrences(kind, &id, &query, now)
+        })
         .await??;
     let data = listed
         .into_iter()

@@ -89,6 +89,11 @@ impl TimeFields {
         })
     }
 
+    /// Whether `record` has a `recurrence`.
+    pub fn repeats(&self, record: &Record) -> bool {
+        !matches!(record.fields[self.recurrence], Value::Null)
+    }
+
     /// When a reminder of `record` is next due to fire (docs §18): the earliest of its
     /// reminders due after its `remindedAt` (see [`next_due`]); `None` for a deleted or
     /// finished task, or when none is left. The time may be past: it is then due now.

@@ -15,6 +15,7 @@ use crate::metrics::METRICS;
 use crate::model::{Command, Outcome, Space, SpaceError, Touched, Undo};
 use crate::store::codec::{Entry, KeyUse};
 use crate::store::journal::{Encoded, StorageError};
+use crate::threads::heavy;
 
 use super::messages::{Render, Write, WriteResult};
 use super::publish::Committed;
@@ -93,9 +94,10 @@ impl SpaceActor {
     ///
     /// Most writes cost microseconds and are applied here. One that may take long
     /// ([`Space::is_heavy`]: a dependency check near its budget, `isBlocked` flips of
-    /// thousands of tasks, a journal entry of megabytes) leaves the actor's thread, since
-    /// space actors share a few arbiter threads: the space is moved to a blocking thread
-    /// that applies the write and encodes its journal entry there, while `ctx.wait` holds
+    /// thousands of tasks, the roll of a repeating task, a journal entry of megabytes)
+    /// leaves the actor's thread, since space actors share a few arbiter threads: the space
+    /// is moved to the heavy pool ([`heavy`], in the space's own turn) that applies the
+    /// write and encodes its journal entry there, while `ctx.wait` holds
     /// this actor's mailbox (and its timers). Nothing else of this space runs meanwhile,
     /// so writes stay one at a time and in order, but the arbiter thread goes on with the
     /// other spaces' actors (docs §21, "§9a — one account's work cannot stall
@@ -120,19 +122,22 @@ impl SpaceActor {
         let id = self.space.id().to_string();
         let mut space = std::mem::replace(&mut self.space, Space::new(&id));
         self.applying = true;
-        let apply = tokio::task::spawn_blocking(move || {
-            yield_to_requests();
-            let applied = catch_unwind(AssertUnwindSafe(|| {
-                apply_write(&mut space, &commands, key, now, journals)
-            }));
-            (space, applied)
-        });
+        let owner = id.clone();
+        let apply = async move {
+            heavy::run(&owner, move || {
+                let applied = catch_unwind(AssertUnwindSafe(|| {
+                    apply_write(&mut space, &commands, key, now, journals)
+                }));
+                (space, applied)
+            })
+            .await
+        };
         ctx.wait(apply.into_actor(self).map(move |joined, act, ctx| {
             act.applying = false;
             let (space, applied) = match joined {
                 Ok(done) => done,
                 Err(e) => {
-                    // Only when the runtime shuts down: the space went with the task.
+                    // Only when the pool lost the job: the space went with it.
                     log::error!(
                         "a write of space {} was cut off: {e}; reloading it",
                         act.space.id()
@@ -264,21 +269,6 @@ fn apply_write(
         })
     });
     Ok((outcome, undo, entry))
-}
-
-thread_local! {
-    /// Whether this thread's priority was lowered already.
-    static YIELDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Lowers the calling thread's priority ([`crate::threads`]), once per thread: a long
-/// write yields the cores so that the requests of other spaces are answered while it runs
-/// (docs §21). The blocking threads of the space arbiters' runtimes apply writes and
-/// nothing else.
-fn yield_to_requests() {
-    if !YIELDING.replace(true) {
-        crate::threads::run_in_background("a thread applying writes");
-    }
 }
 
 /// The journal's answer for the write that made `version`.

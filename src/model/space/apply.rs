@@ -23,7 +23,9 @@ impl Space {
     /// shared thread (docs §21): a batch of more than [`LIGHT_COMMANDS`] commands,
     /// more than [`LIGHT_TEXT_BYTES`] of text, a change of the predecessors of a record
     /// that others name (a cycle search), or a change that may finish or unfinish a
-    /// record with more than [`LIGHT_DEPENDENTS`] dependents (their `isBlocked` flips).
+    /// record with more than [`LIGHT_DEPENDENTS`] dependents (their `isBlocked` flips), or
+    /// a change of the `status` of a repeating task (its roll expands the rule: up to
+    /// 100,000 candidate instances, docs §27).
     /// A guess from what the commands name, at a cost of a few lookups; it errs on the
     /// heavy side.
     pub fn is_heavy(&self, commands: &[Command]) -> bool {
@@ -43,13 +45,18 @@ impl Space {
                     .is_some()
             };
             let named = || graph.dependents(&command.id).next().is_some();
+            let collection = self.collection(command.kind);
+            let repeats = || {
+                let record = collection.get(&command.id);
+                (collection.times.as_ref()).is_some_and(|t| record.is_ok_and(|r| t.repeats(r)))
+            };
             match &command.op {
                 Op::SetDeleted(_) if dependents() => return true,
                 Op::Update(changes) => {
                     for (at, value) in &changes.fields {
                         text += value.text_bytes();
                         if (*at == fields.predecessors && named())
-                            || (fields.is_status(*at) && dependents())
+                            || (fields.is_status(*at) && (dependents() || repeats()))
                         {
                             return true;
                         }

@@ -294,7 +294,7 @@ fn a_completion_is_decided_once_and_replays_to_the_same_dates() {
 }
 
 #[test]
-fn a_write_is_heavy_when_it_may_search_flip_or_carry_much() {
+fn a_write_is_heavy_when_it_may_search_flip_roll_or_carry_much() {
     let mut space = Space::new("s");
     create(&mut space, Kind::Task, json!({"todoId": "hub"}));
     create(&mut space, Kind::Task, json!({"todoId": "lone"}));
@@ -314,8 +314,17 @@ fn a_write_is_heavy_when_it_may_search_flip_or_carry_much() {
         op: Op::SetDeleted(true),
         if_match: None,
     };
+    create(
+        &mut space,
+        Kind::Task,
+        json!({"todoId": "weekly", "dateDue": "2030-01-01T09:00:00Z",
+               "recurrence": "FREQ=WEEKLY"}),
+    );
     let light = |commands: &[Command]| !space.is_heavy(commands);
     assert!(light(&[update("lone", json!({"status": "done"}))]));
+    assert!(light(&[update("weekly", json!({"name": "renamed"}))]));
+    // A roll expands the rule.
+    assert!(!light(&[update("weekly", json!({"status": "done"}))]));
     assert!(light(&[update("d0", json!({"status": "done"}))]));
     assert!(light(&[delete("d0")]));
     assert!(light(&[update("lone", json!({"predecessorIds": ["hub"]}))]));

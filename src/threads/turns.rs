@@ -1,6 +1,6 @@
 //! Turns by key: at most so many holders of one key at once, the others waiting their turn
 //! without a thread. The heavy pool gives each account its turns ([`super::heavy`]); the
-//! core serializes the read-modify-write of one webhook with them ([`super::Core::editing`]).
+//! core serializes the read-modify-write of one webhook with them (`core::Core::editing`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -3,6 +3,12 @@
 //! when the cores are contended the HTTP workers and the space actors get them first
 //! (docs §21). A thread that has slept is still run soon after it wakes, whatever its
 //! nice value; only one that keeps a core gets the smaller share.
+//!
+//! Below every layer that uses them: the heavy pool ([`heavy`]), which the fronts, the
+//! core and the space actors all run their long work on, and the keyed turns ([`turns`]).
+
+pub(crate) mod heavy;
+pub(crate) mod turns;
 
 /// The nice value of background threads: the kernel gives a thread at nice 0 about ten
 /// times the CPU of one at nice 10 when both want it.
