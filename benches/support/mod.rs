@@ -356,6 +356,16 @@ pub fn load_average() -> String {
 /// Runs `taskd bench -w mixed` at `addr` for `count` new users (one default space each) at `rate`
 /// requests per second in all for `seconds` after a 2 s warm-up; its `--json` result.
 pub fn mixed_users(addr: SocketAddr, count: usize, seconds: usize, rate: usize) -> Value {
+    try_mixed_users(addr, count, seconds, rate).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`mixed_users`], or why `taskd bench` failed (a server that stalls past its checks).
+pub fn try_mixed_users(
+    addr: SocketAddr,
+    count: usize,
+    seconds: usize,
+    rate: usize,
+) -> Result<Value, String> {
     let result = tempfile::NamedTempFile::new().unwrap();
     let status = Command::new(binary())
         .args(["bench", "--url", &format!("http://{addr}")])
@@ -368,8 +378,10 @@ pub fn mixed_users(addr: SocketAddr, count: usize, seconds: usize, rate: usize) 
         .stdout(Stdio::null())
         .status()
         .expect("taskd bench runs");
-    assert!(status.success(), "taskd bench: {status}");
-    serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap()
+    if !status.success() {
+        return Err(format!("taskd bench: {status}"));
+    }
+    Ok(serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap())
 }
 
 /// p50 and p99 in ms of operation `op` of a `taskd bench` result.
