@@ -28,7 +28,9 @@ use tokio::sync::oneshot;
 
 use super::reminders::Timer;
 use super::snapshot::{answered, RemoveSpace, SnapshotActor};
-use super::space::{Bounded, Flush, Forget, Operation, Read, Shown, SpaceActor, Version};
+use super::space::{
+    Bounded, Flush, Forget, Operation, Read, ReadDurable, Shown, SpaceActor, Version,
+};
 use super::{within_storage, Failure};
 use crate::metrics::METRICS;
 use crate::model::Space;
@@ -148,6 +150,31 @@ impl Spaces {
         match self.shown(space_id)? {
             Some(space) => Ok(read(&space)),
             None => self.call(space_id, Read(Box::new(read))).await,
+        }
+    }
+
+    /// Runs `read` over the durable state of space `space_id` (which must exist) once it
+    /// holds version `version` (a version the reader was told is durable): on this thread
+    /// when the published state has it, else on the actor at once, never waiting for the
+    /// sync of later writes (see [`ReadDurable`]). Errors as [`Spaces::call`].
+    pub async fn read_durable<T: Send + 'static>(
+        &self,
+        space_id: &str,
+        version: u64,
+        read: impl FnOnce(&Space) -> T + Send + 'static,
+    ) -> Result<T, Failure> {
+        let published = {
+            let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
+            match slots.get(space_id) {
+                Some(Slot::Idle(space)) => Some(Arc::clone(space)),
+                Some(Slot::Running(_, shown)) => shown.at_least(version),
+                Some(Slot::Gone) => return Err(Failure::Gone),
+                None => None,
+            }
+        };
+        match published {
+            Some(space) => Ok(read(&space)),
+            None => self.call(space_id, ReadDurable(Box::new(read))).await,
         }
     }
 

@@ -168,6 +168,19 @@ impl Core {
         self.spaces.read(space, read).await
     }
 
+    /// Runs `read` over the durable state of space `space` once it holds `version`, a
+    /// version the caller was told is durable, never waiting for the sync of later writes
+    /// (see [`Spaces::read_durable`]): for the webhook sender, whose scans would otherwise
+    /// wait a sync behind each write that follows the one it delivers.
+    pub(crate) async fn read_durable<T: Send + 'static>(
+        &self,
+        space: &str,
+        version: u64,
+        read: impl FnOnce(&Space) -> T + Send + 'static,
+    ) -> Result<T, Failure> {
+        self.spaces.read_durable(space, version, read).await
+    }
+
     /// [`Core::read`] for a read whose work grows with a request's parameters (the
     /// occurrences of a rule: up to 100,000 candidate instances, docs §27): it runs on the
     /// heavy pool in `owner`'s turn (an account's id), off the HTTP workers.

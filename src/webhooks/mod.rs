@@ -197,7 +197,10 @@ struct Streak {
 /// supervisor stops this task) or its space is deleted.
 async fn deliver(shared: Rc<Shared>, id: Box<str>) {
     let mut streak = Streak::default();
-    let mut wake = Wake(None);
+    let mut wake = Wake {
+        signals: None,
+        seen: 0,
+    };
     loop {
         let Some(webhook) = shared.core.directory().webhook(&id).cloned() else {
             return;
@@ -208,7 +211,7 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
             let position = position.clone();
             shared
                 .core
-                .read(&webhook.space.clone(), move |s| {
+                .read_durable(&webhook.space.clone(), wake.seen, move |s| {
                     next_event(s, &webhook, &position, SCAN)
                 })
                 .await
@@ -243,23 +246,30 @@ async fn deliver(shared: Rc<Shared>, id: Box<str>) {
 /// write after it wakes the task, however the write and the scan interleave, so no wake-up
 /// is lost. When the task does not keep up, the space ends the stream (its buffer is full)
 /// and the task scans again and starts another; [`POLL`] bounds a wait all the same.
-struct Wake(Option<mpsc::Receiver<Arc<Committed>>>);
+struct Wake {
+    signals: Option<mpsc::Receiver<Arc<Committed>>>,
+    /// The newest version a signal told of: the next scan reads a state that holds it.
+    seen: u64,
+}
 
 impl Wake {
     /// Waits for a durable write of `space` after `version` (the version the last scan
     /// saw), at most [`POLL`].
     async fn wait(&mut self, core: &Core, space: &str, version: u64) {
-        if self.0.is_none() {
+        if self.seen > version {
+            return; // the scan read an older state (the actor was applying a long write)
+        }
+        if self.signals.is_none() {
             let (changes, signals) = mpsc::channel(WAKE_BUFFER);
             let subscribe = Subscribe {
                 since: version,
                 changes,
             };
             if let Ok(Ok(())) = core.ask(space, subscribe).await {
-                self.0 = Some(signals);
+                self.signals = Some(signals);
             }
         }
-        let Some(signals) = &mut self.0 else {
+        let Some(signals) = &mut self.signals else {
             tokio::time::sleep(POLL).await;
             return;
         };
@@ -269,13 +279,16 @@ impl Wake {
             tokio::select! {
                 signal = signals.recv() => match signal {
                     None => {
-                        self.0 = None;
+                        self.signals = None;
                         return;
                     }
-                    Some(write) if write.touched.iter().any(|t| t.record.version > version) => {
-                        return;
+                    Some(write) => {
+                        let newest = write.touched.iter().map(|t| t.record.version).max();
+                        self.seen = self.seen.max(newest.unwrap_or(0));
+                        if self.seen > version {
+                            return;
+                        }
                     }
-                    Some(_) => {}
                 },
                 _ = &mut deadline => return,
             }

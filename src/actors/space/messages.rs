@@ -79,6 +79,22 @@ impl<T: Send + 'static> Operation for Read<T> {
     }
 }
 
+/// A read of the space's durable state, answered at once: the state the actor publishes
+/// (see [`super::publish::Shown`]), which holds every durable write and none that waits for
+/// its sync. For a reader that needs only the writes it was told are durable (the webhook
+/// sender), where [`Read`] would wait for the sync of writes it does not need.
+pub(crate) struct ReadDurable<T>(pub Box<dyn FnOnce(&Space) -> T + Send>);
+
+impl<T: Send + 'static> Operation for ReadDurable<T> {
+    type Output = T;
+
+    fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
+        actor.publish(true);
+        let durable = actor.shown.durable();
+        ((self.0)(&durable), durable.version())
+    }
+}
+
 /// How the answer kept for an idempotency key is rendered from a write's outcome in a
 /// space; the HTTP layer renders the response it sends with the same function.
 pub(crate) type Render = fn(&Outcome, &str) -> KeptAnswer;

@@ -51,8 +51,8 @@ mod tests;
 mod writes;
 
 pub(crate) use messages::{
-    Bounded, Fire, Flush, Followed, Forget, Operation, Read, Render, Replicated, Subscribe,
-    Version, Write, WriteResult,
+    Bounded, Fire, Flush, Followed, Forget, Operation, Read, ReadDurable, Render, Replicated,
+    Subscribe, Version, Write, WriteResult,
 };
 pub(crate) use publish::{Changes, Committed, Shown};
 

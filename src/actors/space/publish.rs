@@ -76,6 +76,21 @@ impl Shown {
         (answered <= space.version()).then_some(space)
     }
 
+    /// The published space if it holds version `version`, whatever answers have shown
+    /// since (see [`super::messages::ReadDurable`]).
+    pub(crate) fn at_least(&self, version: u64) -> Option<Arc<Space>> {
+        if !self.wanted.load(Ordering::Relaxed) {
+            self.wanted.store(true, Ordering::Relaxed);
+        }
+        let space = self.published.load_full();
+        (space.version() >= version).then_some(space)
+    }
+
+    /// The published space: every write of it is durable.
+    pub(super) fn durable(&self) -> Arc<Space> {
+        self.published.load_full()
+    }
+
     /// Whether a reader came since the last call, or `always`; clears the mark.
     fn wanted(&self, always: bool) -> bool {
         self.wanted.swap(false, Ordering::Relaxed) || always
