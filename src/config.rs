@@ -54,6 +54,16 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub body_timeout_ms: u64,
 
+    /// Requests a second each token's budget refills with (docs §25); 0 (the default)
+    /// turns budgets off, for load tests and single users.
+    #[arg(long, env = "TASKD_TOKEN_RATE", default_value_t = 0)]
+    pub token_rate: u32,
+
+    /// How many requests a token's budget holds when full (docs §25); 0 (the default) is
+    /// `--token-rate`. Only with `--token-rate`.
+    #[arg(long, env = "TASKD_TOKEN_BURST", default_value_t = 0)]
+    pub token_burst: u32,
+
     /// How long a request waits for the journal's storage (a write or sync that does not
     /// return) before it is answered 503 storage_unavailable, in milliseconds.
     #[arg(long, env = "TASKD_STORAGE_TIMEOUT_MS", default_value_t = 10_000,

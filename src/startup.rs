@@ -23,12 +23,12 @@ use crate::actors::{Directory, Keys, SnapshotActor, Spaces};
 use crate::config::Config;
 use crate::core::deliveries::{Deliveries, Settings as WebhookSettings};
 use crate::core::{Actors, Core, Gate};
-use crate::edge::{BodyTimeout, Edge, Throttle, TrustedProxies};
+use crate::edge::{BodyTimeout, Budgets, Edge, Throttle, TrustedProxies};
 use crate::http::stream::Streams;
 use crate::model::user::new_token;
 #[cfg(test)]
 use crate::model::User;
-use crate::model::{Account, Change, DirectoryState, Plan, Space};
+use crate::model::{Account, Change, DirectoryState, Plan, RateLimit, Space};
 use crate::replication::{self, NodeRole, ReplicationError, Replicator};
 use crate::store::codec::Entry;
 use crate::store::journal::{Durability, Journal, StorageError};
@@ -51,6 +51,9 @@ const FINAL_SYNC_BUDGET: Duration = Duration::from_secs(2);
 /// Why the server could not start or stop cleanly.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
+    /// The flags contradict each other.
+    #[error("{0}")]
+    Flags(String),
     /// A data file could not be read, verified or written.
     #[error("data file {0}")]
     Store(#[from] StoreError),
@@ -111,6 +114,8 @@ pub struct Application {
 struct Settings {
     /// How long a request body may take (`--body-timeout-ms`).
     body_timeout: BodyTimeout,
+    /// Each token's budget (`--token-rate`, `--token-burst`), if on.
+    token_budget: Option<RateLimit>,
     /// With `--nats`, this node's role.
     role: Option<Arc<NodeRole>>,
     /// The proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`).
@@ -123,9 +128,12 @@ struct Settings {
 
 impl Settings {
     /// The settings `config` gives, with `role` the node's role under `--nats`.
-    fn of(config: &Config, role: Option<Arc<NodeRole>>) -> Settings {
-        Settings {
+    fn of(config: &Config, role: Option<Arc<NodeRole>>) -> Result<Settings, StartError> {
+        let token_budget = RateLimit::of_flags(config.token_rate, config.token_burst)
+            .map_err(StartError::Flags)?;
+        Ok(Settings {
             body_timeout: BodyTimeout(Duration::from_millis(config.body_timeout_ms)),
+            token_budget,
             role,
             trusted: TrustedProxies::new(config.trusted_proxy.clone()),
             plan: match config.scan_queries {
@@ -136,7 +144,7 @@ impl Settings {
                 allow_private: config.webhook_allow_private,
                 retry_divisor: config.webhook_retry_divisor,
             },
-        }
+        })
     }
 }
 
@@ -145,6 +153,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             body_timeout: BodyTimeout::default(),
+            token_budget: None,
             role: None,
             trusted: TrustedProxies::default(),
             plan: Plan::Indexes,
@@ -252,6 +261,7 @@ impl State {
         let edge = Edge {
             gate,
             throttle: web::Data::new(Throttle::default()),
+            budgets: web::Data::new(Budgets::new(settings.token_budget)),
             trusted_proxies: web::Data::new(settings.trusted),
             body_timeout: settings.body_timeout,
             speaker: crate::http::SPEAKER,
@@ -381,7 +391,7 @@ impl Application {
         let arbiters: Vec<Arbiter> = (0..workers).map(|_| Arbiter::new()).collect();
         let compaction = config.compaction();
         let interval = compaction.interval;
-        let settings = Settings::of(config, replicator.as_ref().map(|r| Arc::clone(r.role())));
+        let settings = Settings::of(config, replicator.as_ref().map(|r| Arc::clone(r.role())))?;
         let state = State::start(
             &store,
             recovered,

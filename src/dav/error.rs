@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 
 use crate::actors::Failure;
 use crate::edge::body::BodyError;
+use crate::edge::budget::{retry_after, Exhausted};
 use crate::threads::heavy::Lost;
 
 /// Why a CalDAV request failed.
@@ -50,6 +51,9 @@ pub(crate) enum DavError {
     /// A body over the bound of CalDAV bodies (`413`).
     #[error("the request body is too large")]
     PayloadTooLarge,
+    /// The token's budget is spent (`429` with `Retry-After`, docs §25).
+    #[error("{0}")]
+    OverBudget(Exhausted),
     /// The space could not take the write now (overloaded, stopping, storage): why.
     #[error("{0}")]
     Unavailable(String),
@@ -92,6 +96,7 @@ impl ResponseError for DavError {
             DavError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             DavError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             DavError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            DavError::OverBudget(_) => StatusCode::TOO_MANY_REQUESTS,
             DavError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -107,6 +112,9 @@ impl ResponseError for DavError {
             }
             DavError::RequestTimeout => {
                 response.force_close();
+            }
+            DavError::OverBudget(Exhausted(wait)) => {
+                response.insert_header((header::RETRY_AFTER, retry_after(*wait)));
             }
             DavError::UnsupportedReport
             | DavError::InvalidSyncToken

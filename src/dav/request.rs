@@ -9,12 +9,13 @@ use futures_util::future::{ready, LocalBoxFuture, Ready};
 
 use super::DavError;
 use crate::core::Core;
-use crate::edge::body;
+use crate::edge::{body, budget};
 use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
 use crate::model::Caller;
 
 /// The caller of a CalDAV request: the user behind the token given as the Basic password
-/// (any user name) or as `Bearer`; [`DavError::Unauthorized`] without a known, live one.
+/// (any user name) or as `Bearer`; [`DavError::Unauthorized`] without a known, live one,
+/// [`DavError::OverBudget`] when its budget is spent (it is charged here, docs §25).
 pub(super) struct DavCaller(pub(super) Caller);
 
 /// The token of an `Authorization` header value, Basic or Bearer.
@@ -47,7 +48,12 @@ impl FromRequest for DavCaller {
             .and_then(token_of)
             .zip(req.app_data::<Data<Core>>())
             .and_then(|(token, core)| core.authenticate(&token));
-        ready(caller.map(DavCaller).ok_or(DavError::Unauthorized))
+        ready(match caller {
+            Some(caller) => budget::charge(req, &caller)
+                .map(|()| DavCaller(caller))
+                .map_err(DavError::OverBudget),
+            None => Err(DavError::Unauthorized),
+        })
     }
 }
 

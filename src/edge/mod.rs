@@ -6,13 +6,16 @@
 //!   ([`client`], behind a trusted proxy or not), and after the route the one log line and
 //!   the request metrics;
 //! - [`body`]: every request body of every front is read through [`body::read_body`],
-//!   within `--body-timeout-ms` (§9) and a size bound the route names.
+//!   within `--body-timeout-ms` (§9) and a size bound the route names;
+//! - [`budget`]: each token's budget of requests (§25), charged by the fronts' caller
+//!   extractors, refunded and shown in the rate-limit fields by [`front`].
 //!
 //! Its state, [`Edge`], is app data of its own; a front's state holds none of it. Its
 //! refusals are worded by its [`Speaker`] (problem+json, for every front alike), which
 //! start-up gives it: the edge imports no front.
 
 pub(crate) mod body;
+pub(crate) mod budget;
 pub(crate) mod client;
 pub(crate) mod throttle;
 
@@ -27,12 +30,13 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::web::Data;
-use actix_web::HttpResponse;
+use actix_web::{HttpMessage, HttpResponse};
 
 use crate::core::Gate;
 use crate::metrics::{RequestLabels, RouteLabels, METRICS, PATH as METRICS_PATH};
 
 pub(crate) use body::BodyTimeout;
+pub(crate) use budget::Budgets;
 pub(crate) use client::TrustedProxies;
 pub(crate) use throttle::Throttle;
 
@@ -44,6 +48,8 @@ pub(crate) struct Edge {
     pub gate: Data<Gate>,
     /// The failed-authentication lockout.
     pub throttle: Data<Throttle>,
+    /// The tokens' budgets (docs §25).
+    pub budgets: Data<Budgets>,
     /// The proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Data<TrustedProxies>,
     /// How long a request body may take.
@@ -62,6 +68,9 @@ pub(crate) enum Refusal {
     /// The client address is locked out after failed authentications, for this long
     /// (`429`, §9).
     LockedOut(Duration),
+    /// The token's budget was spent, and will hold a request again in this long (`429`,
+    /// §25): a conditional read let through that did not answer `304`.
+    OverBudget(Duration),
 }
 
 /// What the edge needs of the fronts' wording, given by start-up so the edge imports no
@@ -114,6 +123,13 @@ pub(crate) async fn front(
     if let (Some(error), Some(speaker)) = (response.response().error(), speaker) {
         (speaker.note)(error);
     }
+    if let Some((standing, owed)) = answer_budget(&response) {
+        if let (Some(owed), Some(speaker)) = (owed, speaker) {
+            let (request, _) = response.into_parts();
+            response = ServiceResponse::new(request, (speaker.refuse)(owed)).map_into_right_body();
+        }
+        add_budget_fields(&mut response, standing);
+    }
     let status = response.status();
     if status == StatusCode::UNAUTHORIZED {
         METRICS.auth_failures.inc();
@@ -159,6 +175,47 @@ pub(crate) async fn front(
             .insert(HeaderName::from_static(REQUEST_ID), value);
     }
     Ok(response)
+}
+
+/// Gives back what `response` costs nothing of the budget its request was charged (a
+/// `304`, a body refused by §9's bounds: `408`, `413`), and the rate-limit fields of
+/// docs §25 to add to it; the refusal a conditional read let through owes when its answer
+/// is not a `304` (see [`budget::charge`]).
+fn answer_budget<B>(response: &ServiceResponse<B>) -> Option<(budget::Standing, Option<Refusal>)> {
+    let request = response.request();
+    let charged = request.extensions().get::<budget::Charged>().cloned()?;
+    let budgets = edge(request).map(|edge| edge.budgets.clone())?;
+    let status = response.status();
+    let free = matches!(
+        status,
+        StatusCode::NOT_MODIFIED | StatusCode::REQUEST_TIMEOUT | StatusCode::PAYLOAD_TOO_LARGE
+    );
+    let owed = match charged.owed {
+        Some(budget::Exhausted(wait)) if status != StatusCode::NOT_MODIFIED => {
+            budget::count_refusal(&charged.budget);
+            Some(Refusal::OverBudget(wait))
+        }
+        _ => None,
+    };
+    let standing = match free {
+        true => budgets.refund(&charged.budget, charged.cost),
+        false => budgets.standing(&charged.budget),
+    };
+    Some((standing, owed))
+}
+
+/// Adds the rate-limit fields of `standing` to `response`.
+fn add_budget_fields<B>(response: &mut ServiceResponse<B>, standing: budget::Standing) {
+    for (name, value) in [
+        ("ratelimit-policy", standing.policy()),
+        ("ratelimit", standing.fields()),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response
+                .headers_mut()
+                .insert(HeaderName::from_static(name), value);
+        }
+    }
 }
 
 /// The metrics label of a method: its name, or `OTHER` for an extension method (so a

@@ -16,6 +16,7 @@ use super::handlers::{send_write, OFF_WORKER_BYTES};
 use super::openapi::problems::*;
 use super::{dto, render};
 use crate::core::Core;
+use crate::edge::budget;
 use crate::model::access;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
@@ -60,6 +61,9 @@ pub(crate) async fn batch(
         true => heavy::run(&caller.account.id, move || parse_batch(&body)).await??,
         false => parse_batch(&body)?,
     };
+    // A batch costs its operations (docs §25); the extractor charged the first.
+    let more = u32::try_from(operations.len().saturating_sub(1)).unwrap_or(u32::MAX);
+    budget::charge_more(&req, more).map_err(ApiError::OverBudget)?;
     let space = space_of(&caller, params.space_id(), None, access::Action::Write)?;
     let commands = match big {
         true => {

@@ -316,6 +316,10 @@ pub(crate) struct Problem {
     pub title: &'static str,
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// too_many_requests from a budget (docs §25): `["token"]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub violated_policies: Option<[&'static str; 1]>,
 }
 
 /// `{"name"}` of a new space.

@@ -11,10 +11,13 @@ use crate::actors::keys::{MAX_BYTES, MAX_KEYS};
 use crate::actors::Failure;
 use crate::core::service::BackupFailure;
 use crate::edge::body::BodyError;
+use crate::edge::budget::{retry_after, Exhausted};
 use crate::edge::Refusal;
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
-use crate::model::limits::{MAX_BODY_BYTES, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS};
+use crate::model::limits::{
+    MAX_BODY_BYTES, MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS,
+};
 use crate::model::query::FilterError;
 use crate::model::{DirectoryError, FieldError, SpaceError, ValidationError};
 use crate::threads::heavy::Lost;
@@ -92,6 +95,12 @@ pub enum ApiError {
     TooManyKeys(Duration),
     /// 429 too_many_requests, with `Retry-After: 5`: the user has 100 streams open (§9a).
     TooManyStreams,
+    /// 429 too_many_requests, with `Retry-After` and `violatedPolicies`: the token's budget
+    /// is spent (docs §25).
+    OverBudget(Exhausted),
+    /// 429 too_many_requests, with `Retry-After: 5` and `violatedPolicies`: the token has
+    /// 20 streams open while it has a budget (docs §25).
+    TooManyTokenStreams,
     /// 500 internal: the cause is logged, never shown.
     Internal(String),
     /// Operation `index` of a batch failed with `error`: the problem names the index.
@@ -142,9 +151,11 @@ impl ApiError {
             ApiError::InvalidWebhookUrl(_) => "invalid_webhook_url",
             ApiError::DependencyCycle { .. } => "dependency_cycle",
             ApiError::DependencyTooComplex(_) => "dependency_too_complex",
-            ApiError::TooManyRequests(_) | ApiError::TooManyKeys(_) | ApiError::TooManyStreams => {
-                "too_many_requests"
-            }
+            ApiError::TooManyRequests(_)
+            | ApiError::TooManyKeys(_)
+            | ApiError::TooManyStreams
+            | ApiError::OverBudget(_)
+            | ApiError::TooManyTokenStreams => "too_many_requests",
             ApiError::Internal(_) => "internal",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::NotPrimary => "not_primary",
@@ -206,6 +217,11 @@ impl ApiError {
             ApiError::TooManyStreams => {
                 format!("this user has {MAX_STREAMS_PER_USER} change streams open; close one")
             }
+            ApiError::OverBudget(exhausted) => exhausted.to_string(),
+            ApiError::TooManyTokenStreams => format!(
+                "this token has {MAX_STREAMS_PER_TOKEN} streams open, the most a token with a \
+                 budget may; close one"
+            ),
             ApiError::UnsupportedMediaType => {
                 "a request body must be sent as Content-Type: application/json".into()
             }
@@ -250,9 +266,11 @@ impl ResponseError for ApiError {
             ApiError::InOperation { error, .. } => error.status_code(),
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::TooManyRequests(_) | ApiError::TooManyKeys(_) | ApiError::TooManyStreams => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            ApiError::TooManyRequests(_)
+            | ApiError::TooManyKeys(_)
+            | ApiError::TooManyStreams
+            | ApiError::OverBudget(_)
+            | ApiError::TooManyTokenStreams => StatusCode::TOO_MANY_REQUESTS,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::InvalidReference(_)
             | ApiError::InvalidWebhookUrl(_)
@@ -299,6 +317,11 @@ impl ResponseError for ApiError {
             status: status.as_u16(),
             title: status.canonical_reason().unwrap_or("Error"),
             kind: "about:blank",
+            violated_policies: matches!(
+                this,
+                ApiError::OverBudget(_) | ApiError::TooManyTokenStreams
+            )
+            .then_some(["token"]),
         };
         let mut response = HttpResponse::build(status);
         response.content_type("application/problem+json");
@@ -320,8 +343,11 @@ impl ResponseError for ApiError {
                 let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
                 response.insert_header((header::RETRY_AFTER, secs.max(1)));
             }
-            ApiError::TooManyStreams => {
+            ApiError::TooManyStreams | ApiError::TooManyTokenStreams => {
                 response.insert_header((header::RETRY_AFTER, STREAM_RETRY_AFTER_SECS));
+            }
+            ApiError::OverBudget(Exhausted(wait)) => {
+                response.insert_header((header::RETRY_AFTER, retry_after(*wait)));
             }
             ApiError::RequestTimeout => {
                 response.force_close();
@@ -426,6 +452,7 @@ impl From<Refusal> for ApiError {
             Refusal::ShuttingDown => ApiError::Unavailable("the server is shutting down"),
             Refusal::NotPrimary => ApiError::NotPrimary,
             Refusal::LockedOut(wait) => ApiError::TooManyRequests(wait),
+            Refusal::OverBudget(wait) => ApiError::OverBudget(Exhausted(wait)),
         }
     }
 }

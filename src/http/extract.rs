@@ -18,7 +18,7 @@ use serde_json::{Map, Value as Json};
 
 use super::error::ApiError;
 use crate::core::{conditional, reach, Core};
-use crate::edge::body;
+use crate::edge::{body, budget};
 use crate::model::access::{Action, Reason};
 use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::kind::FieldType;
@@ -90,14 +90,19 @@ fn token(req: &HttpRequest) -> Result<(&str, &Core), ApiError> {
     Ok((token, core))
 }
 
-/// The user (and token) behind the request's bearer token; 401 without a known, live one.
+/// The user (and token) behind the request's bearer token; 401 without a known, live one,
+/// 429 when the token's budget is spent (it is charged here, [`budget::charge`]).
 impl FromRequest for Caller {
     type Error = ApiError;
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         ready(token(req).and_then(|(token, directory)| {
-            directory.authenticate(token).ok_or(ApiError::Unauthorized)
+            let caller = directory
+                .authenticate(token)
+                .ok_or(ApiError::Unauthorized)?;
+            budget::charge(req, &caller).map_err(ApiError::OverBudget)?;
+            Ok(caller)
         }))
     }
 }
@@ -114,7 +119,10 @@ impl FromRequest for UserCaller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         ready(
             token(req).and_then(|(token, directory)| match directory.authenticate(token) {
-                Some(caller) => Ok(UserCaller(caller)),
+                Some(caller) => {
+                    budget::charge(req, &caller).map_err(ApiError::OverBudget)?;
+                    Ok(UserCaller(caller))
+                }
                 None if directory.is_admin(token) => Err(ApiError::Forbidden(Reason::Admin)),
                 None => Err(ApiError::Unauthorized),
             }),

@@ -36,7 +36,7 @@ use super::spaces::segment;
 use crate::actors::keys::Claim;
 use crate::actors::Failure;
 use crate::core::{reach, Core};
-use crate::edge::body;
+use crate::edge::{body, budget};
 use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::kept::{KeptAnswer, KeyUse};
@@ -184,6 +184,8 @@ pub(crate) async fn idempotency(
     let used = match keys.claim(&user, &key, fingerprint.finalize().into(), now) {
         Claim::Run(used) => used,
         Claim::Replay(answer) => {
+            // A replay costs nothing, even with the token's budget spent (docs §25).
+            budget::free(req.request());
             if let Err(refused) = admit(guard, req.request(), &body) {
                 return Ok(req.error_response(refused));
             }
@@ -209,7 +211,8 @@ pub(crate) async fn idempotency(
 
 /// Keeps the answer of the route that ran under the claimed key `used` and passes it on:
 /// the answer the handler stored with its write, else the response as it is (stored in
-/// the journal on its own). A `5xx` or `401` is not kept (§11, §9a): the key is freed,
+/// the journal on its own). A `5xx`, a `401` or a refusal by the token's budget is not
+/// kept (§11, §9a, §25): the key is freed,
 /// unless the write stalled, whose `settle_later` settles the key.
 async fn keep(
     core: &Core,
@@ -218,12 +221,14 @@ async fn keep(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let keys = core.keys();
     let status = response.status();
-    if status.is_server_error() || status == StatusCode::UNAUTHORIZED {
-        let stalled = response
-            .response()
-            .error()
-            .and_then(|e| e.as_error::<ApiError>())
-            .is_some_and(|e| matches!(e, ApiError::StorageStalled(_)));
+    let error = response
+        .response()
+        .error()
+        .and_then(|e| e.as_error::<ApiError>());
+    // A request refused by its token's budget did nothing: a retry runs anew (docs §25).
+    let over_budget = error.is_some_and(|e| matches!(e, ApiError::OverBudget(_)));
+    if status.is_server_error() || status == StatusCode::UNAUTHORIZED || over_budget {
+        let stalled = error.is_some_and(|e| matches!(e, ApiError::StorageStalled(_)));
         if !stalled {
             keys.finish(used, None); // else the handler's `settle_later` finishes it
         }

@@ -31,11 +31,13 @@ use super::openapi::problems::*;
 use super::{dto, render};
 use crate::actors::space::{Committed, Subscribe};
 use crate::core::Core;
+use crate::edge::budget::{self, Budget};
 use crate::metrics::METRICS;
 use crate::model::access::Action;
 use crate::model::{Caller, Scope};
 
 pub(crate) use crate::model::limits::MAX_STREAMS;
+use crate::model::limits::MAX_STREAMS_PER_TOKEN;
 /// The most streams one user has open at once (§9a).
 pub(crate) use crate::model::limits::MAX_STREAMS_PER_USER;
 /// Unsent bytes beyond which a stream is ended (§9a).
@@ -57,6 +59,8 @@ pub(crate) struct Streams(Arc<Mutex<Open>>);
 struct Open {
     total: usize,
     by_user: HashMap<Box<str>, usize>,
+    /// Streams by the budget of their token, for the tokens that have one (docs §25).
+    by_budget: HashMap<Box<str>, usize>,
     /// Every open stream by number: whose, which space, which token, and how to end it.
     streams: HashMap<u64, Reader>,
     next: u64,
@@ -75,6 +79,8 @@ struct Reader {
 struct Slot {
     open: Arc<Mutex<Open>>,
     user: Box<str>,
+    /// The key of its token's budget, when it has one.
+    budget: Option<Box<str>>,
     number: u64,
     /// Notified when the stream must end at once (its reader lost access).
     end: Arc<Notify>,
@@ -89,6 +95,14 @@ impl Drop for Slot {
             *count -= 1;
             if *count == 0 {
                 open.by_user.remove(&self.user);
+            }
+        }
+        if let Some(budget) = &self.budget {
+            if let Some(count) = open.by_budget.get_mut(budget) {
+                *count -= 1;
+                if *count == 0 {
+                    open.by_budget.remove(budget);
+                }
             }
         }
         METRICS.streams_open.set(open.total as i64);
@@ -107,11 +121,22 @@ impl Streams {
         }
     }
 
-    /// A place for a stream of `caller` on `space`: `429` when the user has its most open,
-    /// `503` when the server has.
-    fn open(&self, caller: &Caller, space: &str) -> Result<Slot, ApiError> {
+    /// A place for a stream of `caller` on `space`, whose token spends from `budget` if it
+    /// has one: `429` when the user or that token has its most open, `503` when the server
+    /// has.
+    fn open(&self, caller: &Caller, space: &str, budget: Option<Budget>) -> Result<Slot, ApiError> {
         let user = &*caller.account.id;
         let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(budget) = &budget {
+            if open
+                .by_budget
+                .get(budget.key())
+                .is_some_and(|n| *n >= MAX_STREAMS_PER_TOKEN)
+            {
+                budget::count_refusal(budget);
+                return Err(ApiError::TooManyTokenStreams);
+            }
+        }
         if open
             .by_user
             .get(user)
@@ -125,6 +150,10 @@ impl Streams {
         }
         open.total += 1;
         *open.by_user.entry(user.into()).or_default() += 1;
+        let budget = budget.map(|b| Box::<str>::from(b.key()));
+        if let Some(budget) = &budget {
+            *open.by_budget.entry(budget.clone()).or_default() += 1;
+        }
         METRICS.streams_open.set(open.total as i64);
         let end = Arc::new(Notify::new());
         let number = open.next;
@@ -145,6 +174,7 @@ impl Streams {
         Ok(Slot {
             open: Arc::clone(&self.0),
             user: user.into(),
+            budget,
             number,
             end,
         })
@@ -314,7 +344,7 @@ pub(crate) async fn stream(
     let first = core
         .read(&space, move |s| s.changes(since, BACKLOG_PAGE))
         .await??;
-    let slot = streams.open(&caller, &space)?;
+    let slot = streams.open(&caller, &space, budget::charged(&req))?;
     let expires_at = match &caller.scope {
         Scope::Primary => None,
         Scope::Scoped(token) => token.token.expires_at,

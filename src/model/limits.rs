@@ -74,6 +74,8 @@ pub const MAX_TOKENS: usize = 100;
 pub const MAX_TOKEN_SPACES: usize = 100;
 /// The most change streams a user has open at once.
 pub const MAX_STREAMS_PER_USER: usize = 100;
+/// The most streams a token with a budget has open at once (docs §25).
+pub const MAX_STREAMS_PER_TOKEN: usize = 20;
 /// `Retry-After` (seconds) of a user's stream beyond [`MAX_STREAMS_PER_USER`].
 pub const STREAM_RETRY_AFTER_SECS: &str = "5";
 /// The most change streams open at once on the server.

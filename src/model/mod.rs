@@ -34,7 +34,7 @@ pub use vtodo as calendar;
 
 pub use directory::{
     Access, Account, Caller, Change, DirectoryError, DirectorySnapshot, DirectoryState, Invitation,
-    Invited, Member, Role, Scope, SpaceInfo, Token,
+    Invited, Member, RateLimit, Role, Scope, SpaceInfo, Token,
 };
 pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};

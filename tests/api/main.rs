@@ -9,6 +9,7 @@ mod backup;
 mod bench;
 mod bench_plot;
 mod bounds;
+mod budgets;
 mod calendar;
 mod concurrency;
 mod crash_safety;

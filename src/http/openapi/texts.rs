@@ -6,8 +6,8 @@ use crate::model::kind::FieldType;
 use crate::model::limits::{
     thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
     MAX_BODY_BYTES, MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT, MAX_MEMBERS,
-    MAX_SPACES_PER_USER, MAX_STREAMS_PER_USER, MAX_TOKENS, ORDER_BY_MAX_KEYS, PAGE_LIMIT_DEFAULT,
-    RECURRENCE_COUNT_MAX, SEARCH_MAX_CHARS,
+    MAX_SPACES_PER_USER, MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_USER, MAX_TOKENS,
+    ORDER_BY_MAX_KEYS, PAGE_LIMIT_DEFAULT, RECURRENCE_COUNT_MAX, SEARCH_MAX_CHARS,
 };
 use crate::model::query::SortKey;
 
@@ -149,8 +149,14 @@ pub(super) fn problem(status: u16) -> String {
         ),
         429 => format!(
             "too_many_requests: too many failed authentications from the client, a new \
-             idempotency key while the user's kept answers are at their bound, or a change \
-             stream beyond the user's {MAX_STREAMS_PER_USER}"
+             idempotency key while the user's kept answers are at their bound, a change \
+             stream beyond the user's {MAX_STREAMS_PER_USER}, or, with budgets on \
+             (--token-rate, docs §25), the token's budget spent or a stream beyond the \
+             token's {MAX_STREAMS_PER_TOKEN} (both with `violatedPolicies: [\"token\"]`). \
+             With budgets on, every answer to a user's token carries `RateLimit-Policy: \
+             \"token\";q=<burst>;w=<seconds to fill>` and `RateLimit: \"token\";r=<requests \
+             left>;t=<seconds until full>`; a batch costs its operations, a 304 and a replayed \
+             answer nothing"
         ),
         500 => "internal: a bug; the cause is in the log".to_string(),
         _ => "unavailable (overloaded or shutting down) or storage_unavailable (the disk \

@@ -41,7 +41,7 @@ use callers::Credential;
 pub use callers::{Access, Caller, Role, Scope};
 pub use changes::{Change, DirectoryError};
 pub use spaces::{Invitation, Invited, Member, SpaceInfo};
-pub use tokens::{LiveToken, Token, LAST_USED_PRECISION_MS};
+pub use tokens::{LiveToken, RateLimit, Token, LAST_USED_PRECISION_MS};
 pub use users::Account;
 
 /// The directory file's contents (format 6 on; format 3 lacks `invitations`, formats 3 to 5

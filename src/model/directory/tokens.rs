@@ -13,6 +13,33 @@ use super::DirectoryState;
 /// `lastUsedAt` is moved on only once it is this much older than a use.
 pub const LAST_USED_PRECISION_MS: i64 = 60_000;
 
+/// A budget of requests (docs §25): a bucket of `burst` requests refilled at `per_second`
+/// requests a second; both at least 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl RateLimit {
+    /// The server's budget of `--token-rate` and `--token-burst`: none when the rate is 0;
+    /// a burst of 0 is the rate. A burst without a rate is an error.
+    pub fn of_flags(rate: u32, burst: u32) -> Result<Option<RateLimit>, String> {
+        match (rate, burst) {
+            (0, 0) => Ok(None),
+            (0, _) => Err("--token-burst needs --token-rate".into()),
+            (rate, 0) => Ok(Some(RateLimit {
+                per_second: rate,
+                burst: rate,
+            })),
+            (rate, burst) => Ok(Some(RateLimit {
+                per_second: rate,
+                burst,
+            })),
+        }
+    }
+}
+
 /// A scoped token (its secret is kept only as a hash).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Token {
