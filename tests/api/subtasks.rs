@@ -4,9 +4,11 @@
 //! of its own in the write's one version, the filters and order, batches, restarts, and
 //! the iCalendar doors (`RELATED-TO`).
 
+use actix_web::http::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_invalid_fields, assert_problem, spawn_app, TestApp};
+use crate::dav::{basic, me, put};
+use crate::helpers::{assert_invalid_fields, assert_problem, spawn_app, Reply, TestApp};
 
 /// Every record of the feed after version `since`, as (version, id), in feed order.
 async fn feed(app: &TestApp, since: u64) -> Vec<(u64, String)> {
@@ -473,4 +475,141 @@ async fn trees_survive_a_restart_and_a_kill_and_keep_their_rules() {
     let restored = app.default_user().restore("/api/v1/tasks/t3").await;
     restored.expect(200);
     assert_eq!(task(&app, "deep").await["isDeleted"], false);
+}
+
+/// `POST /api/v1/calendar.ics` of `body`.
+async fn import(app: &TestApp, body: &str) -> Reply {
+    let request = app
+        .authorized(Method::POST, "/api/v1/calendar.ics")
+        .insert_header(("Content-Type", "text/calendar"));
+    app.send(request, Some(body.as_bytes().to_vec())).await
+}
+
+/// One VCALENDAR of VTODOs, each `(UID, more lines)`.
+fn calendar(todos: &[(&str, &str)]) -> String {
+    let mut text = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n");
+    for (uid, lines) in todos {
+        text.push_str(&format!(
+            "BEGIN:VTODO\r\nUID:{uid}\r\nDTSTAMP:20260101T000000Z\r\n{lines}END:VTODO\r\n"
+        ));
+    }
+    text + "END:VCALENDAR\r\n"
+}
+
+/// The body of `GET /api/v1/calendar.ics`, unfolded.
+async fn exported(app: &TestApp) -> String {
+    let reply = app.get("/api/v1/calendar.ics").await;
+    reply.expect(200);
+    reply.body.as_str().unwrap().replace("\r\n ", "")
+}
+
+#[actix_web::test]
+async fn an_ics_import_links_parents_in_any_order_and_keeps_the_other_relations() {
+    let app = spawn_app();
+    let body = calendar(&[
+        (
+            "kid",
+            "RELATED-TO;RELTYPE=PARENT:root\r\nRELATED-TO;RELTYPE=PARENT:other@x\r\n\
+             RELATED-TO;RELTYPE=SIBLING:sib@x\r\n",
+        ),
+        ("root", "RELATED-TO;RELTYPE=CHILD:kid\r\n"),
+        ("bare", "RELATED-TO:root\r\n"),
+        ("orphan", "RELATED-TO;RELTYPE=PARENT:later@x\r\n"),
+    ]);
+    let reply = import(&app, &body).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(task(&app, "kid").await["parentId"], "root");
+    assert_eq!(task(&app, "bare").await["parentId"], "root");
+    assert_eq!(task(&app, "root").await["parentId"], Value::Null);
+    assert_eq!(task(&app, "orphan").await["parentId"], Value::Null);
+    let text = exported(&app).await;
+    for line in [
+        "RELATED-TO;RELTYPE=PARENT:root\r\n",
+        "RELATED-TO;RELTYPE=PARENT:other@x\r\n",
+        "RELATED-TO;RELTYPE=SIBLING:sib@x\r\n",
+        "RELATED-TO;RELTYPE=CHILD:kid\r\n",
+        "RELATED-TO;RELTYPE=PARENT:later@x\r\n",
+    ] {
+        assert!(text.contains(line), "{line:?} in {text}");
+    }
+    // A JSON write of parentId replaces the link the object shows.
+    app.patch("/api/v1/tasks/bare", json!({"parentId": "kid"}))
+        .await
+        .expect(200);
+    assert!(exported(&app)
+        .await
+        .contains("RELATED-TO;RELTYPE=PARENT:kid\r\n"));
+
+    // An import that breaks a rule answers the JSON error and changes nothing.
+    let version = app.space_version().await;
+    let reply = import(
+        &app,
+        &calendar(&[("new", ""), ("root", "RELATED-TO;RELTYPE=PARENT:root\r\n")]),
+    )
+    .await;
+    assert_problem(&reply, 422, "parent_cycle");
+    assert_eq!(app.space_version().await, version);
+}
+
+#[actix_web::test]
+async fn a_caldav_put_sets_the_parent_and_one_breaking_a_rule_is_403_with_the_code() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar_path = format!("/dav/calendars/{user}/{space}/");
+    app.create("tasks", json!({"todoId": "root", "name": "Root"}))
+        .await;
+    let body = calendar(&[("kid@phone", "SUMMARY:Kid\r\nRELATED-TO:root\r\n")]);
+    let path = format!("{calendar_path}kid.ics");
+    let created = put(&app, &path, &auth, &[("If-None-Match", "*")], &body).await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let kid = app.get("/api/v1/tasks?parentId=root").await;
+    let kid = kid.data()[0].clone();
+    assert_eq!(kid["name"], "Kid");
+    let request = app
+        .request(Method::GET, &path)
+        .insert_header(("Authorization", auth.as_str()));
+    let got = app.send(request, None).await;
+    assert!(
+        got.body
+            .as_str()
+            .unwrap()
+            .contains("RELATED-TO;RELTYPE=PARENT:root\r\n"),
+        "{:?}",
+        got.body
+    );
+
+    // The root named below its own child: a cycle, refused with the JSON code.
+    let version = app.space_version().await;
+    let body = calendar(&[(
+        "root",
+        "SUMMARY:Root\r\nRELATED-TO;RELTYPE=PARENT:kid@phone\r\n",
+    )]);
+    let refused = put(&app, &format!("{calendar_path}root.ics"), &auth, &[], &body).await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert_eq!(refused.body["code"], "parent_cycle", "{:?}", refused.body);
+    let own = calendar(&[("self@x", "RELATED-TO:self@x\r\n")]);
+    let refused = put(&app, &format!("{calendar_path}self.ics"), &auth, &[], &own).await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert_eq!(refused.body["code"], "parent_cycle", "{:?}", refused.body);
+    assert_eq!(
+        app.space_version().await,
+        version,
+        "refused PUTs change nothing"
+    );
+
+    // A PUT into another calendar moves the root; its subtree follows.
+    app.create("lists", json!({"listId": "trips"})).await;
+    let body = calendar(&[("root", "SUMMARY:Root\r\n")]);
+    let moved = put(
+        &app,
+        &format!("/dav/calendars/{user}/{space}.trips/root.ics"),
+        &auth,
+        &[],
+        &body,
+    )
+    .await;
+    assert_eq!(moved.status, 201, "{moved:?}");
+    let kid = task(&app, kid["todoId"].as_str().unwrap()).await;
+    assert_eq!(kid["listId"], "trips");
 }
