@@ -45,6 +45,15 @@ pub(crate) enum DavError {
     /// object another `UID`: `409` with `CALDAV:no-uid-conflict`.
     #[error("the UID belongs to another object of this calendar")]
     UidConflict,
+    /// A `PUT` that breaks a rule of subtasks (docs §22): `403` with a problem body that
+    /// carries the `code` the JSON API gives the same refusal.
+    #[error("{detail}")]
+    TreeRule {
+        /// The JSON API's problem code (`parent_cycle`, `too_deep`, …).
+        code: &'static str,
+        /// Why.
+        detail: String,
+    },
     /// The body did not arrive within `--body-timeout-ms` (`408`, the connection closed).
     #[error("the request body did not arrive in time")]
     RequestTimeout,
@@ -91,7 +100,8 @@ impl ResponseError for DavError {
             DavError::UnsupportedReport
             | DavError::InvalidSyncToken
             | DavError::Forbidden
-            | DavError::UnsupportedComponent => StatusCode::FORBIDDEN,
+            | DavError::UnsupportedComponent
+            | DavError::TreeRule { .. } => StatusCode::FORBIDDEN,
             DavError::UidConflict => StatusCode::CONFLICT,
             DavError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             DavError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -115,6 +125,15 @@ impl ResponseError for DavError {
             }
             DavError::OverBudget(Exhausted(wait)) => {
                 response.insert_header((header::RETRY_AFTER, retry_after(*wait)));
+            }
+            DavError::TreeRule { code, detail } => {
+                let problem = serde_json::json!({
+                    "type": "about:blank", "title": "Forbidden", "status": 403,
+                    "code": code, "detail": detail,
+                });
+                return response
+                    .content_type("application/problem+json")
+                    .body(problem.to_string());
             }
             DavError::UnsupportedReport
             | DavError::InvalidSyncToken

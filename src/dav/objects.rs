@@ -123,7 +123,9 @@ fn if_none_match_any(req: &HttpRequest) -> bool {
 /// for a body with no `VTODO` or with another component; `400` for a body that is not
 /// iCalendar, a VTODO with two `UID`s or more than one VTODO, or a value a task refuses;
 /// `409` with `CALDAV:no-uid-conflict` when another object of this calendar has the
-/// `UID` or the body gives the object at this path another `UID`. A refused write
+/// `UID` or the body gives the object at this path another `UID`; `403` with a problem
+/// body naming the JSON API's `code` for a write that breaks a rule of subtasks (docs
+/// §22: a cycle, too deep a chain, too many children, a deleted parent). A refused write
 /// changes nothing.
 pub(super) async fn put_object(
     req: HttpRequest,
@@ -161,9 +163,30 @@ pub(super) async fn put_object(
         Ok(Ok(_)) => Ok(HttpResponse::Created().finish()),
         Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
         Ok(Err((_, SpaceError::AlreadyExists { .. }))) => Err(DavError::PreconditionFailed),
-        Ok(Err((_, e))) => Err(DavError::BadRequest(e.to_string())),
+        Ok(Err((_, e))) => Err(tree_rule(&e).map_or_else(
+            || DavError::BadRequest(e.to_string()),
+            |code| DavError::TreeRule {
+                code,
+                detail: e.to_string(),
+            },
+        )),
         Err(e) => Err(DavError::Unavailable(e.to_string())),
     }
+}
+
+/// The JSON API's problem code of a refusal that breaks a rule of subtasks (docs §22),
+/// which a `PUT` answers with `403`; `None` for any other refusal.
+fn tree_rule(e: &SpaceError) -> Option<&'static str> {
+    Some(match e {
+        SpaceError::ParentCycle { .. } => "parent_cycle",
+        SpaceError::TooDeep { .. } => "too_deep",
+        SpaceError::TooManyChildren { .. } => "limit_reached",
+        SpaceError::ParentDeleted { .. } => "parent_deleted",
+        SpaceError::InvalidReference {
+            field: "parentId", ..
+        } => "invalid_reference",
+        _ => return None,
+    })
 }
 
 /// The commands of a `PUT` of `todo` as the object `object` of the calendar of

@@ -61,8 +61,10 @@ pub enum ApiError {
     DefaultSpace,
     /// 409 last_owner: a space must keep an owner.
     LastOwner,
-    /// 409 limit_reached: a limit of §13 or §14.
+    /// 409 limit_reached: a limit of §13, §14 or §22.
     LimitReached(String),
+    /// 409 parent_deleted: a restore of a task whose parent is deleted (docs §22).
+    ParentDeleted(String),
     /// 412 precondition_failed: `If-Match` did not match.
     PreconditionFailed(String),
     /// 422 idempotency_key_reused: the key came with another method, path or body.
@@ -88,6 +90,10 @@ pub enum ApiError {
     /// 422 dependency_too_complex: the request's dependency checks would follow more edges
     /// than its budget (docs §21); nothing was changed.
     DependencyTooComplex(String),
+    /// 422 parent_cycle: a `parentId` naming the task itself or a descendant (docs §22).
+    ParentCycle(String),
+    /// 422 too_deep: a chain of parents longer than docs §22 allows.
+    TooDeep(String),
     /// 429 too_many_requests, with `Retry-After`: too many failed authentications.
     TooManyRequests(Duration),
     /// 429 too_many_requests, with `Retry-After`: a new idempotency key of a user whose
@@ -141,6 +147,9 @@ impl ApiError {
             ApiError::DefaultSpace => "default_space",
             ApiError::LastOwner => "last_owner",
             ApiError::LimitReached(_) => "limit_reached",
+            ApiError::ParentDeleted(_) => "parent_deleted",
+            ApiError::ParentCycle(_) => "parent_cycle",
+            ApiError::TooDeep(_) => "too_deep",
             ApiError::PreconditionFailed(_) => "precondition_failed",
             ApiError::IdempotencyKeyReused => "idempotency_key_reused",
             ApiError::InOperation { error, .. } => error.code(),
@@ -172,6 +181,9 @@ impl ApiError {
             | ApiError::RecordDeleted(d)
             | ApiError::PreconditionFailed(d)
             | ApiError::LimitReached(d)
+            | ApiError::ParentDeleted(d)
+            | ApiError::ParentCycle(d)
+            | ApiError::TooDeep(d)
             | ApiError::InvalidReference(d)
             | ApiError::InvalidWebhookUrl(d)
             | ApiError::DependencyTooComplex(d)
@@ -260,7 +272,8 @@ impl ResponseError for ApiError {
             | ApiError::IdempotencyKeyInUse
             | ApiError::DefaultSpace
             | ApiError::LastOwner
-            | ApiError::LimitReached(_) => StatusCode::CONFLICT,
+            | ApiError::LimitReached(_)
+            | ApiError::ParentDeleted(_) => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::InOperation { error, .. } => error.status_code(),
@@ -275,7 +288,9 @@ impl ResponseError for ApiError {
             ApiError::InvalidReference(_)
             | ApiError::InvalidWebhookUrl(_)
             | ApiError::DependencyCycle { .. }
-            | ApiError::DependencyTooComplex(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            | ApiError::DependencyTooComplex(_)
+            | ApiError::ParentCycle(_)
+            | ApiError::TooDeep(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_)
             | ApiError::NotPrimary
@@ -384,6 +399,10 @@ impl From<SpaceError> for ApiError {
                 ApiError::DependencyCycle { detail, cycle }
             }
             SpaceError::DependencyTooComplex { .. } => ApiError::DependencyTooComplex(detail),
+            SpaceError::ParentCycle { .. } => ApiError::ParentCycle(detail),
+            SpaceError::TooDeep { .. } => ApiError::TooDeep(detail),
+            SpaceError::TooManyChildren { .. } => ApiError::LimitReached(detail),
+            SpaceError::ParentDeleted { .. } => ApiError::ParentDeleted(detail),
             SpaceError::InvalidCursor => ApiError::InvalidCursor,
             SpaceError::InvalidFilter(e) => ApiError::InvalidFilter(e),
             SpaceError::PreconditionFailed { .. } => ApiError::PreconditionFailed(detail),
@@ -559,6 +578,43 @@ mod tests {
                 },
                 422,
                 "dependency_too_complex",
+            ),
+            (
+                SpaceError::ParentCycle {
+                    kind: Kind::Task,
+                    id: "a".into(),
+                    parent: "b".into(),
+                },
+                422,
+                "parent_cycle",
+            ),
+            (
+                SpaceError::TooDeep {
+                    kind: Kind::Task,
+                    id: "a".into(),
+                    depth: 9,
+                    max: 8,
+                },
+                422,
+                "too_deep",
+            ),
+            (
+                SpaceError::TooManyChildren {
+                    kind: Kind::Task,
+                    parent: "a".into(),
+                    max: 1_000,
+                },
+                409,
+                "limit_reached",
+            ),
+            (
+                SpaceError::ParentDeleted {
+                    kind: Kind::Task,
+                    id: "a".into(),
+                    parent: "b".into(),
+                },
+                409,
+                "parent_deleted",
             ),
             (SpaceError::InvalidCursor, 400, "invalid_cursor"),
         ];

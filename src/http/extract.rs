@@ -367,6 +367,12 @@ impl Params {
                     field.name
                 )));
             }
+            if matches!(field.ty, FieldType::Ref(_)) && !value.is_empty() && !is_id(value) {
+                return Err(ApiError::InvalidParameter(format!(
+                    "{} must be an id (or empty, for none), not '{value}'",
+                    field.name
+                )));
+            }
             filters.push((i, value.to_string()));
         }
         Ok(ListQuery {

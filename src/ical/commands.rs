@@ -20,8 +20,8 @@ fn invalid(uid: &str, message: String) -> ValidationError {
 
 /// The commands that write `todos` into the space whose tasks are `tasks`, and how many
 /// tasks they create and update; with `list`, every task is put in that list (`Some(None)`:
-/// in none). A VTODO whose predecessors are made by the same import follows them, so the
-/// space sees each predecessor before it is named. A deleted task is restored, then
+/// in none). A VTODO whose predecessors or parent are made by the same import follows
+/// them, so the space sees each before it is named. A deleted task is restored, then
 /// written. The CalDAV front's `PUT` writes its one VTODO through here too.
 pub(crate) fn commands(
     todos: &[Todo],
@@ -43,13 +43,12 @@ pub(crate) fn commands(
         taken.insert(uid);
         ids.insert(uid, id);
     }
-    // A predecessor's todoId: the one this import gives its UID, else its task's.
-    let resolve = |uid: &str| match ids.get(uid) {
-        Some(id) => id.to_string(),
-        None => tasks
-            .with_uid(uid)
-            .map_or_else(|| uid.to_owned(), |t| t.id.to_string()),
+    // A related task's todoId: the one this import gives its UID, else its task's.
+    let known = |uid: &str| match ids.get(uid) {
+        Some(id) => Some(id.to_string()),
+        None => tasks.with_uid(uid).map(|t| t.id.to_string()),
     };
+    let resolve = |uid: &str| known(uid).unwrap_or_else(|| uid.to_owned());
     let list_at = Kind::Task
         .field_index("listId")
         .expect("tasks have a listId");
@@ -58,7 +57,7 @@ pub(crate) fn commands(
     for todo in in_dependency_order(todos, tasks) {
         let existing = tasks.with_uid(&todo.uid);
         let mut changes = todo
-            .changes(existing.map(|r| &**r), resolve)
+            .changes(existing.map(|r| &**r), resolve, known)
             .map_err(|e| match e {
                 ChangesError::Ical(e) => invalid(&todo.uid, e.to_string()),
                 ChangesError::Invalid(v) => ValidationError {
@@ -106,7 +105,7 @@ pub(crate) fn commands(
 }
 
 /// `todos` reordered so that each comes after the VTODOs of the same import it depends on
-/// (a cycle keeps the body's order, and the space refuses it as any cycle). A walk with a
+/// or is a child of (a cycle keeps the body's order, and the space refuses it). A walk with a
 /// stack of its own: a chain of thousands of VTODOs must not overflow the thread's.
 fn in_dependency_order<'a>(todos: &'a [Todo], tasks: &CalendarTasks) -> Vec<&'a Todo> {
     let at: HashMap<&str, usize> = todos
@@ -128,7 +127,7 @@ fn in_dependency_order<'a>(todos: &'a [Todo], tasks: &CalendarTasks) -> Vec<&'a 
                 continue;
             }
             stack.push((i, true));
-            for uid in todos[i].predecessors() {
+            for uid in todos[i].predecessors().chain(todos[i].parent()) {
                 if let (Some(&j), None) = (at.get(uid), tasks.with_uid(uid)) {
                     if !seen[j] {
                         stack.push((j, false));

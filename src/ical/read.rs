@@ -78,6 +78,9 @@ pub(crate) struct Todo {
     pub(super) rrule: Option<String>,
     pub(super) reminders: Vec<Json>,
     pub(super) depends_on: Vec<String>,
+    /// Its first parent (docs §22: a `RELATED-TO` with `RELTYPE=PARENT` or none): the
+    /// parent's `UID`, and the property as written, kept when no task has that `UID`.
+    pub(super) parent: Option<(String, String)>,
     pub(super) kept: String,
 }
 
@@ -274,6 +277,7 @@ fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, I
         rrule: None,
         reminders: Vec::new(),
         depends_on: Vec::new(),
+        parent: None,
         kept: String::new(),
     };
     let mut kept = String::new();
@@ -306,7 +310,8 @@ fn read_todo(calendar: &ICalendar, vtodo: &ICalendarComponent) -> Result<Todo, I
             None => kept.push_str(&component_text(calendar, child)),
         }
     }
-    if kept.len() > CALENDAR_KEPT_MAX_BYTES {
+    let parent_bytes = todo.parent.as_ref().map_or(0, |(_, line)| line.len());
+    if kept.len() + parent_bytes > CALENDAR_KEPT_MAX_BYTES {
         return Err(IcalError::TooLarge(uid));
     }
     todo.kept = kept;
@@ -375,6 +380,23 @@ fn read_property<'a>(
         {
             todo.depends_on
                 .push(first_text(entry).unwrap_or_default().to_owned())
+        }
+        // The first parent is the task's parentId (docs §22); the others are kept as sent.
+        ICalendarProperty::RelatedTo
+            if todo.parent.is_none()
+                && matches!(
+                    param(entry, &ICalendarParameterName::Reltype),
+                    None | Some(ICalendarParameterValue::Reltype(
+                        ICalendarRelationshipType::Parent
+                    ))
+                )
+                && first_text(entry).is_some() =>
+        {
+            let mut line = String::new();
+            entry
+                .write_to(&mut line)
+                .map_err(|e| IcalError::Syntax(e.to_string()))?;
+            todo.parent = Some((first_text(entry).unwrap_or_default().to_owned(), line));
         }
         ICalendarProperty::Duration if duration.is_none() => *duration = Some(entry),
         _ => entry
@@ -450,15 +472,23 @@ impl Todo {
         self.depends_on.iter().map(String::as_str)
     }
 
+    /// The `UID` of its parent (docs §22), if it names one.
+    pub(crate) fn parent(&self) -> Option<&str> {
+        self.parent.as_ref().map(|(uid, _)| uid.as_str())
+    }
+
     /// The changes of a write that makes a task say what this VTODO says: every mapped
     /// field set (null or empty where the VTODO has nothing), `status` only when its class
     /// changes, checked by [`parse_changes`] as a JSON body would be (a create when
     /// `existing` is `None`). `depends_on` gives the `todoId` of the task with a `UID`;
     /// a `DEPENDS-ON` no task has is refused by the space as any unknown predecessor.
+    /// `parent_of` gives the `todoId` of the task with a `UID`, if one has it: the parent
+    /// is `parentId`, and a parent no task has is kept as sent, with `parentId` null.
     pub(crate) fn changes(
         &self,
         existing: Option<&Record>,
         depends_on: impl Fn(&str) -> String,
+        parent_of: impl Fn(&str) -> Option<String>,
     ) -> Result<Changes, ChangesError> {
         let mut body = Map::new();
         let text = |s: &Option<String>| s.clone().map_or(Json::Null, Json::String);
@@ -500,6 +530,17 @@ impl Todo {
         body.insert("reminders".into(), Json::Array(self.reminders.clone()));
         let predecessors: Vec<String> = self.depends_on.iter().map(|uid| depends_on(uid)).collect();
         body.insert("predecessorIds".into(), json!(predecessors));
+        let parent = self
+            .parent
+            .as_ref()
+            .map(|(uid, line)| (parent_of(uid), line));
+        let parent_id = parent.as_ref().and_then(|(id, _)| id.clone());
+        body.insert("parentId".into(), json!(parent_id));
+        // A parent no task has yet is kept first, so it stays the first parent named.
+        let waiting = match parent {
+            Some((None, line)) => line.as_str(),
+            _ => "",
+        };
         let before = existing.map(|r| {
             let at = Kind::Task
                 .field_index("status")
@@ -528,7 +569,7 @@ impl Todo {
                 .and_then(|k| k.object.clone()),
             priority: self.priority,
             categories: free.into_iter().map(|c| c.as_str().into()).collect(),
-            kept: self.kept.as_str().into(),
+            kept: format!("{waiting}{}", self.kept).into(),
         };
         changes
             .fields

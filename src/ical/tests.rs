@@ -35,7 +35,11 @@ fn import(space: &mut Space, id: &str, lines: &str, now: i64) -> Arc<Record> {
     let todo = parse_one(lines);
     let existing = space.get(Kind::Task, id).ok().map(|i| i.record);
     let changes = todo
-        .changes(existing.as_deref(), |uid| uid.to_owned())
+        .changes(
+            existing.as_deref(),
+            |uid| uid.to_owned(),
+            |uid| space.get(Kind::Task, uid).ok().map(|_| uid.to_owned()),
+        )
         .unwrap();
     let op = match existing {
         Some(_) => Op::Update(changes),
@@ -141,7 +145,7 @@ fn utc_dates_stay_utc_and_all_day_dates_are_value_date() {
 #[test]
 fn an_unknown_tzid_is_refused() {
     let todo = parse_one("UID:a\r\nDUE;TZID=Mars/Olympus:20300102T090000\r\n");
-    let err = todo.changes(None, |u| u.into()).unwrap_err();
+    let err = todo.changes(None, |u| u.into(), |_| None).unwrap_err();
     assert!(err.to_string().contains("Mars/Olympus"), "{err}");
 }
 

@@ -187,7 +187,8 @@ fn task_fields() -> CalendarFields {
 }
 
 /// Renders `tasks` as one `VCALENDAR`: a `VTIMEZONE` for each zone their timed dates name,
-/// and one `VTODO` per task. `uid_of` gives the `UID` of a predecessor by `todoId`.
+/// and one `VTODO` per task. `uid_of` gives the `UID` of a predecessor or parent by
+/// `todoId`.
 pub(crate) fn write_calendar<'a>(
     tasks: impl IntoIterator<Item = &'a Record>,
     uid_of: impl Fn(&str) -> String,
@@ -293,6 +294,16 @@ fn vtodo(
                     ICalendarRelationshipType::DependsOn,
                 ))
                 .with_value(uid_of(predecessor)),
+        );
+    }
+    if let Some(parent) = field("parentId").as_text() {
+        e.push(
+            ICalendarEntry::new(ICalendarProperty::RelatedTo)
+                .with_param(ICalendarParameter::new(
+                    ICalendarParameterName::Reltype,
+                    ICalendarRelationshipType::Parent,
+                ))
+                .with_value(uid_of(parent)),
         );
     }
     let mut children = Vec::new();

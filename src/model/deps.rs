@@ -21,7 +21,7 @@
 //! the record's own predecessors and gate and on whether each predecessor is finished;
 //! only those three kinds of change can flip it, and each is handled here.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use imbl::OrdSet;
 use std::ops::Bound;
@@ -324,46 +324,67 @@ impl Graph {
         Ok(Search { cycle: None, edges })
     }
 
-    /// Settles `isBlocked` for a write that takes record `id` from `before` (`None`: it is
-    /// new) to `record`: sets the record's own value, and returns each dependent whose value
-    /// flips because the record became finished or unfinished, flipped and touched at
-    /// `version` and `now`. `records` is the collection before the write.
+    /// Settles `isBlocked` for a write that changes the records `changed` (each in its
+    /// state after the write; the first is the one the write names, which may be new, the
+    /// others the descendants its cascades changed, docs §22): sets each one's own value,
+    /// and returns each other record whose value flips because one of them became finished
+    /// or unfinished, flipped and touched at `version` and `now`, each once. `records` is
+    /// the collection before the write.
     pub fn settle(
         &self,
         records: &Records,
-        before: Option<&Record>,
-        record: &mut Record,
+        changed: &mut [Record],
         version: u64,
         now: i64,
     ) -> Vec<Record> {
         let fields = &self.fields;
-        let finished = |p: &str| records.get(p).is_none_or(|r| fields.is_finished(r));
-        let blocked = fields.blocked(record, finished);
-        record.fields[fields.blocked] = Value::Bool(blocked);
-        let Some(before) = before else {
-            return Vec::new(); // a new record has no dependents yet
+        // Whether each changed record is finished after the write, by id; a write of one
+        // record (nearly every write) needs no map.
+        let first = changed
+            .first()
+            .map(|r| (r.id.clone(), fields.is_finished(r)));
+        let more: HashMap<Id, bool> = match changed.len() {
+            0 | 1 => HashMap::new(),
+            _ => changed
+                .iter()
+                .map(|r| (r.id.clone(), fields.is_finished(r)))
+                .collect(),
         };
-        let now_finished = fields.is_finished(record);
-        if fields.is_finished(before) == now_finished {
-            return Vec::new();
+        let after = |p: &str| match &first {
+            Some((id, finished)) if **id == *p => Some(*finished),
+            _ => more.get(p).copied(),
+        };
+        let finished = |p: &str| {
+            after(p).unwrap_or_else(|| records.get(p).is_none_or(|r| fields.is_finished(r)))
+        };
+        for record in changed.iter_mut() {
+            let blocked = fields.blocked(record, finished);
+            record.fields[fields.blocked] = Value::Bool(blocked);
         }
         let mut flipped = Vec::new();
-        for dependent in self.dependents(&record.id) {
-            let Some(current) = records.get(dependent) else {
+        let mut seen: HashSet<&Id> = HashSet::new();
+        for record in changed.iter() {
+            // A new record has no dependents yet.
+            let Some(before) = records.get(&record.id) else {
                 continue;
             };
-            let blocked = fields.blocked(current, |p| {
-                if *p == *record.id {
-                    now_finished
-                } else {
-                    finished(p)
+            if fields.is_finished(before) == fields.is_finished(record) {
+                continue;
+            }
+            for dependent in self.dependents(&record.id) {
+                if after(dependent).is_some() || !seen.insert(dependent) {
+                    continue;
                 }
-            });
-            if blocked != fields.stored_blocked(current) {
-                let mut changed = Record::clone(current);
-                changed.fields[fields.blocked] = Value::Bool(blocked);
-                changed.touch(version, now);
-                flipped.push(changed);
+                let Some(current) = records.get(dependent) else {
+                    continue;
+                };
+                let blocked = fields.blocked(current, finished);
+                if blocked != fields.stored_blocked(current) {
+                    let mut changed = Record::clone(current);
+                    changed.fields[fields.blocked] = Value::Bool(blocked);
+                    changed.touch(version, now);
+                    flipped.push(changed);
+                }
             }
         }
         flipped

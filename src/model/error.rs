@@ -83,6 +83,50 @@ pub enum SpaceError {
         /// The request's budget, in edges.
         budget: u64,
     },
+    /// A `parentId` that names the record itself or one of its descendants (docs §22).
+    #[error("parentId '{parent}' is {} '{id}' itself or one of its descendants: a record cannot be its own ancestor", .kind.noun())]
+    ParentCycle {
+        /// The kind written.
+        kind: Kind,
+        /// The record written.
+        id: String,
+        /// The parent it named.
+        parent: String,
+    },
+    /// A write that would make a chain of parents longer than
+    /// [`TREE_MAX_DEPTH`](super::limits::TREE_MAX_DEPTH) records (docs §22).
+    #[error("{} '{id}' would sit in a chain of {depth} parents and children; at most {max} are allowed", .kind.noun())]
+    TooDeep {
+        /// The kind written.
+        kind: Kind,
+        /// The record written.
+        id: String,
+        /// How long the longest chain through it would be.
+        depth: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// A write that would give a record more children that are not deleted than
+    /// [`TREE_MAX_CHILDREN`](super::limits::TREE_MAX_CHILDREN) (docs §22).
+    #[error("{} '{parent}' already has {max} children that are not deleted", .kind.noun())]
+    TooManyChildren {
+        /// The kind written.
+        kind: Kind,
+        /// The parent.
+        parent: String,
+        /// The most allowed.
+        max: usize,
+    },
+    /// A restore of a record whose parent is deleted (docs §22).
+    #[error("{} '{id}' cannot be restored while its parent '{parent}' is deleted; restore the parent first", .kind.noun())]
+    ParentDeleted {
+        /// The kind restored.
+        kind: Kind,
+        /// The record restored.
+        id: String,
+        /// Its deleted parent.
+        parent: String,
+    },
     /// A field breaks a rule that depends on the record's state after the write (docs
     /// §18: a `recurrence` on a task without `dateDue`, an `UNTIL` of the wrong form).
     #[error("{field} {message}")]

@@ -94,6 +94,7 @@ impl FieldType {
 
 pub use super::limits::MAX_IDS;
 use super::limits::{LABEL_MAX_CHARS, NAME_MAX_CHARS, NOTES_MAX_CHARS, STYLE_MAX_CHARS};
+use super::record::Value;
 
 /// One updatable field of a kind, besides `sortOrder` which every kind has.
 #[derive(Debug, Clone, Copy)]
@@ -105,6 +106,19 @@ pub struct Field {
     /// Whether listing the collection can filter on it by exact match (booleans: `true` or
     /// `false`).
     pub filter: bool,
+}
+
+impl Field {
+    /// What a listing's exact filter matches this field's `value` against: a string as it
+    /// is, a boolean as `true` or `false`, and a null reference as the empty string (so
+    /// `?parentId=` finds the roots, docs §22, and `?listId=` the tasks in no list); other
+    /// values match no filter.
+    pub fn filter_key<'v>(&self, value: &'v Value) -> Option<&'v str> {
+        match (self.ty, value) {
+            (FieldType::Ref(_), Value::Null) => Some(""),
+            _ => value.filter_key(),
+        }
+    }
 }
 
 const fn field(name: &'static str, ty: FieldType) -> Field {
@@ -160,6 +174,10 @@ const TASK_FIELDS: &[Field] = &[
     // their defaults (`store::codec`), so they stay last.
     field("completedAt", FieldType::Stamp),
     field("calendar", FieldType::Calendar),
+    // Added in format 8 (docs §22): records of formats 1 to 7 are read with it null
+    // (`store::codec`), so it stays last. A reference to the kind itself: the parent,
+    // which makes tasks trees (`model::tree`).
+    filter("parentId", FieldType::Ref(Kind::Task)),
 ];
 
 const LIST_FIELDS: &[Field] = &[

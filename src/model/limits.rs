@@ -60,6 +60,11 @@ pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 /// `SpaceError::DependencyTooComplex` instead of holding its space for long.
 pub const EDGE_BUDGET: u64 = 1_000_000;
 
+/// The most tasks a chain of parents holds (docs §22): a root and 7 levels below it.
+pub const TREE_MAX_DEPTH: usize = 8;
+/// The most children that are not deleted a task may have (docs §22).
+pub const TREE_MAX_CHILDREN: usize = 1_000;
+
 /// The most spaces a user belongs to (active memberships; invitations do not count).
 pub const MAX_SPACES_PER_USER: usize = 1_000;
 /// The most members a space has, pending invitations included.

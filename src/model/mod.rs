@@ -20,6 +20,7 @@ pub mod recurrence;
 pub mod rfc3339;
 pub mod space;
 pub mod time_fields;
+pub mod tree;
 pub mod user;
 pub mod validate;
 pub mod vtodo;

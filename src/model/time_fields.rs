@@ -174,8 +174,10 @@ impl TimeFields {
     ///   the task finishes; either way `completedCount` goes up by 1 and `lastCompletedAt`
     ///   is `now`.
     ///
-    /// A date or day whose start in the zone falls outside years 0001–9999 UTC, or a rule
-    /// that does not hold, is [`SpaceError::InvalidField`] naming the field.
+    /// Whether the write rolled the series to its next occurrence (a completion that ends
+    /// the series is no roll). A date or day whose start in the zone falls outside years
+    /// 0001–9999 UTC, or a rule that does not hold, is [`SpaceError::InvalidField`] naming
+    /// the field.
     pub fn settle(
         &self,
         kind: Kind,
@@ -183,7 +185,7 @@ impl TimeFields {
         record: &mut Record,
         changes: &Changes,
         now: i64,
-    ) -> Result<(), SpaceError> {
+    ) -> Result<bool, SpaceError> {
         let field = |at: usize| kind.fields()[at].name;
         let invalid = |at: usize, message: &str| SpaceError::InvalidField {
             field: field(at),
@@ -227,7 +229,7 @@ impl TimeFields {
             }
         }
         let Some(text) = record.fields[self.recurrence].as_text().map(str::to_owned) else {
-            return Ok(());
+            return Ok(false);
         };
         let Some(due) = self.due(record) else {
             return Err(invalid(
@@ -237,7 +239,7 @@ impl TimeFields {
         };
         Rule::parse(&text, all_day).map_err(|message| invalid(self.recurrence, &message))?;
         let Some(before) = before.filter(|b| finishes(self, b, record, changes)) else {
-            return Ok(());
+            return Ok(false);
         };
         let recur_from = record.fields[self.recur_from]
             .as_text()
@@ -245,6 +247,7 @@ impl TimeFields {
             .unwrap_or_default();
         let rolled = complete(&text, due, self.start(record), tz, all_day, recur_from, now)
             .map_err(|message| invalid(self.recurrence, &message))?;
+        let next = matches!(rolled, Rolled::Next { .. });
         if let Rolled::Next {
             due,
             start,
@@ -262,7 +265,7 @@ impl TimeFields {
         };
         record.fields[self.completed_count] = Value::Integer(count + 1);
         record.fields[self.last_completed_at] = Value::Time(now);
-        Ok(())
+        Ok(next)
     }
 
     /// The occurrences of `record`'s series that `query` asks for, read at `now`, and

@@ -91,7 +91,7 @@ pub fn parse_changes(
                 changes.days.push((index, day));
                 Ok(())
             } else if ty.is_writable() {
-                parse_value(ty, json).map(|v| changes.fields.push((index, v)))
+                parse_value(kind, ty, json).map(|v| changes.fields.push((index, v)))
             } else {
                 Err("is read-only".to_string())
             }
@@ -297,8 +297,8 @@ fn finite(json: &Json) -> Option<f64> {
     json.as_f64().filter(|n| n.is_finite()).map(|n| n + 0.0)
 }
 
-/// Checks one field's JSON value against its type.
-fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
+/// Checks one field's JSON value against its type, in a record of `kind`.
+fn parse_value(kind: Kind, ty: FieldType, json: Json) -> Result<Value, String> {
     if json.is_null() {
         return match ty {
             FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked => {
@@ -358,8 +358,11 @@ fn parse_value(ty: FieldType, json: Json) -> Result<Value, String> {
             Json::String(s) if is_id(&s) => Ok(Value::Text(s.into())),
             _ => Err(format!("{}, or null", id_rule())),
         },
-        FieldType::Ref(_) => match json {
-            Json::String(s) => Ok(Value::Text(s.into())),
+        FieldType::Ref(target) => match json {
+            // A reference to the record's own kind (a task's `parentId`, docs §22) must have
+            // the id shape; any other string names no record, which the space refuses.
+            Json::String(s) if target != kind || is_id(&s) => Ok(Value::Text(s.into())),
+            Json::String(_) => Err(format!("{}, or null", id_rule())),
             _ => Err("must be an id string or null".into()),
         },
         FieldType::Refs(_) | FieldType::Predecessors => parse_ids(json, |_| true),

@@ -45,6 +45,7 @@
 //! | 5 | a task record has eight more fields, last (docs §18): `timeZone`, `isAllDay`, `recurrence`, `recurFrom`, `reminders` (the new `Value::Reminders`, last), `remindedAt`, `completedCount`, `lastCompletedAt`. Task records of formats 1 to 4 are read with them at their defaults appended ([`upgrade_record`]): right, since those formats had no time fields |
 //! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
+//! | 8 | a task record has one more field, last (docs §22): `parentId` (`Value::Text` or `Value::Null`). Task records of formats 1 to 7 are read with it null ([`upgrade_record`]): right, since those formats had no subtasks, so every task is a root |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -61,7 +62,7 @@ use crate::model::{
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 7;
+pub const FORMAT_VERSION: u16 = 8;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -265,6 +266,8 @@ const TASK_FIELDS_BEFORE_5: usize = 20;
 /// The fields of a task record before format 7 added `completedAt` and `calendar`
 /// (docs §20).
 const TASK_FIELDS_BEFORE_7: usize = 28;
+/// The fields of a task record before format 8 added `parentId` (docs §22).
+const TASK_FIELDS_BEFORE_8: usize = 30;
 
 /// How many fields a task record of format `version` has.
 fn task_fields_of(version: u16) -> usize {
@@ -272,6 +275,7 @@ fn task_fields_of(version: u16) -> usize {
         ..3 => TASK_FIELDS_BEFORE_3,
         3 | 4 => TASK_FIELDS_BEFORE_5,
         5 | 6 => TASK_FIELDS_BEFORE_7,
+        7 => TASK_FIELDS_BEFORE_8,
         _ => Kind::Task.fields().len(),
     }
 }
@@ -279,7 +283,7 @@ fn task_fields_of(version: u16) -> usize {
 /// Brings a record of `kind` written in format `version` to this build's shape: a task of
 /// an older format gets the fields later formats added, at their defaults (no task of
 /// formats 1 and 2 has predecessors, so `isBlocked` is false; no task before format 5 has
-/// time fields, none before format 7 calendar data). A record of any other length is left
+/// time fields, none before format 7 calendar data, none before format 8 a parent). A record of any other length is left
 /// alone for the space's own check to refuse.
 fn upgrade_record(version: u16, kind: Kind, record: &mut Arc<Record>) {
     let had = task_fields_of(version);
@@ -796,6 +800,13 @@ mod tests {
                 "the fixture of format {version} holds tasks in files and entries"
             );
         }
+    }
+
+    /// Tasks of format 7 come out with `parentId` null: every one a root.
+    #[test]
+    fn format_7_golden_files_read_with_every_task_a_root() {
+        let tasks = golden_tasks_read_with_later_fields_at_their_defaults(7, TASK_FIELDS_BEFORE_8);
+        assert!(tasks >= 6, "the fixture holds tasks in files and entries");
     }
 
     #[test]

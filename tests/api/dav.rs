@@ -14,7 +14,7 @@ fn propfind() -> Method {
 }
 
 /// `Authorization: Basic` with any user name and `token` as the password.
-fn basic(token: &str) -> String {
+pub(crate) fn basic(token: &str) -> String {
     let pair = format!("someone@example.com:{token}");
     format!(
         "Basic {}",
@@ -515,7 +515,13 @@ fn vtodo(uid: &str, summary: &str, extra: &str) -> String {
 }
 
 /// A `PUT` of `body` at `path` with `auth` and the `(name, value)` headers.
-async fn put(app: &TestApp, path: &str, auth: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+pub(crate) async fn put(
+    app: &TestApp,
+    path: &str,
+    auth: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
     let mut request = app
         .request(Method::PUT, path)
         .insert_header(("Authorization", auth))
@@ -527,7 +533,7 @@ async fn put(app: &TestApp, path: &str, auth: &str, headers: &[(&str, &str)], bo
 }
 
 /// The `(user, space)` of the default user.
-async fn me(app: &TestApp) -> (String, String) {
+pub(crate) async fn me(app: &TestApp) -> (String, String) {
     let me = app.get("/api/v1/me").await;
     (
         me.data()["userId"].as_str().unwrap().to_owned(),

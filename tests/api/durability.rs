@@ -435,6 +435,14 @@ async fn the_format_7_golden_data_dir_loads_to_the_exact_completion_times() {
     golden_data_dir_loads_exactly("v7").await;
 }
 
+/// Format 8 adds `parentId` (§22): a tree in a space file, and in the journal a roll that
+/// reopens a subtask, a move of the root's list that its subtree follows, and a subtree
+/// deleted and restored.
+#[actix_web::test]
+async fn the_format_8_golden_data_dir_loads_to_the_exact_trees_of_subtasks() {
+    golden_data_dir_loads_exactly("v8").await;
+}
+
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after
 /// its own journal entries, and a crash then replays both kinds of entry: the predecessors,
 /// `isBlocked` and the reverse index that flips it all come back.

@@ -29,6 +29,7 @@ mod records;
 mod reminders;
 mod replication;
 mod spaces;
+mod subtasks;
 mod sync;
 mod time;
 mod tokens;

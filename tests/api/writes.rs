@@ -308,11 +308,13 @@ async fn patch_null_clears_every_nullable_field() {
     let app = spawn_app();
     app.create("lists", json!({"listId": "l"})).await;
     app.create("contexts", json!({"contextId": "c"})).await;
+    app.create("tasks", json!({"todoId": "parent"})).await;
     for (collection, id_field) in KINDS {
         let mut full = non_default_fields(collection);
         if collection == "tasks" {
             full.insert("listId".into(), json!("l"));
             full.insert("contextId".into(), json!("c"));
+            full.insert("parentId".into(), json!("parent"));
         }
         let record = app.create(collection, Value::Object(full)).await;
         let item = format!("/api/v1/{collection}/{}", id_of(&record, id_field));

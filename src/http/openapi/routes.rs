@@ -155,6 +155,7 @@ fn list_filters(kind: Kind) -> Vec<Parameter> {
         let booleans = string().enum_values(Some(["true", "false"]));
         let (schema, text) = match field.ty {
             FieldType::Blocked => (booleans, texts::BLOCKED),
+            FieldType::Ref(_) => (string(), texts::REFERENCE),
             _ => (string(), "Exact match."),
         };
         (field.name, schema, Some(text.to_string()))

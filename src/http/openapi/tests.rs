@@ -157,6 +157,23 @@ fn tasks_document_their_dependencies() {
         .unwrap();
     assert!(problem.contains("dependency_cycle"));
     assert!(problem.contains("dependency_too_complex"));
+    for code in ["parent_cycle", "too_deep"] {
+        assert!(problem.contains(code), "{code}");
+    }
+    let conflict = document["components"]["responses"]["Problem409"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(conflict.contains("parent_deleted") && conflict.contains("children"));
+    let parent = &schemas["Task"]["properties"]["parentId"];
+    assert!(parent["description"]
+        .as_str()
+        .unwrap()
+        .contains("parent_cycle"));
+    assert!(list["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["name"] == "parentId"));
     for method in ["post", "patch"] {
         let path = if method == "post" {
             "/api/v1/tasks"

@@ -2,12 +2,13 @@
 //! problem responses mean, as data the generators insert (many name a limit of
 //! [`crate::model::limits`]).
 
-use crate::model::kind::FieldType;
+use crate::model::kind::{FieldType, Kind};
 use crate::model::limits::{
     thousands, EDGE_BUDGET, FILTER_MAX_CHARS, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH,
     MAX_BODY_BYTES, MAX_INVITATIONS_PER_INVITEE, MAX_INVITATIONS_SENT, MAX_MEMBERS,
     MAX_SPACES_PER_USER, MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_USER, MAX_TOKENS,
     ORDER_BY_MAX_KEYS, PAGE_LIMIT_DEFAULT, RECURRENCE_COUNT_MAX, SEARCH_MAX_CHARS,
+    TREE_MAX_CHILDREN, TREE_MAX_DEPTH,
 };
 use crate::model::query::SortKey;
 
@@ -38,6 +39,11 @@ pub(super) fn parameter(name: &str) -> Option<String> {
 /// The filter of a listing by the blocked field.
 pub(super) const BLOCKED: &str = "Only tasks that are (true) or are not (false) blocked; \
      another value → 400 invalid_parameter.";
+
+/// The filter of a listing by a reference field (listId, contextId, parentId).
+pub(super) const REFERENCE: &str = "Exact match; empty matches the tasks where it is null \
+     (?parentId= lists the roots, docs §22). A value that is not id-shaped → 400 \
+     invalid_parameter.";
 
 /// What a response header means.
 pub(super) fn header(name: &str) -> &'static str {
@@ -127,10 +133,12 @@ pub(super) fn problem(status: u16) -> String {
         408 => "request_timeout: the body did not arrive in time".to_string(),
         409 => format!(
             "already_exists, record_deleted, idempotency_key_in_use, default_space (a default \
-             space cannot be shared, left or deleted), last_owner (a space must keep an owner) \
-             or limit_reached ({} spaces per user, {} members and invitations per space, {} \
-             live scoped tokens per user, {} pending invitations sent per user, {} pending \
-             from one user to another)",
+             space cannot be shared, left or deleted), last_owner (a space must keep an owner), \
+             parent_deleted (a restore of a task whose parent is deleted, docs §22) or \
+             limit_reached ({} children that are not deleted per task, {} spaces per user, {} \
+             members and invitations per space, {} live scoped tokens per user, {} pending \
+             invitations sent per user, {} pending from one user to another)",
+            thousands(TREE_MAX_CHILDREN),
             thousands(MAX_SPACES_PER_USER),
             thousands(MAX_MEMBERS),
             thousands(MAX_TOKENS),
@@ -141,10 +149,13 @@ pub(super) fn problem(status: u16) -> String {
         413 => format!("payload_too_large: body over {} MiB", MAX_BODY_BYTES >> 20),
         415 => "unsupported_media_type: a body without a JSON content type".to_string(),
         422 => format!(
-            "invalid_reference, dependency_cycle (with the cycle's ids in order in `cycle`), \
+            "invalid_reference, parent_cycle (a parentId naming the task or a descendant, docs \
+             §22), too_deep (a chain of more than {} parents and children), dependency_cycle \
+             (with the cycle's ids in order in `cycle`), \
              dependency_too_complex (the request's cycle checks would follow more than {} \
              dependency edges in all; nothing changed; in a batch, `operationIndex` names the \
              operation where the budget ran out) or idempotency_key_reused",
+            TREE_MAX_DEPTH,
             thousands(EDGE_BUDGET)
         ),
         429 => format!(
@@ -182,6 +193,18 @@ pub(super) fn field(ty: FieldType) -> Option<String> {
                  {} edges in all is 422 dependency_too_complex (docs §21). Duplicates \
                  dropped, order kept; [] clears.",
             thousands(EDGE_BUDGET)
+        ),
+        FieldType::Ref(Kind::Task) => format!(
+            "The todoId of the parent task (docs §22), or null for a root: an active task of \
+                 the space when set, else 422 invalid_reference; the task itself or one of its \
+                 descendants is 422 parent_cycle; a chain longer than {TREE_MAX_DEPTH} tasks \
+                 anywhere in the moved subtree is 422 too_deep; more than {} children that \
+                 are not deleted is 409 limit_reached. A new child whose create names no \
+                 listId takes its parent's; a change of listId moves every descendant that \
+                 had the old one; delete and restore take the subtree; a roll of a repeating \
+                 task reopens its finished subtasks. Each such change is a change of its own \
+                 in the same write and version.",
+            thousands(TREE_MAX_CHILDREN)
         ),
         FieldType::Zone => {
             "An IANA time zone name (Europe/Paris; aliases such as US/Eastern accepted), \

@@ -44,11 +44,13 @@ pub enum SortKey {
     IsImportant,
     /// `versionUpdatedAt`.
     VersionUpdatedAt,
+    /// `parentId` (docs §22): a task's siblings together, roots last.
+    ParentId,
 }
 
 impl SortKey {
     /// Every key, in the order the contract lists them.
-    pub const ALL: [SortKey; 10] = [
+    pub const ALL: [SortKey; 11] = [
         SortKey::SortOrder,
         SortKey::DateDue,
         SortKey::DateStart,
@@ -59,6 +61,7 @@ impl SortKey {
         SortKey::DurationEstimate,
         SortKey::IsImportant,
         SortKey::VersionUpdatedAt,
+        SortKey::ParentId,
     ];
 
     /// The field's name in a task response.
@@ -74,6 +77,7 @@ impl SortKey {
             SortKey::DurationEstimate => "durationEstimate",
             SortKey::IsImportant => "isImportant",
             SortKey::VersionUpdatedAt => "versionUpdatedAt",
+            SortKey::ParentId => "parentId",
         }
     }
 
@@ -304,7 +308,10 @@ impl OrderBy {
                                 | SortKey::UpdatedAt,
                             SortValue::Time(_)
                         )
-                        | (SortKey::Name | SortKey::Status, SortValue::Text(_))
+                        | (
+                            SortKey::Name | SortKey::Status | SortKey::ParentId,
+                            SortValue::Text(_)
+                        )
                         | (SortKey::IsImportant, SortValue::Bool(_))
                 )
             })

@@ -8,7 +8,7 @@ use crate::model::error::SpaceError;
 use crate::model::kind::{FieldType, Kind};
 use crate::model::record::{Id, Record, Value};
 
-use super::commands::{Command, Former, IfMatch, Op, Outcome, Step, Touched, Undo};
+use super::commands::{Changes, Command, Former, IfMatch, Op, Outcome, Step, Touched, Undo};
 use super::Space;
 
 /// A write of at most this many commands may be light (see [`Space::is_heavy`]).
@@ -25,7 +25,9 @@ impl Space {
     /// that others name (a cycle search), or a change that may finish or unfinish a
     /// record with more than [`LIGHT_DEPENDENTS`] dependents (their `isBlocked` flips), or
     /// a change of the `status` of a repeating task (its roll expands the rule: up to
-    /// 100,000 candidate instances, docs §27).
+    /// 100,000 candidate instances, docs §27). A change that may cascade (docs §22: a
+    /// delete, a restore, a `listId` or `status` change) over a subtree of more than
+    /// [`LIGHT_DEPENDENTS`] records is heavy too.
     /// A guess from what the commands name, at a cost of a few lookups; it errs on the
     /// heavy side.
     pub fn is_heavy(&self, commands: &[Command]) -> bool {
@@ -34,6 +36,19 @@ impl Space {
         }
         let mut text = 0;
         for command in commands {
+            if let Some(tree) = &self.collection(command.kind).tree {
+                let cascades = match &command.op {
+                    Op::SetDeleted(_) => true,
+                    Op::Update(changes) => changes
+                        .fields
+                        .iter()
+                        .any(|(at, _)| *at == tree.fields().list || *at == tree.fields().status),
+                    Op::Create(_) | Op::Remind => false,
+                };
+                if cascades && tree.has_more_descendants(&command.id, LIGHT_DEPENDENTS) {
+                    return true;
+                }
+            }
             let Some(graph) = self.graph(command.kind) else {
                 continue;
             };
@@ -121,12 +136,16 @@ impl Space {
     }
 
     /// Decides what `command` does at the next version, without changing anything; its
-    /// dependency check takes what it follows from `budget`.
+    /// dependency check takes what it follows from `budget`. The step touches the record
+    /// the command names, the descendants its cascades change (docs §22), the records
+    /// losing an exclusive flag, and the records whose `isBlocked` flips, each once.
     fn plan(&self, command: &Command, now: i64, budget: &mut Budget) -> Result<Step, SpaceError> {
         let Command { kind, id, op, .. } = command;
         let (kind, version) = (*kind, self.version + 1);
         let collection = self.collection(kind);
+        let before = collection.records.get(&**id).map(|r| &**r);
         let mut record = self.start_record(command, now, budget)?;
+        let mut rolled = false;
         if let Op::Create(changes) | Op::Update(changes) = op {
             #[cfg(feature = "failpoints")]
             injected_panic(&self.id);
@@ -136,30 +155,42 @@ impl Space {
             for (field, value) in &changes.fields {
                 record.fields[*field] = value.clone();
             }
-            let before = collection.records.get(&**id).map(|r| &**r);
+            if let (Op::Create(_), Some(tree)) = (op, &collection.tree) {
+                tree.inherit_list(&collection.records, &mut record, &changes.fields);
+            }
             if let Some(times) = &collection.times {
-                times.settle(kind, before, &mut record, changes, now)?;
+                rolled = times.settle(kind, before, &mut record, changes, now)?;
             }
             if let Some(calendar) = &collection.calendar {
                 calendar.settle(before, &mut record, changes, now);
             }
         }
         record.touch(version, now);
-        let flipped = match &collection.graph {
-            Some(graph) => {
-                let before = collection.records.get(&**id).map(|r| &**r);
-                graph.settle(&collection.records, before, &mut record, version, now)
+        let mut changed = vec![record];
+        if let (Some(tree), Some(before)) = (&collection.tree, before) {
+            for mut descendant in tree.cascade(&collection.records, before, &changed[0], rolled) {
+                if let Some(calendar) = &collection.calendar {
+                    let was = collection.records.get(&descendant.id).map(|r| &**r);
+                    calendar.settle(was, &mut descendant, &Changes::default(), now);
+                }
+                descendant.touch(version, now);
+                changed.push(descendant);
             }
+        }
+        let flipped = match &collection.graph {
+            Some(graph) => graph.settle(&collection.records, &mut changed, version, now),
             None => Vec::new(),
         };
-        let mut touched = Vec::with_capacity(1 + flipped.len());
-        touched.push(Touched {
+        let mut touched = Vec::with_capacity(changed.len() + flipped.len());
+        let mut changed = changed.into_iter().map(|record| Touched {
             kind,
             record: Arc::new(record),
         });
+        touched.extend(changed.next());
         if let Op::Create(changes) | Op::Update(changes) = op {
             self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
         }
+        touched.extend(changed);
         touched.extend(flipped.into_iter().map(|record| Touched {
             kind,
             record: Arc::new(record),
@@ -210,6 +241,7 @@ impl Space {
                     });
                 }
                 self.check_dependencies(kind, id, None, &changes.fields, budget)?;
+                self.check_tree(kind, id, None, &changes.fields)?;
                 self.check_references(kind, &changes.fields)?;
                 let sort_order = changes
                     .sort_order
@@ -225,11 +257,18 @@ impl Space {
                     });
                 }
                 self.check_dependencies(kind, id, Some(current), &changes.fields, budget)?;
+                self.check_tree(kind, id, Some(current), &changes.fields)?;
                 self.check_references(kind, &changes.fields)?;
                 Record::clone(current)
             }
             Op::SetDeleted(deleted) => {
-                let mut record = Record::clone(existing(id)?);
+                let current = existing(id)?;
+                if let (false, true, Some(tree)) =
+                    (*deleted, current.is_deleted(), &collection.tree)
+                {
+                    tree.check_restore(kind, &collection.records, current)?;
+                }
+                let mut record = Record::clone(current);
                 record.deleted_at = if *deleted {
                     record.deleted_at.or(Some(now))
                 } else {
@@ -297,6 +336,23 @@ impl Space {
         let collection = self.collection(kind);
         match &collection.graph {
             Some(graph) => graph.check(&collection.records, current, id, changes, budget),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks that the parent the changes set to record `id` (now `current`) keeps the
+    /// kind's trees within the rules of docs §22 (`model::tree`); checked before the
+    /// references, so that a record naming itself is a cycle even on create.
+    fn check_tree(
+        &self,
+        kind: Kind,
+        id: &str,
+        current: Option<&Record>,
+        changes: &[(usize, Value)],
+    ) -> Result<(), SpaceError> {
+        let collection = self.collection(kind);
+        match &collection.tree {
+            Some(tree) => tree.check(kind, &collection.records, current, id, changes),
             None => Ok(()),
         }
     }

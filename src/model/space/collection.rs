@@ -1,5 +1,6 @@
 //! The records of one kind in a space, with their indexes and the per-kind structures
-//! (dependency graph, time fields, reminders, calendar names) kept in step with them.
+//! (dependency graph, trees of subtasks, time fields, reminders, calendar names) kept in
+//! step with them.
 
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use crate::model::error::SpaceError;
 use crate::model::kind::Kind;
 use crate::model::record::{Id, Record, Records};
 use crate::model::time_fields::TimeFields;
+use crate::model::tree::Tree;
 use crate::model::vtodo::{CalendarFields, Objects};
 
 use super::indexes::{Indexes, OrderKey};
@@ -22,6 +24,8 @@ pub(super) struct Collection {
     pub(super) indexes: Indexes,
     /// The dependency graph, for a kind whose records have predecessors (tasks).
     pub(super) graph: Option<Graph>,
+    /// The index of children, for a kind whose records have a parent (tasks, docs §22).
+    pub(super) tree: Option<Tree>,
     /// Where the kind keeps its time fields, when it has them (tasks).
     pub(super) times: Option<TimeFields>,
     /// The records with a reminder left to fire, by when the next one is due (see
@@ -40,6 +44,7 @@ impl Collection {
             records: Records::new(),
             indexes: Indexes::new(kind),
             graph: Graph::of(kind),
+            tree: Tree::of(kind),
             times: TimeFields::of(kind),
             reminders: OrdSet::new(),
             calendar: CalendarFields::of(kind),
@@ -92,6 +97,9 @@ impl Collection {
         }
         if let Some(graph) = &mut self.graph {
             graph.relink(old.as_deref(), new.map(|r| &**r), &self.records);
+        }
+        if let Some(tree) = &mut self.tree {
+            tree.relink(old.as_deref(), new.map(|r| &**r), &self.records);
         }
         if let Some(fields) = &self.calendar {
             self.objects

@@ -337,11 +337,9 @@ impl Scope<'_> {
     fn keeps(&self, record: &Record) -> bool {
         record.version <= self.walk_version
             && (self.query.include_deleted || !record.is_deleted())
-            && self
-                .query
-                .filters
-                .iter()
-                .all(|(field, value)| record.fields[*field].filter_key() == Some(value))
+            && self.query.filters.iter().all(|(field, value)| {
+                Kind::Task.fields()[*field].filter_key(&record.fields[*field]) == Some(value)
+            })
             && self.filter.matches(record)
             && self.search.is_none_or(|s| s.matches_task(record))
     }

@@ -90,6 +90,8 @@ type FieldIndex = OrdMap<Box<str>, OrdSet<OrderKey>>;
 /// The ordered indexes of one collection, kept in step with its records.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Indexes {
+    /// The kind's field table, which says how each filterable field is keyed.
+    fields: &'static [Field],
     /// Every record.
     pub(super) all: OrdSet<OrderKey>,
     /// Records that are not deleted, for the default listing.
@@ -113,6 +115,7 @@ impl Indexes {
                 .map(|(i, _)| i)
         };
         Indexes {
+            fields: kind.fields(),
             by_field: positions(|f| f.filter)
                 .map(|i| (i, OrdMap::new()))
                 .collect(),
@@ -159,8 +162,9 @@ impl Indexes {
         let mut indexes = Indexes::new(kind);
         for (field, index) in &mut indexes.by_field {
             let mut runs: BTreeMap<&str, Vec<OrderKey>> = BTreeMap::new();
+            let spec = indexes.fields[*field];
             for (key, record) in keyed {
-                if let Some(value) = record.fields[*field].filter_key() {
+                if let Some(value) = spec.filter_key(&record.fields[*field]) {
                     runs.entry(value).or_default().push(key.clone());
                 }
             }
@@ -190,7 +194,7 @@ impl Indexes {
     pub(super) fn add(&mut self, record: &Record) {
         let key = OrderKey::of(record);
         for (field, index) in &mut self.by_field {
-            if let Some(value) = record.fields[*field].filter_key() {
+            if let Some(value) = self.fields[*field].filter_key(&record.fields[*field]) {
                 match index.get_mut(value) {
                     Some(keys) => keys.insert(key.clone()),
                     None => index.entry(value.into()).or_default().insert(key.clone()),
@@ -211,7 +215,7 @@ impl Indexes {
     pub(super) fn remove(&mut self, record: &Record) {
         let key = OrderKey::of(record);
         for (field, index) in &mut self.by_field {
-            let Some(value) = record.fields[*field].filter_key() else {
+            let Some(value) = self.fields[*field].filter_key(&record.fields[*field]) else {
                 continue;
             };
             if let Some(keys) = index.get_mut(value) {

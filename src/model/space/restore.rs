@@ -99,6 +99,9 @@ impl Space {
             if let Some(graph) = &mut collection.graph {
                 graph.rebuild(&collection.records);
             }
+            if let Some(tree) = &mut collection.tree {
+                tree.rebuild(&collection.records);
+            }
             let reminders = records
                 .iter()
                 .filter_map(|r| collection.reminder_key(r))

@@ -27,7 +27,7 @@ pub const BASE_FIELDS: [&str; 7] = [
 ];
 
 /// The updatable fields of a collection's records with the value each has when a create
-/// leaves it out (docs §3, §15, §18), `sortOrder` excepted, and a task's read-only
+/// leaves it out (docs §3, §15, §18, §22), `sortOrder` excepted, and a task's read-only
 /// `isBlocked`, `remindedAt`, `completedCount` and `lastCompletedAt`.
 pub fn default_fields(collection: &str) -> serde_json::Map<String, Value> {
     let value = match collection {
@@ -41,6 +41,7 @@ pub fn default_fields(collection: &str) -> serde_json::Map<String, Value> {
             "predecessorIds": [], "isBlocked": false,
             "timeZone": null, "isAllDay": false, "recurrence": null, "recurFrom": "due",
             "reminders": [], "remindedAt": null, "completedCount": 0, "lastCompletedAt": null,
+            "parentId": null,
         }),
         "lists" => json!({
             "name": null, "color": null, "emoji": null, "icon": null,
