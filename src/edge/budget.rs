@@ -1,6 +1,7 @@
 //! A fair share per token (docs §25): with `--token-rate`, every authenticated request
 //! spends from its token's budget, a bucket of `burst` requests refilled at `per_second`
-//! a second.
+//! a second; a scoped token may have a budget of its own (`rateLimit`), which applies
+//! whether or not the server's are on.
 //!
 //! A front's caller extractor charges the request once ([`charge`]) as soon as it knows the
 //! token; a request that finds the bucket empty does nothing and is answered `429` with
@@ -107,13 +108,15 @@ impl Budgets {
         }
     }
 
-    /// The budget `caller`'s token spends from; `None` when budgets are off.
+    /// The budget `caller`'s token spends from: its own (a scoped token's `rateLimit`,
+    /// which applies whether or not the server's budgets are on), else the server's; `None`
+    /// when it has neither.
     pub(crate) fn of(&self, caller: &Caller) -> Option<Budget> {
-        let (key, scoped) = match &caller.scope {
-            Scope::Primary => (format!("user:{}", caller.account.id), false),
-            Scope::Scoped(live) => (format!("token:{}", live.token.id), true),
+        let (key, own, scoped) = match &caller.scope {
+            Scope::Primary => (format!("user:{}", caller.account.id), None, false),
+            Scope::Scoped(live) => (format!("token:{}", live.token.id), live.rate_limit, true),
         };
-        let limit = self.server?;
+        let limit = own.or(self.server)?;
         Some(Budget {
             key: key.into(),
             limit,
@@ -265,6 +268,12 @@ pub(crate) fn count_refusal(budget: &Budget) {
 /// The budget request `req` was charged to, if any.
 pub(crate) fn charged(req: &HttpRequest) -> Option<Budget> {
     req.extensions().get::<Charged>().map(|c| c.budget.clone())
+}
+
+/// The server's budget per token (`--token-rate`), if on, for the app serving `req`: a
+/// scoped token's own may not exceed it.
+pub(crate) fn server(req: &HttpRequest) -> Option<RateLimit> {
+    budgets(req).and_then(|b| b.server)
 }
 
 /// The budgets of the app serving `req`.

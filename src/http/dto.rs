@@ -180,6 +180,10 @@ pub(crate) struct Token {
     #[schema(value_type = Option<String>, format = DateTime, required = true)]
     pub last_used_at: Option<Stamp>,
     pub name: Box<str>,
+    /// Its own budget of requests (docs §25), applied whether or not the server's budgets
+    /// are on; null: the server's (none when `--token-rate` is off).
+    #[schema(required = true)]
+    pub rate_limit: Option<RateLimit>,
     /// The spaces it reaches; null for every space the user belongs to, now and later.
     #[schema(required = true)]
     pub space_ids: Option<Vec<Box<str>>>,
@@ -189,6 +193,17 @@ pub(crate) struct Token {
     #[schema(nullable = false)]
     pub token: Option<Box<str>>,
     pub token_id: Box<str>,
+}
+
+/// A budget of requests (docs §25): a bucket of `burst` requests refilled at `perSecond`
+/// a second.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RateLimit {
+    #[schema(minimum = 1)]
+    pub per_second: u32,
+    #[schema(minimum = 1)]
+    pub burst: u32,
 }
 
 /// The caller (`GET /api/v1/me`).
@@ -444,6 +459,9 @@ pub(crate) struct TokenCreate {
     /// In the future; null or absent for never.
     #[schema(value_type = Option<String>, format = DateTime)]
     expires_at: Option<String>,
+    /// A budget of its own (docs §25), each value at most the server's while its budgets
+    /// are on; null or absent for the server's.
+    rate_limit: Option<RateLimit>,
 }
 
 /// `{"name"}` of a new user.

@@ -535,8 +535,10 @@ pub(crate) fn kept_with_write(req: &HttpRequest, answer: KeptAnswer) {
 }
 
 /// A top-level value of a body, parsed at a cost bounded by its bytes. Every field takes
-/// a scalar, an array of ids or an array of small objects (`reminders`), so:
-/// - an object is never valid and is not parsed (an empty one fails the same way);
+/// a scalar, a small object (a token's `rateLimit`), an array of ids or an array of small
+/// objects (`reminders`), so:
+/// - an object of at most [`SMALL_OBJECT_BYTES`] is parsed; a bigger one is never valid
+///   and is not parsed (an empty one fails the same way);
 /// - an array keeps its distinct strings and its objects in order, the way id arrays are
 ///   validated, and stops keeping anything once it holds more than [`MAX_IDS`] of them or
 ///   another value (the rest is only scanned), which fails validation with the same
@@ -544,12 +546,16 @@ pub(crate) fn kept_with_write(req: &HttpRequest, answer: KeptAnswer) {
 fn bounded_value(raw: &RawValue) -> Result<Json, ApiError> {
     let text = raw.get();
     let parsed = match text.as_bytes().first() {
+        Some(b'{') if text.len() <= SMALL_OBJECT_BYTES => serde_json::from_str(text),
         Some(b'{') => Ok(Json::Object(Map::new())),
         Some(b'[') => serde_json::from_str::<BoundedArray>(text).map(|a| Json::Array(a.0)),
         _ => serde_json::from_str(text),
     };
     parsed.map_err(|e| ApiError::InvalidJson(format!("the body is not JSON: {e}")))
 }
+
+/// The longest object [`bounded_value`] reads whole.
+const SMALL_OBJECT_BYTES: usize = 1024;
 
 /// An array read by [`bounded_value`].
 struct BoundedArray(Vec<Json>);

@@ -13,8 +13,8 @@ use crate::core::deliveries::Attempt;
 use crate::model::kept::KeptAnswer;
 use crate::model::webhook::{Position, Webhook};
 use crate::model::{
-    Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, Role, SpaceInfo,
-    Token, Touched,
+    Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, RateLimit, Role,
+    SpaceInfo, Token, Touched,
 };
 use crate::wire::{RecordJson, Stamp};
 
@@ -210,14 +210,23 @@ pub(crate) fn invitation(space: &SpaceInfo, invitation: &Invitation) -> dto::Inv
     }
 }
 
-/// A token object (docs §14), with its secret only when given.
-pub(crate) fn token(token: &Token, secret: Option<&str>) -> dto::Token {
+/// A token object (docs §14) with its own budget, if any (docs §25), and its secret only
+/// when given.
+pub(crate) fn token(
+    token: &Token,
+    rate_limit: Option<RateLimit>,
+    secret: Option<&str>,
+) -> dto::Token {
     dto::Token {
         access: token.access.into(),
         created_at: Stamp(token.created_at),
         expires_at: token.expires_at.map(Stamp),
         last_used_at: token.last_used_at.map(Stamp),
         name: token.name.clone(),
+        rate_limit: rate_limit.map(|l| dto::RateLimit {
+            per_second: l.per_second,
+            burst: l.burst,
+        }),
         space_ids: token.spaces.clone(),
         token: secret.map(Box::from),
         token_id: token.id.clone(),

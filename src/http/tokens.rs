@@ -19,10 +19,11 @@ use super::{dto, render};
 use crate::actors::directory::Answer;
 use crate::core::reach;
 use crate::core::Core;
+use crate::edge::budget;
 use crate::model::access::Action;
 use crate::model::user::{hash_token, new_token};
 use crate::model::validate::parse_token;
-use crate::model::{Change, DirectoryState, Token};
+use crate::model::{Change, DirectoryState, RateLimit, Token};
 
 /// Create a scoped token; its secret is shown only here
 ///
@@ -51,7 +52,8 @@ pub(crate) async fn create(
 ) -> Result<HttpResponse, ApiError> {
     reach(&caller, None, Action::Account)?;
     let now = chrono::Utc::now().timestamp_millis();
-    let new = parse_token(body.0, now)?;
+    let new = parse_token(body.0, now, budget::server(&req))?;
+    let new_limit = new.rate_limit;
     let secret = new_token();
     let token = Token {
         id: uuid::Uuid::new_v4().to_string().into(),
@@ -70,25 +72,21 @@ pub(crate) async fn create(
         move |_: &DirectoryState| Answer {
             shown: render::data(
                 StatusCode::CREATED,
-                &render::token(&token, Some(&secret)),
+                &render::token(&token, new_limit, Some(&secret)),
                 Some(location.clone()),
             ),
             kept: render::data(
                 StatusCode::CREATED,
-                &render::token(&token, None),
+                &render::token(&token, new_limit, None),
                 Some(location),
             ),
         }
     };
-    change(
-        &req,
-        &core,
-        Change::TokenCreated(token),
-        key,
-        answer,
-        |_: &Change| {},
-    )
-    .await
+    let created = match new_limit {
+        Some(limit) => Change::TokenCreatedLimited(token, limit),
+        None => Change::TokenCreated(token),
+    };
+    change(&req, &core, created, key, answer, |_: &Change| {}).await
 }
 
 /// The caller's scoped tokens, without secrets
@@ -114,17 +112,21 @@ pub(crate) async fn list(
         .directory()
         .tokens_of(&caller.account.id)
         .into_iter()
-        .map(|live| render::token(&live.current(), None))
+        .map(|live| render::token(&live.current(), live.rate_limit, None))
         .collect();
     Ok(render::kept(&render::data(StatusCode::OK, &data, None)))
 }
 
 /// The caller's token named in the path, as it is now; 404 for another's or a revoked one.
-fn named_token(req: &HttpRequest, caller_id: &str, core: &Core) -> Result<Token, ApiError> {
+fn named_token(
+    req: &HttpRequest,
+    caller_id: &str,
+    core: &Core,
+) -> Result<(Token, Option<RateLimit>), ApiError> {
     let id = segment(req, "tokenId");
     core.directory()
         .token(caller_id, id)
-        .map(|live| live.current())
+        .map(|live| (live.current(), live.rate_limit))
         .ok_or_else(|| ApiError::NotFound(format!("token '{id}' not found")))
 }
 
@@ -149,10 +151,10 @@ pub(crate) async fn get(
     core: Data<Core>,
 ) -> Result<HttpResponse, ApiError> {
     reach(&caller, None, Action::Account)?;
-    let token = named_token(&req, &caller.account.id, &core)?;
+    let (token, limit) = named_token(&req, &caller.account.id, &core)?;
     Ok(render::kept(&render::data(
         StatusCode::OK,
-        &render::token(&token, None),
+        &render::token(&token, limit, None),
         None,
     )))
 }
@@ -181,9 +183,9 @@ pub(crate) async fn revoke(
     streams: Data<Streams>,
 ) -> Result<HttpResponse, ApiError> {
     reach(&caller, None, Action::Account)?;
-    let token = named_token(&req, &caller.account.id, &core)?;
+    let (token, limit) = named_token(&req, &caller.account.id, &core)?;
     let id = token.id.clone();
-    let shown = render::data(StatusCode::OK, &render::token(&token, None), None);
+    let shown = render::data(StatusCode::OK, &render::token(&token, limit, None), None);
     let answer = move |_: &DirectoryState| Answer {
         shown: shown.clone(),
         kept: shown,

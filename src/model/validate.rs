@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Datelike, Utc};
 use serde_json::{Map, Value as Json};
 
-use super::directory::{Access, Role};
+use super::directory::{Access, RateLimit, Role};
 use super::error::{FieldError, ValidationError};
 use super::kind::{FieldType, Kind};
 use super::limits::{
@@ -153,14 +153,21 @@ pub struct NewToken {
     pub spaces: Option<Vec<Box<str>>>,
     /// When it expires, milliseconds since the epoch.
     pub expires_at: Option<i64>,
+    /// Its own budget (docs §25), if given.
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// Validates the body of a scoped token's creation at `now`: `name` (see [`NAME_MAX_CHARS`])
 /// and `access` (`read` or `write`) required; `spaceIds` 1 to [`MAX_TOKEN_SPACES`] space ids,
 /// or null or absent for all; `expiresAt` a date-time after `now`, or null or absent for
 /// never; no other field.
-pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, ValidationError> {
+pub fn parse_token(
+    body: Map<String, Json>,
+    now: i64,
+    ceiling: Option<RateLimit>,
+) -> Result<NewToken, ValidationError> {
     let (mut name, mut access, mut spaces, mut expires_at) = (None, None, None, None);
+    let mut rate_limit = None;
     let mut errors = Vec::new();
     fn push(errors: &mut Vec<FieldError>, field: &str, message: &str) {
         errors.push(FieldError {
@@ -207,6 +214,11 @@ pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, Valida
                 "expiresAt",
                 "must be an RFC 3339 date-time, or null",
             ),
+            ("rateLimit", Json::Null) => {}
+            ("rateLimit", json) => match parse_rate_limit(json, ceiling) {
+                Ok(limit) => rate_limit = Some(limit),
+                Err(message) => push(&mut errors, "rateLimit", &message),
+            },
             (other, _) => push(&mut errors, other, "is not a field of a token"),
         }
     }
@@ -222,8 +234,38 @@ pub fn parse_token(body: Map<String, Json>, now: i64) -> Result<NewToken, Valida
             access,
             spaces,
             expires_at,
+            rate_limit,
         }),
         _ => Err(ValidationError { errors }),
+    }
+}
+
+/// A token's own budget (docs §25): `{"perSecond", "burst"}`, integers of at least 1, each
+/// at most `ceiling`'s (the server's, while its budgets are on).
+fn parse_rate_limit(json: Json, ceiling: Option<RateLimit>) -> Result<RateLimit, String> {
+    let shape = "must be {\"perSecond\": n, \"burst\": n} with integers of at least 1, or null";
+    let Json::Object(fields) = json else {
+        return Err(shape.into());
+    };
+    let value = |name: &str| {
+        let n = fields.get(name).and_then(|v| match v.as_u64() {
+            Some(n) => Some(n),
+            // A number read as a float is an integer when it has no fraction.
+            None => v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as u64),
+        });
+        n.filter(|n| (1..=u64::from(u32::MAX)).contains(n))
+            .map(|n| n as u32)
+    };
+    let known = fields.keys().all(|k| k == "perSecond" || k == "burst");
+    let (Some(per_second), Some(burst), true) = (value("perSecond"), value("burst"), known) else {
+        return Err(shape.into());
+    };
+    match ceiling {
+        Some(max) if per_second > max.per_second || burst > max.burst => Err(format!(
+            "must not exceed the server's budget: perSecond at most {}, burst at most {}",
+            max.per_second, max.burst
+        )),
+        _ => Ok(RateLimit { per_second, burst }),
     }
 }
 
@@ -631,11 +673,12 @@ mod tests {
                         "expiresAt": "2030-01-01T00:00:00+01:00"}),
             ),
             0,
+            None,
         )
         .unwrap();
         assert_eq!(t.spaces, Some(vec!["b".into(), "a".into()]));
         assert_eq!(t.expires_at, parse_time("2029-12-31T23:00:00Z"));
-        let token = |v, now| fields_of(parse_token(body(v), now).unwrap_err());
+        let token = |v, now| fields_of(parse_token(body(v), now, None).unwrap_err());
         assert_eq!(token(json!({}), 0), ["name", "access"]);
         assert_eq!(
             token(json!({"name": "n", "access": "admin"}), 0),

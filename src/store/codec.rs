@@ -46,6 +46,7 @@
 //! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
 //! | 8 | a task record has one more field, last (docs §22): `parentId` (`Value::Text` or `Value::Null`). Task records of formats 1 to 7 are read with it null ([`upgrade_record`]): right, since those formats had no subtasks, so every task is a root |
+//! | 9 | the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -56,13 +57,14 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 pub use crate::model::kept::{KeptAnswer, KeyUse};
+use crate::model::webhook::Webhook;
 use crate::model::{
     Account, Change, DirectorySnapshot, Invited, Kind, Outcome, Record, Records, SpaceInfo,
     SpaceSnapshot, SpaceView, Token, User, Value,
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 8;
+pub const FORMAT_VERSION: u16 = 9;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -369,6 +371,7 @@ pub fn decode_directory(bytes: &[u8], now: i64) -> Result<DirectorySnapshot, Cod
                 deleted: v3.deleted,
                 invitations: Vec::new(),
                 webhooks: Vec::new(),
+                token_limits: Vec::new(),
             })
         }
         4 | 5 => {
@@ -381,6 +384,20 @@ pub fn decode_directory(bytes: &[u8], now: i64) -> Result<DirectorySnapshot, Cod
                 deleted: v4.deleted,
                 invitations: v4.invitations,
                 webhooks: Vec::new(),
+                token_limits: Vec::new(),
+            })
+        }
+        6..=8 => {
+            let v6: DirectoryV6 = deserialize(payload)?;
+            Ok(DirectorySnapshot {
+                applied: v6.applied,
+                accounts: v6.accounts,
+                spaces: v6.spaces,
+                tokens: v6.tokens,
+                deleted: v6.deleted,
+                invitations: v6.invitations,
+                webhooks: v6.webhooks,
+                token_limits: Vec::new(),
             })
         }
         _ => deserialize(payload),
@@ -406,6 +423,19 @@ struct DirectoryV4 {
     tokens: Vec<Token>,
     deleted: Vec<Box<str>>,
     invitations: Vec<Invited>,
+}
+
+/// The users file's payload in formats 6 to 8: the directory without the tokens' own
+/// budgets.
+#[derive(Deserialize)]
+struct DirectoryV6 {
+    applied: u64,
+    accounts: Vec<Account>,
+    spaces: Vec<SpaceInfo>,
+    tokens: Vec<Token>,
+    deleted: Vec<Box<str>>,
+    invitations: Vec<Invited>,
+    webhooks: Vec<Webhook>,
 }
 
 /// Writes the idempotency keys file to `out`; its length.

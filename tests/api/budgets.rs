@@ -278,3 +278,87 @@ async fn a_token_with_a_budget_holds_at_most_20_streams() {
         actix_web::rt::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// A scoped token's own budget (docs §25): checked on create, shown in the token object,
+/// applied with the server's budgets off, and kept across a restart.
+#[actix_web::test]
+async fn a_scoped_tokens_own_budget_applies_with_budgets_off_and_survives_a_restart() {
+    let app = spawn_app();
+    for bad in [
+        json!({"perSecond": 0, "burst": 1}),
+        json!({"perSecond": 1}),
+        json!({"perSecond": 1, "burst": 1, "extra": 1}),
+        json!({"perSecond": 1.5, "burst": 1}),
+        json!("fast"),
+    ] {
+        let reply = app
+            .post(
+                "/api/v1/tokens",
+                json!({"name": "t", "access": "read", "rateLimit": bad}),
+            )
+            .await;
+        crate::helpers::assert_invalid_fields(&reply, &["rateLimit"]);
+    }
+    let plain = app
+        .post(
+            "/api/v1/tokens",
+            json!({"name": "plain", "access": "read", "rateLimit": null}),
+        )
+        .await;
+    plain.expect(201);
+    assert_eq!(plain.data()["rateLimit"], Value::Null);
+    let made = app
+        .post(
+            "/api/v1/tokens",
+            json!({"name": "capped", "access": "read",
+                   "rateLimit": {"perSecond": 1, "burst": 2}}),
+        )
+        .await;
+    made.expect(201);
+    assert_eq!(
+        made.data()["rateLimit"],
+        json!({"perSecond": 1, "burst": 2})
+    );
+    let secret = made.data()["token"].as_str().unwrap().to_string();
+    let id = made.data()["tokenId"].as_str().unwrap().to_string();
+    let capped = app.user(&secret);
+    let first = capped.get("/api/v1/me").await;
+    first.expect(200);
+    assert_eq!(first.header("ratelimit-policy"), Some("\"token\";q=2;w=2"));
+    capped.get("/api/v1/me").await.expect(200);
+    assert_problem(&capped.get("/api/v1/me").await, 429, "too_many_requests");
+    // The user's primary token and the plain one have no budget.
+    assert_eq!(app.get("/api/v1/me").await.header("ratelimit"), None);
+    let app = app.restart();
+    let shown = app.get(&format!("/api/v1/tokens/{id}")).await;
+    assert_eq!(
+        shown.expect(200).data()["rateLimit"],
+        json!({"perSecond": 1, "burst": 2})
+    );
+    let after = app.user(&secret).get("/api/v1/me").await;
+    after.expect(200);
+    assert_eq!(left(&after).0, 1, "full again after the restart");
+}
+
+/// With the server's budgets on, a token's own may not exceed them.
+#[actix_web::test]
+async fn a_tokens_own_budget_may_not_exceed_the_servers() {
+    let app = spawn_budgeted(10, Some(20));
+    for (per_second, burst) in [(11, 5), (5, 21)] {
+        let reply = app
+            .post(
+                "/api/v1/tokens",
+                json!({"name": "t", "access": "read",
+                       "rateLimit": {"perSecond": per_second, "burst": burst}}),
+            )
+            .await;
+        crate::helpers::assert_invalid_fields(&reply, &["rateLimit"]);
+    }
+    let made = app
+        .post(
+            "/api/v1/tokens",
+            json!({"name": "t", "access": "read", "rateLimit": {"perSecond": 10, "burst": 20}}),
+        )
+        .await;
+    made.expect(201);
+}

@@ -354,6 +354,24 @@ async fn golden_data_dir_loads_exactly(name: &str) {
         let exported = app.user(token).get("/api/v1/calendar.ics").await;
         assert_eq!(exported.expect(200).body, *calendar, "{name} calendar");
     }
+    // From format 9 on: scoped tokens' own budgets (docs §25), in the users file and in
+    // the journal, as their users list them.
+    for (token, tokens) in expected
+        .get("tokens")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let limits = |tokens: &Value| -> Vec<(Value, Value)> {
+            let tokens = tokens.as_array().unwrap().iter();
+            tokens
+                .map(|t| (t["tokenId"].clone(), t["rateLimit"].clone()))
+                .collect()
+        };
+        let listed = app.user(token).get("/api/v1/tokens").await;
+        let listed = limits(listed.expect(200).data());
+        assert_eq!(listed, limits(tokens), "{name} tokens");
+    }
     for token in expected
         .get("refused")
         .and_then(Value::as_array)
@@ -441,6 +459,13 @@ async fn the_format_7_golden_data_dir_loads_to_the_exact_completion_times() {
 #[actix_web::test]
 async fn the_format_8_golden_data_dir_loads_to_the_exact_trees_of_subtasks() {
     golden_data_dir_loads_exactly("v8").await;
+}
+
+/// Format 9 adds scoped tokens' own budgets (§25): one in the users file, one made in the
+/// journal.
+#[actix_web::test]
+async fn the_format_9_golden_data_dir_loads_to_the_exact_budgets_of_tokens() {
+    golden_data_dir_loads_exactly("v9").await;
 }
 
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after

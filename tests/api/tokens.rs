@@ -19,12 +19,13 @@ use crate::spaces::{
 };
 
 /// The fields of a token object, sorted (docs §14).
-const TOKEN_FIELDS: [&str; 7] = [
+const TOKEN_FIELDS: [&str; 8] = [
     "access",
     "createdAt",
     "expiresAt",
     "lastUsedAt",
     "name",
+    "rateLimit",
     "spaceIds",
     "tokenId",
 ];
@@ -49,6 +50,12 @@ fn assert_token_object(value: &Value) {
     );
     assert!(
         value["createdAt"].as_str().is_some_and(is_utc_millis),
+        "{value:#}"
+    );
+    assert!(
+        value["rateLimit"].is_null()
+            || (value["rateLimit"]["perSecond"].as_u64() >= Some(1)
+                && value["rateLimit"]["burst"].as_u64() >= Some(1)),
         "{value:#}"
     );
     for field in ["expiresAt", "lastUsedAt"] {

@@ -12,7 +12,7 @@ use crate::model::webhook::{Position, Webhook, MAX_WEBHOOKS_PER_SPACE};
 
 use super::callers::{Credential, Role};
 use super::spaces::{last_owner, Invitation, Member, SpaceInfo};
-use super::tokens::Token;
+use super::tokens::{RateLimit, Token};
 use super::users::Account;
 use super::DirectoryState;
 
@@ -111,6 +111,9 @@ pub enum Change {
         /// The webhook id.
         webhook: Box<str>,
     },
+    /// A scoped token was made with a budget of its own (docs §25): as
+    /// [`Change::TokenCreated`], and its `rateLimit`.
+    TokenCreatedLimited(Token, RateLimit),
 }
 
 /// Why a directory change was refused; it changed nothing.
@@ -155,7 +158,9 @@ impl DirectoryState {
                 space: id,
                 user: member,
             } => self.check_member_removed(id, member),
-            Change::TokenCreated(token) => self.check_token_created(token, now),
+            Change::TokenCreated(token) | Change::TokenCreatedLimited(token, _) => {
+                self.check_token_created(token, now)
+            }
             Change::TokenRevoked { token } => self
                 .tokens
                 .get(token)
@@ -339,7 +344,10 @@ impl DirectoryState {
                     }
                 }
             }
-            Change::TokenCreated(token) => self.add_token(token.clone()),
+            Change::TokenCreated(token) => self.add_token(token.clone(), None),
+            Change::TokenCreatedLimited(token, limit) => {
+                self.add_token(token.clone(), Some(*limit))
+            }
             Change::TokenRevoked { token } => {
                 if let Some(live) = self.tokens.remove(token) {
                     self.credentials.remove(&live.token.hash);

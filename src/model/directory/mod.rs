@@ -62,6 +62,8 @@ pub struct DirectorySnapshot {
     pub invitations: Vec<Invited>,
     /// Webhooks, by id, with their secrets.
     pub webhooks: Vec<Webhook>,
+    /// The budgets of the scoped tokens that have one of their own (docs §25), by token id.
+    pub token_limits: Vec<(Box<str>, RateLimit)>,
 }
 
 impl DirectorySnapshot {
@@ -115,8 +117,10 @@ impl DirectoryState {
         for space in snapshot.spaces {
             directory.add_space(space);
         }
+        let limits: HashMap<Box<str>, RateLimit> = snapshot.token_limits.into_iter().collect();
         for token in snapshot.tokens {
-            directory.add_token(token);
+            let limit = limits.get(&token.id).copied();
+            directory.add_token(token, limit);
         }
         for Invited {
             space,
@@ -165,6 +169,13 @@ impl DirectoryState {
                 |i| (i.space.clone(), i.user.clone()),
             ),
             webhooks: self.webhooks.values().cloned().collect(),
+            token_limits: sorted(
+                self.tokens
+                    .values()
+                    .filter_map(|t| Some((t.token.id.clone(), t.rate_limit?)))
+                    .collect(),
+                |(id, _)| id.clone(),
+            ),
         }
     }
 

@@ -82,14 +82,20 @@ impl Token {
 pub struct LiveToken {
     /// The token; its `last_used_at` is the one at load.
     pub token: Token,
+    /// Its own budget of requests (docs §25), if it was given one.
+    pub rate_limit: Option<RateLimit>,
     /// The last use, milliseconds since the epoch; `i64::MIN` for never.
     last_used: AtomicI64,
 }
 
 impl LiveToken {
-    pub(super) fn new(token: Token) -> LiveToken {
+    pub(super) fn new(token: Token, rate_limit: Option<RateLimit>) -> LiveToken {
         let last_used = AtomicI64::new(token.last_used_at.unwrap_or(i64::MIN));
-        LiveToken { token, last_used }
+        LiveToken {
+            token,
+            rate_limit,
+            last_used,
+        }
     }
 
     /// The last time the token was accepted.
@@ -135,8 +141,8 @@ impl DirectoryState {
         tokens
     }
 
-    pub(super) fn add_token(&mut self, token: Token) {
-        let live = Arc::new(LiveToken::new(token));
+    pub(super) fn add_token(&mut self, token: Token, rate_limit: Option<RateLimit>) {
+        let live = Arc::new(LiveToken::new(token, rate_limit));
         self.credentials
             .insert(live.token.hash, Credential::Scoped(Arc::clone(&live)));
         self.tokens.insert(live.token.id.clone(), live);
