@@ -45,6 +45,7 @@
 //! | 5 | a task record has eight more fields, last (docs §18): `timeZone`, `isAllDay`, `recurrence`, `recurFrom`, `reminders` (the new `Value::Reminders`, last), `remindedAt`, `completedCount`, `lastCompletedAt`. Task records of formats 1 to 4 are read with them at their defaults appended ([`upgrade_record`]): right, since those formats had no time fields |
 //! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
+//! | 8 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27). Files of formats 1 to 7 hold none, so they read as they are |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -61,7 +62,7 @@ use crate::model::{
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 7;
+pub const FORMAT_VERSION: u16 = 8;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -796,6 +797,33 @@ mod tests {
                 "the fixture of format {version} holds tasks in files and entries"
             );
         }
+    }
+
+    /// The format 8 golden directory holds objects kept as sent (`Value::Sent`) both in a
+    /// space file and in a journal entry, so the golden test covers both readers.
+    #[test]
+    fn format_8_golden_files_hold_objects_as_sent_in_a_file_and_in_the_journal() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v8");
+        let sent = |r: &Record| r.fields.iter().any(|v| v.as_sent().is_some());
+        let mut in_files = 0;
+        for entry in std::fs::read_dir(fixture.join("spaces")).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            for (_, records) in decode_space(&bytes).unwrap().collections {
+                in_files += records.iter().filter(|r| sent(r)).count();
+            }
+        }
+        let bytes = std::fs::read(fixture.join("journal/00000000000000000001.log")).unwrap();
+        let (mut offset, mut in_entries) = (0, 0);
+        while offset < bytes.len() {
+            let Frame::Entry { entry, end } = read_frame(&bytes, offset) else {
+                panic!("the v8 journal does not read at {offset}");
+            };
+            if let Entry::Write { outcome, .. } = entry {
+                in_entries += outcome.touched().filter(|t| sent(&t.record)).count();
+            }
+            offset = end;
+        }
+        assert!(in_files >= 2 && in_entries >= 2, "{in_files} {in_entries}");
     }
 
     #[test]

@@ -354,6 +354,20 @@ async fn golden_data_dir_loads_exactly(name: &str) {
         let exported = app.user(token).get("/api/v1/calendar.ics").await;
         assert_eq!(exported.expect(200).body, *calendar, "{name} calendar");
     }
+    // From format 8 on: CalDAV objects kept as sent, and one rendered anew, with their
+    // ETags.
+    for (token, objects) in expected
+        .get("objects")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for (path, object) in objects.as_object().unwrap() {
+            let got = app.user(token).get(path).await;
+            assert_eq!(got.expect(200).body, object["body"], "{name} {path}");
+            assert_eq!(got.header("etag"), object["etag"].as_str(), "{name} {path}");
+        }
+    }
     for token in expected
         .get("refused")
         .and_then(Value::as_array)
@@ -433,6 +447,13 @@ async fn the_format_6_golden_data_dir_loads_to_the_exact_webhooks() {
 #[actix_web::test]
 async fn the_format_7_golden_data_dir_loads_to_the_exact_completion_times() {
     golden_data_dir_loads_exactly("v7").await;
+}
+
+/// Format 8 adds CalDAV objects kept as sent (§27): in a space file and in the journal,
+/// and one a JSON write has changed since, rendered anew.
+#[actix_web::test]
+async fn the_format_8_golden_data_dir_loads_to_the_exact_objects_as_sent() {
+    golden_data_dir_loads_exactly("v8").await;
 }
 
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after

@@ -134,7 +134,7 @@ impl Space {
                 times.settle(kind, before, &mut record, changes, now)?;
             }
             if let Some(calendar) = &collection.calendar {
-                calendar.settle(before, &mut record, changes, now);
+                calendar.settle(before, &mut record, changes, now, version);
             }
         }
         record.touch(version, now);
