@@ -1,6 +1,8 @@
 //! A task's calendar object: `GET`, `PUT` and `DELETE`, each write through the core's one
 //! write path with the one conditional rule.
 
+use std::borrow::Cow;
+
 use actix_web::http::header;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
@@ -9,8 +11,6 @@ use super::calendars::{calendar_of, Members};
 use super::request::{DavBody, DavCaller};
 use super::DavError;
 use crate::core::{conditional, heavy, Core};
-use std::borrow::Cow;
-
 use crate::ical::{commands, object_text, parse_calendar, uid_of, Todo};
 use crate::model::calendar::CalendarFields;
 use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;

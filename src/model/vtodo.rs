@@ -217,10 +217,10 @@ impl CalendarFields {
                 kept.object = None;
             }
         }
-        if record.fields[self.calendar].as_calendar() == Some(&Calendar::default())
-            && record.fields[self.calendar].as_sent().is_none()
-        {
-            record.fields[self.calendar] = Value::Null;
+        if let Value::Calendar(kept) = &record.fields[self.calendar] {
+            if **kept == Calendar::default() {
+                record.fields[self.calendar] = Value::Null;
+            }
         }
     }
 }
@@ -445,6 +445,57 @@ mod tests {
             Value::Calendar(Box::new(expected))
         );
         assert_eq!((f.uid(&named), &*f.object_name(&named)), ("t", "T.ics"));
+    }
+
+    #[test]
+    fn an_object_sent_is_stamped_with_its_writes_version_unless_the_write_changed_the_task() {
+        let f = fields();
+        let open = task("open", false, None);
+        let sent = || {
+            let calendar = Calendar {
+                uid: Some("u@host".into()),
+                ..Calendar::default()
+            };
+            Value::Sent(Box::new(calendar.into_sent("BEGIN:VCALENDAR…")))
+        };
+        let stamped = |fields: Vec<(usize, Value)>| {
+            let changes = changes(fields);
+            let mut record = open.clone();
+            for (at, v) in &changes.fields {
+                record.fields[*at] = v.clone();
+            }
+            f.settle(Some(&open), &mut record, &changes, 5, 7);
+            f.sent(&record).map(|s| s.version)
+        };
+        assert_eq!(stamped(vec![(f.calendar, sent())]), Some(7));
+        // A write that leaves a field other than it was sent (as a roll leaves the
+        // status): never the task's object.
+        let mut changes = changes(vec![
+            (f.status, Value::Text("done".into())),
+            (f.calendar, sent()),
+        ]);
+        let mut record = open.clone();
+        for (at, v) in &changes.fields {
+            record.fields[*at] = v.clone();
+        }
+        record.fields[f.status] = Value::Text("open".into());
+        f.settle(Some(&open), &mut record, &changes, 5, 8);
+        assert_eq!(f.sent(&record).map(|s| s.version), Some(0));
+        assert_eq!(f.object_as_sent(&record), None);
+        // A later write that does not send one leaves the stamp, so the task's new
+        // version no longer matches it.
+        changes.fields = vec![(f.important, Value::Bool(true))];
+        let mut before = open.clone();
+        before.fields[f.calendar] = sent();
+        if let Value::Sent(sent) = &mut before.fields[f.calendar] {
+            sent.version = before.version;
+        }
+        assert!(f.object_as_sent(&before).is_some());
+        let mut later = before.clone();
+        f.settle(Some(&before), &mut later, &changes, 6, 9);
+        later.touch(9, 6);
+        assert_eq!(f.sent(&later).map(|s| s.version), Some(before.version));
+        assert_eq!(f.object_as_sent(&later), None);
     }
 
     #[test]
