@@ -10,6 +10,7 @@
 //! Per space, every kind but tasks comes first and tasks last, deleted records included, so
 //! a replay in file order creates each record after those it references.
 
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 use crate::config::Tool;
+use crate::ical::kept_calendar;
 use crate::model::calendar::Calendar;
 use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
 use crate::model::validate::{parse_changes, parse_kept, READ_ONLY};
@@ -170,9 +172,10 @@ struct LineOut<'a> {
     space_id: &'a str,
     record: RecordJson<'a>,
     /// What a task keeps for calendar clients (docs §20), which the API's rendering
-    /// of the record does not show.
+    /// of the record does not show. An object kept as a client sent it (docs §27) is
+    /// exported as what it keeps, like any other: the import renders it anew.
     #[serde(skip_serializing_if = "Option::is_none")]
-    calendar: Option<&'a Calendar>,
+    calendar: Option<Cow<'a, Calendar>>,
 }
 
 /// Writes the records of every space of `data_dir` (of `user`'s spaces only, when given: a
@@ -250,7 +253,9 @@ pub fn export(
                         space: id,
                         record,
                     },
-                    calendar: record.fields.iter().find_map(Value::as_calendar),
+                    calendar: (kind == Kind::Task)
+                        .then(|| kept_calendar(record))
+                        .flatten(),
                 };
                 serde_json::to_writer(&mut out, &line).map_err(|e| io(e.into()))?;
                 out.write_all(b"\n").map_err(io)?;
@@ -646,7 +651,7 @@ mod tests {
                 space: "s",
                 record: &task,
             },
-            calendar: Some(kept),
+            calendar: Some(Cow::Borrowed(kept)),
         })
         .unwrap();
         let (again, _, _) = command_of(&line).unwrap();
@@ -656,6 +661,49 @@ mod tests {
             copy.get(Kind::Task, "c").unwrap().record.fields,
             task.fields
         );
+    }
+
+    #[test]
+    fn an_object_kept_as_sent_is_exported_as_what_it_keeps_and_imported_so() {
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTODO\r\nUID:s@host\r\n\
+                    SUMMARY:Sent\r\nCATEGORIES:Home work\r\nX-A:1\r\nEND:VTODO\r\n\
+                    END:VCALENDAR\r\n";
+        let at = Kind::Task.field_of_type(FieldType::Calendar).unwrap();
+        let calendar = Calendar {
+            uid: Some("s@host".into()),
+            ..Calendar::default()
+        };
+        let sent = Value::Sent(Box::new(calendar.into_sent(text)));
+        let mut changes = Changes::default();
+        changes.fields.push((at, sent));
+        let command = Command {
+            kind: Kind::Task,
+            id: "s".into(),
+            op: Op::Create(changes),
+            if_match: None,
+        };
+        let mut space = Space::new("s");
+        space.apply(&[command], 5).unwrap();
+        let task = space.get(Kind::Task, "s").unwrap().record;
+        let line = serde_json::to_string(&LineOut {
+            kind: "task",
+            space_id: "s",
+            record: RecordJson {
+                kind: Kind::Task,
+                space: "s",
+                record: &task,
+            },
+            calendar: kept_calendar(&task),
+        })
+        .unwrap();
+        let (again, _, _) = command_of(&line).unwrap();
+        let mut copy = Space::new("s");
+        copy.apply(&[again], 5).unwrap();
+        let imported = copy.get(Kind::Task, "s").unwrap().record;
+        let kept = imported.fields[at].as_calendar().unwrap();
+        assert_eq!(kept.uid.as_deref(), Some("s@host"));
+        assert_eq!(&*kept.categories, [Box::from("Home work")]);
+        assert_eq!(&*kept.kept, "X-A:1\r\n");
     }
 
     #[test]

@@ -50,6 +50,7 @@ impl Serialize for ValueJson<'_> {
             Value::Ids(ids) => s.collect_seq(ids.iter()),
             Value::Reminders(reminders) => s.collect_seq(reminders.iter().map(ReminderJson)),
             Value::Calendar(kept) => kept.serialize(s),
+            Value::Sent(sent) => sent.calendar.serialize(s),
         }
     }
 }

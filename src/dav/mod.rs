@@ -11,10 +11,11 @@
 //!   `<spaceId>.<listId>`, and one per space for tasks without a list, `<spaceId>`) and
 //!   which tasks each holds;
 //! - [`propfind`]: `PROPFIND` of the discovery resources (`/`, `/dav/`, the principal),
-//!   the calendar home and a calendar, answered in a `207 Multi-Status` written as it is
+//!   the calendar home, a calendar and an object, answered in a `207 Multi-Status` written as it is
 //!   made, off the HTTP workers;
 //! - [`report`]: `REPORT` (`calendar-multiget`, `calendar-query`, `sync-collection`);
-//! - [`objects`]: `GET`, `PUT` and `DELETE` of a task's object;
+//! - [`objects`]: `GET`, `HEAD`, `PUT` and `DELETE` of a task's object, kept as a
+//!   client sent it while no other write changes it (docs §27);
 //! - [`xml`]: reading request bodies and writing `multistatus`; [`filter`]: the
 //!   `calendar-query` filter; [`error`]: [`DavError`], rendered as DAV clients expect
 //!   (plain statuses, not problem+json).
@@ -39,7 +40,7 @@ use actix_web::{FromRequest, HttpResponse};
 
 pub(crate) use error::DavError;
 use objects::{delete_object, get_object, put_object};
-use propfind::{propfind, propfind_calendar, propfind_home};
+use propfind::{propfind, propfind_calendar, propfind_home, propfind_object};
 use report::report_calendar;
 use request::{DavBody, DavCaller};
 
@@ -49,11 +50,11 @@ const DAV_CLASSES: &str = "1, 3, calendar-access";
 /// The methods collections answer.
 const COLLECTION: &str = "OPTIONS, PROPFIND";
 
-/// The methods calendars answer.
+/// The methods calendars answer (`MKCALENDAR` is routed, but only to say `403`).
 const CALENDAR: &str = "OPTIONS, PROPFIND, REPORT";
 
-/// The methods objects answer.
-const OBJECT: &str = "OPTIONS, GET, PUT, DELETE";
+/// The methods objects answer (a missing one too: a `PUT` creates it).
+const OBJECT: &str = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND";
 
 /// A resource answering `OPTIONS` (the DAV classes and `allow`), `method` with `handler`,
 /// and `405` for any other method. Every route of the front reads its body as
@@ -128,7 +129,7 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
         resource(
             "/dav/calendars/{userId}/{calendar}/",
             CALENDAR,
-            propfind_method,
+            propfind_method.clone(),
             propfind_calendar,
         )
         .route(web::method(report_method).to(report_calendar))
@@ -141,7 +142,9 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
             Method::GET,
             get_object,
         )
+        .route(web::method(Method::HEAD).to(get_object))
         .route(web::put().to(put_object))
-        .route(web::delete().to(delete_object)),
+        .route(web::delete().to(delete_object))
+        .route(web::method(propfind_method).to(propfind_object)),
     );
 }

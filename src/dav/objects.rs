@@ -1,6 +1,8 @@
 //! A task's calendar object: `GET`, `PUT` and `DELETE`, each write through the core's one
 //! write path with the one conditional rule.
 
+use std::borrow::Cow;
+
 use actix_web::http::header;
 use actix_web::web::{self, Data};
 use actix_web::{HttpRequest, HttpResponse};
@@ -9,7 +11,9 @@ use super::calendars::{calendar_of, Members};
 use super::request::{DavBody, DavCaller};
 use super::DavError;
 use crate::core::{conditional, Core};
-use crate::ical::{commands, parse_calendar, uid_of, write_calendar, Todo};
+use crate::ical::{commands, object_text, parse_calendar, uid_of, Todo};
+use crate::model::calendar::CalendarFields;
+use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
 use crate::model::record::{Record, Records, Value};
 use crate::model::{Changes, Command, IfMatch, Kind, Op, SpaceError};
 use crate::threads::heavy;
@@ -17,16 +21,17 @@ use crate::threads::heavy;
 /// The media type of an object.
 pub(super) const OBJECT_TYPE: &str = "text/calendar; charset=utf-8; component=VTODO";
 
-/// `task` as one `VCALENDAR` with its `VTODO`, its predecessors by their `UID`s in
-/// `tasks`.
-pub(super) fn vtodo_text(task: &Record, tasks: &Records) -> String {
-    write_calendar([task], |id| {
+/// `task`'s object, one `VCALENDAR` with its `VTODO`: as a client sent it while it is
+/// the task's (docs §27), else rendered with its predecessors by their `UID`s in `tasks`.
+/// What `GET`, `PROPFIND` and `REPORT` answer and `calendar-query` filters.
+pub(super) fn vtodo_text<'a>(task: &'a Record, tasks: &Records) -> Cow<'a, str> {
+    object_text(task, |id| {
         tasks.get(id).map_or(id, |t| uid_of(t)).to_owned()
     })
 }
 
-/// `GET` of an object: its task as one `VCALENDAR` with its `VTODO`, and the task's
-/// `ETag`; `404` for a name no task of the calendar has.
+/// `GET` (and `HEAD`) of an object: its text ([`vtodo_text`]) and the task's `ETag`;
+/// `404` for a name no task of the calendar has.
 pub(super) async fn get_object(
     req: HttpRequest,
     DavCaller(caller): DavCaller,
@@ -38,7 +43,7 @@ pub(super) async fn get_object(
     let object = object_segment(&req);
     let (_, members) = calendar_of(&core, &caller, &user, &segment).await?;
     let task = members.named(object).ok_or(DavError::NotFound)?;
-    let text = vtodo_text(task, members.records());
+    let text = vtodo_text(task, members.records()).into_owned();
     Ok(HttpResponse::Ok()
         .content_type(OBJECT_TYPE)
         .insert_header((header::ETAG, conditional::etag(task.version)))
@@ -80,7 +85,7 @@ pub(super) async fn delete_object(
 
 /// The object name of a request's path as the client sent it (still percent-encoded), so
 /// that the name kept and the `href`s answered are byte for byte the client's.
-fn object_segment(req: &HttpRequest) -> &str {
+pub(super) fn object_segment(req: &HttpRequest) -> &str {
     req.path().rsplit('/').next().unwrap_or_default()
 }
 
@@ -118,7 +123,13 @@ fn if_none_match_any(req: &HttpRequest) -> bool {
 /// `If-None-Match: *` is `412` when this calendar has an object of that name; `If-Match`
 /// is `412` unless the object at this path exists with one of the `ETag`s given (the
 /// space checks the version in the write itself, so a write between the read and the
-/// write is caught too). No `ETag` is answered: taskd stores the meaning, not the bytes.
+/// write is caught too).
+///
+/// A body of at most [`CALENDAR_KEPT_MAX_BYTES`] is kept as sent (docs §27): the answer
+/// carries the task's new `ETag`, and `GET` answers those bytes until another write
+/// changes the task. A larger one is kept as its meaning, as the `.ics` import keeps a
+/// VTODO, and so is one whose write changed the task from what it said (a completion that
+/// rolls a repeating task): then no `ETag` is answered, since a `GET` answers other bytes.
 /// `403` for a caller who may not write, and with `CALDAV:supported-calendar-component`
 /// for a body with no `VTODO` or with another component; `400` for a body that is not
 /// iCalendar, a VTODO with two `UID`s or more than one VTODO, or a value a task refuses;
@@ -142,9 +153,12 @@ pub(super) async fn put_object(
     }
     let text = String::from_utf8(body.to_vec())
         .map_err(|_| DavError::BadRequest("the body must be UTF-8 iCalendar text".into()))?;
-    let parsed = heavy::run(&caller.account.id, move || parse_calendar(&text))
-        .await?
-        .map_err(|e| DavError::BadRequest(e.to_string()))?;
+    let (text, parsed) = heavy::run(&caller.account.id, move || {
+        let parsed = parse_calendar(&text);
+        (text, parsed)
+    })
+    .await?;
+    let parsed = parsed.map_err(|e| DavError::BadRequest(e.to_string()))?;
     if parsed.skipped > 0 || parsed.todos.is_empty() {
         return Err(DavError::UnsupportedComponent);
     }
@@ -156,11 +170,27 @@ pub(super) async fn put_object(
     let if_none_match = if_none_match_any(&req);
     let if_match = if_match(&req);
     let object = object.to_owned();
-    let (commands, existed) =
-        put_commands(&parsed.todos[0], &members, &object, if_none_match, if_match)?;
+    let sent = Some(text.as_str()).filter(|t| t.len() <= CALENDAR_KEPT_MAX_BYTES);
+    let put = Put {
+        object: &object,
+        sent,
+        if_none_match,
+        if_match,
+    };
+    let (commands, existed) = put_commands(&parsed.todos[0], &members, put)?;
     match core.write(&calendar.space, commands, None, drop).await {
-        Ok(Ok(_)) if existed => Ok(HttpResponse::NoContent().finish()),
-        Ok(Ok(_)) => Ok(HttpResponse::Created().finish()),
+        Ok(Ok(outcome)) => {
+            let task = outcome.item().record;
+            let mut answer = match existed {
+                true => HttpResponse::NoContent(),
+                false => HttpResponse::Created(),
+            };
+            let fields = CalendarFields::of(Kind::Task).expect("tasks keep calendar data");
+            if fields.object_as_sent(&task).is_some() {
+                answer.insert_header((header::ETAG, conditional::etag(task.version)));
+            }
+            Ok(answer.finish())
+        }
         Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
         Ok(Err((_, SpaceError::AlreadyExists { .. }))) => Err(DavError::PreconditionFailed),
         Ok(Err((_, e))) => Err(tree_rule(&e).map_or_else(
@@ -189,16 +219,32 @@ fn tree_rule(e: &SpaceError) -> Option<&'static str> {
     })
 }
 
-/// The commands of a `PUT` of `todo` as the object `object` of the calendar of
-/// `members`, and whether the object existed (see [`put_object`] for the preconditions
-/// and refusals). O(log n) in the space's tasks.
+/// What a `PUT` asks besides its VTODO.
+struct Put<'a> {
+    /// The object name of its path, as sent.
+    object: &'a str,
+    /// Its body, when it is to be kept as sent.
+    sent: Option<&'a str>,
+    /// Whether it carries `If-None-Match: *`.
+    if_none_match: bool,
+    /// Its `If-Match`.
+    if_match: Option<IfMatch>,
+}
+
+/// The commands of a `PUT` of `todo` into the calendar of `members`, and whether the
+/// object existed (see [`put_object`] for the preconditions and refusals). O(log n) in
+/// the space's tasks.
 fn put_commands(
     todo: &Todo,
     members: &Members,
-    object: &str,
-    if_none_match: bool,
-    if_match: Option<IfMatch>,
+    put: Put<'_>,
 ) -> Result<(Vec<Command>, bool), DavError> {
+    let Put {
+        object,
+        sent,
+        if_none_match,
+        if_match,
+    } = put;
     let uid = todo.uid.as_str();
     let at_path = members.named(object);
     let with_uid = members.tasks.with_uid(uid);
@@ -223,17 +269,21 @@ fn put_commands(
     let write = commands.last_mut().expect("one VTODO makes a write");
     write.if_match = if_match;
     if let Op::Create(changes) | Op::Update(changes) = &mut write.op {
-        keep_object_name(changes, object);
+        keep_object(changes, object, sent);
     }
     Ok((commands, at_path.is_some()))
 }
 
 /// Makes the calendar data a write of `changes` keeps name the object `name`, as the
-/// client's `PUT` named it.
-fn keep_object_name(changes: &mut Changes, name: &str) {
+/// client's `PUT` named it, and hold the object `sent` as sent, when there is one.
+fn keep_object(changes: &mut Changes, name: &str, sent: Option<&str>) {
     for (_, value) in &mut changes.fields {
         if let Value::Calendar(kept) = value {
             kept.object = Some(name.into());
+            if let Some(text) = sent {
+                let calendar = std::mem::take(&mut **kept);
+                *value = Value::Sent(Box::new(calendar.into_sent(text)));
+            }
         }
     }
 }

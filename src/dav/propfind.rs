@@ -1,6 +1,7 @@
 //! `PROPFIND`: of the discovery resources, the calendar home and a calendar, and the
 //! `207 Multi-Status` answer that it and `REPORT` write as they make it.
 
+use std::borrow::Cow;
 use std::io;
 
 use actix_web::http::StatusCode;
@@ -10,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use super::calendars::{
     calendar_home, calendar_of, calendars, principal, sync_token, CalendarInfo,
 };
-use super::objects::{vtodo_text, OBJECT_TYPE};
+use super::objects::{object_segment, vtodo_text, OBJECT_TYPE};
 use super::request::{DavBody, DavCaller};
 use super::xml::{self, Multistatus, Prop, PropValue, Requested};
 use super::DavError;
@@ -196,18 +197,22 @@ pub(super) fn object_prop(task: &Record, tasks: &Records, prop: &Prop) -> Option
     rendered_object_prop(task, tasks, None, prop)
 }
 
-/// [`object_prop`], with the task's `VTODO` text when it was rendered already.
+/// [`object_prop`], with the task's object text when it was rendered already. The text
+/// is that of `GET` ([`vtodo_text`]), so `calendar-data` and `getcontentlength` agree
+/// with it, as `getetag` agrees with its `ETag`.
 pub(super) fn rendered_object_prop(
     task: &Record,
     tasks: &Records,
     text: Option<&str>,
     prop: &Prop,
 ) -> Option<PropValue> {
+    let text = || match text {
+        Some(text) => Cow::Borrowed(text),
+        None => vtodo_text(task, tasks),
+    };
     Some(match (prop.namespace.as_str(), prop.name.as_str()) {
-        (xml::CALDAV, "calendar-data") => PropValue::Text(match text {
-            Some(text) => text.to_owned(),
-            None => vtodo_text(task, tasks),
-        }),
+        (xml::CALDAV, "calendar-data") => PropValue::Text(text().into_owned()),
+        (xml::DAV, "getcontentlength") => PropValue::Text(text().len().to_string()),
         (xml::DAV, "getetag") => PropValue::Text(conditional::etag(task.version)),
         (xml::DAV, "getcontenttype") => PropValue::Text(OBJECT_TYPE.into()),
         (xml::DAV, "resourcetype") => PropValue::Elements(Vec::new()),
@@ -229,6 +234,44 @@ const COLLECTION_PROPS: [(&str, &str); 8] = [
 
 /// What `allprop` answers of a calendar's objects, beside [`COLLECTION_PROPS`].
 const OBJECT_PROPS: [(&str, &str); 2] = [(xml::DAV, "getetag"), (xml::DAV, "getcontenttype")];
+
+/// What `allprop` answers of an object asked for itself.
+const ONE_OBJECT_PROPS: [(&str, &str); 4] = [
+    (xml::DAV, "getetag"),
+    (xml::DAV, "getcontenttype"),
+    (xml::DAV, "resourcetype"),
+    (xml::DAV, "getcontentlength"),
+];
+
+/// `PROPFIND` of an object (docs §27), at any `Depth` (an object has no members): the
+/// properties asked for (`getetag`, `getcontenttype`, `resourcetype`, empty, and
+/// `getcontentlength`, the length of what `GET` answers; all four for an empty body or
+/// `allprop`), the values `GET` and `REPORT` give. `207 Multi-Status`; `404` for a name
+/// no task of the calendar has (or a calendar the caller does not reach).
+pub(super) async fn propfind_object(
+    req: HttpRequest,
+    DavCaller(caller): DavCaller,
+    path: web::Path<(String, String, String)>,
+    DavBody(body): DavBody,
+    core: Data<Core>,
+) -> Result<HttpResponse, DavError> {
+    let (user, segment, _) = path.into_inner();
+    let object = object_segment(&req).to_owned();
+    let (_, members) = calendar_of(&core, &caller, &user, &segment).await?;
+    members.named(&object).ok_or(DavError::NotFound)?;
+    let asked = asked(&body, &ONE_OBJECT_PROPS)?;
+    let href = req.path().to_owned();
+    let owner = caller.account.id.clone();
+    Ok(multi_status(&owner, move |mut answer| {
+        let task = members
+            .named(&object)
+            .expect("found above, in the same members");
+        let found = asked.answer(|p| object_prop(task, members.records(), p));
+        answer.response(&href, Some(&found))?;
+        answer.finish(None, None)
+    })
+    .await)
+}
 
 /// `PROPFIND` of a calendar: the collection, and with `Depth: 1` (or none) each of its
 /// tasks' objects (`getetag`, `getcontenttype`, `resourcetype`). `207 Multi-Status`; `404`

@@ -11,6 +11,10 @@
 //! What a task keeps of a VTODO beyond its fields ([`Calendar::kept`](crate::model::vtodo::Calendar::kept)) is the content lines
 //! of those properties and components as `calcard` writes them: read back by the same
 //! parser, they come out as they went in.
+//! A task whose object a CalDAV client `PUT` keeps that object instead
+//! ([`Sent`](crate::model::vtodo::Sent), docs §27): [`object_text`] answers it as sent
+//! while no other write has changed the task, and [`kept_calendar`] reads those lines
+//! out of it again when the task is rendered anew.
 //!
 //! The files: `read` parses VTODOs, `write` renders them, `commands` turns parsed VTODOs
 //! into the commands of a space's write; this one holds what both directions share.
@@ -25,8 +29,8 @@ mod read;
 mod write;
 
 pub(crate) use commands::commands;
-pub(crate) use read::{parse_calendar, IcalError, Todo};
-pub(crate) use write::{object_name, uid_of, write_calendar};
+pub(crate) use read::{kept_calendar, parse_calendar, IcalError, Todo};
+pub(crate) use write::{object_name, object_text, uid_of, write_calendar};
 
 /// The class of a `status` (docs §20): what `STATUS` it is sent as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! Reading a `text/calendar` body: one [`Todo`] per `VTODO`, and the [`Changes`] of the
 //! write each one asks for.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use calcard::common::PartialDateTime;
@@ -16,7 +17,7 @@ use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
 use crate::model::record::{Record, Value};
 use crate::model::rfc3339::rfc3339_millis;
 use crate::model::validate::{is_id, parse_changes};
-use crate::model::vtodo::{is_important_priority, Calendar, CalendarFields};
+use crate::model::vtodo::{is_important_priority, Calendar, CalendarFields, Sent};
 use crate::model::wall_clock;
 use crate::model::{Changes, Kind, Mode, ValidationError};
 
@@ -575,6 +576,40 @@ impl Todo {
             .fields
             .push((fields.calendar(), Value::Calendar(Box::new(kept))));
         Ok(changes)
+    }
+}
+
+/// What `task` keeps for calendar clients, with its free categories and kept lines: of an
+/// object kept as sent ([`Sent`]), those are read from the object again (docs §27: a
+/// write by another route renders it anew keeping what it did not change), by the same
+/// reading as when it was sent. `None` for a task that keeps nothing.
+pub(crate) fn kept_calendar(task: &Record) -> Option<Cow<'_, Calendar>> {
+    let fields = CalendarFields::of(Kind::Task).expect("tasks keep calendar data");
+    match fields.sent(task) {
+        Some(sent) => Some(Cow::Owned(from_sent(sent))),
+        None => fields.kept(task).map(Cow::Borrowed),
+    }
+}
+
+/// The calendar data of `sent` with the free categories and kept lines of its object. The
+/// object was read when it was stored, so it reads again; were it not to, the task keeps
+/// what it has besides.
+fn from_sent(sent: &Sent) -> Calendar {
+    let todo = parse_calendar(&sent.text)
+        .ok()
+        .and_then(|parsed| parsed.todos.into_iter().next());
+    let Some(todo) = todo else {
+        return sent.calendar.clone();
+    };
+    Calendar {
+        categories: todo
+            .categories
+            .into_iter()
+            .filter(|c| !is_id(c))
+            .map(String::into_boxed_str)
+            .collect(),
+        kept: todo.kept.into_boxed_str(),
+        ..sent.calendar.clone()
     }
 }
 

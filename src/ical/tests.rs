@@ -490,3 +490,81 @@ fn more_than_64_kib_kept_is_refused() {
         Err(IcalError::TooLarge("a".into()))
     );
 }
+
+/// Writes `text` (one VTODO) as task `id` the way a CalDAV `PUT` keeps it: as sent.
+fn put_as_sent(space: &mut Space, id: &str, text: &str, now: i64) -> Arc<Record> {
+    let todo = parse_calendar(text).unwrap().todos.remove(0);
+    let existing = space.get(Kind::Task, id).ok().map(|i| i.record);
+    let mut changes = todo
+        .changes(existing.as_deref(), |uid| uid.to_owned(), |_| None)
+        .unwrap();
+    for (_, value) in &mut changes.fields {
+        if let Value::Calendar(kept) = value {
+            *value = Value::Sent(Box::new(std::mem::take(&mut **kept).into_sent(text)));
+        }
+    }
+    let op = match existing {
+        Some(_) => Op::Update(changes),
+        None => Op::Create(changes),
+    };
+    let command = Command {
+        kind: Kind::Task,
+        id: id.into(),
+        op,
+        if_match: None,
+    };
+    space.apply(&[command], now).unwrap();
+    space.get(Kind::Task, id).unwrap().record
+}
+
+#[test]
+fn an_object_kept_as_sent_is_the_tasks_until_another_write_renders_it_anew_keeping_the_rest() {
+    let mut space = Space::new("s");
+    let text = todo(
+        "SUMMARY:As sent\r\nUID:a@client\r\nCATEGORIES:Corner shop\r\nX-CLIENT:1\r\n\
+         BEGIN:VALARM\r\nACTION:AUDIO\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\nPRIORITY:7\r\n",
+    );
+    let task = put_as_sent(&mut space, "a", &text, 1_000);
+    assert_eq!(object_text(&task, |id| id.to_owned()), text);
+    // The copies of what the object holds are not kept beside it.
+    let sent = CalendarFields::of(Kind::Task).unwrap().sent(&task).unwrap();
+    assert!(sent.calendar.categories.is_empty() && sent.calendar.kept.is_empty());
+    assert_eq!(sent.calendar.uid.as_deref(), Some("a@client"));
+    // A JSON write: the object is rendered from the task, with what the write did not
+    // change read from the object as sent.
+    let changes = parse_changes(
+        Kind::Task,
+        Mode::Update,
+        serde_json::json!({"name": "Renamed", "isImportant": true})
+            .as_object()
+            .unwrap()
+            .clone(),
+    )
+    .unwrap();
+    let command = Command {
+        kind: Kind::Task,
+        id: "a".into(),
+        op: Op::Update(changes),
+        if_match: None,
+    };
+    space.apply(&[command], 2_000).unwrap();
+    let task = space.get(Kind::Task, "a").unwrap().record;
+    let rendered = object_text(&task, |id| id.to_owned());
+    assert_ne!(rendered, text);
+    for line in [
+        "UID:a@client\r\n",
+        "SUMMARY:Renamed\r\n",
+        "PRIORITY:1\r\n",
+        "CATEGORIES:Corner shop\r\n",
+        "X-CLIENT:1\r\n",
+        "ACTION:AUDIO\r\n",
+    ] {
+        assert!(rendered.contains(line), "{line} in {rendered}");
+    }
+    let kept = kept_calendar(&task).unwrap();
+    assert_eq!(&*kept.categories, [Box::from("Corner shop")]);
+    assert!(kept.kept.contains("X-CLIENT:1\r\n"), "{}", kept.kept);
+    // Sent again, it is the task's object again.
+    let task = put_as_sent(&mut space, "a", &text, 3_000);
+    assert_eq!(object_text(&task, |id| id.to_owned()), text);
+}

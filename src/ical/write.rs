@@ -18,6 +18,7 @@ use crate::model::vtodo::CalendarFields;
 use crate::model::wall_clock;
 use crate::model::Kind;
 
+use super::read::kept_calendar;
 use super::Class;
 
 /// The `PRODID` of what taskd writes.
@@ -186,6 +187,17 @@ fn task_fields() -> CalendarFields {
     CalendarFields::of(Kind::Task).expect("tasks keep calendar data")
 }
 
+/// The calendar object of `task` (one `VCALENDAR` with its `VTODO`): exactly as a CalDAV
+/// client sent it while no other write has changed the task (docs §27), else rendered
+/// from the task ([`write_calendar`]). `uid_of` gives the `UID` of a predecessor by
+/// `todoId`.
+pub(crate) fn object_text(task: &Record, uid_of: impl Fn(&str) -> String) -> Cow<'_, str> {
+    match task_fields().object_as_sent(task) {
+        Some(text) => Cow::Borrowed(text),
+        None => Cow::Owned(write_calendar([task], uid_of)),
+    }
+}
+
 /// Renders `tasks` as one `VCALENDAR`: a `VTIMEZONE` for each zone their timed dates name,
 /// and one `VTODO` per task. `uid_of` gives the `UID` of a predecessor or parent by
 /// `todoId`.
@@ -222,8 +234,8 @@ fn vtodo(
     uid_of: &impl Fn(&str) -> String,
 ) -> (u32, Option<(Tz, i64)>) {
     let field = |name: &str| &task.fields[Kind::Task.field_index(name).expect("a task field")];
-    let fields = CalendarFields::of(Kind::Task).expect("tasks keep calendar data");
-    let kept = fields.kept(task);
+    let kept = kept_calendar(task);
+    let kept = kept.as_deref();
     let mut todo = ICalendarComponent::new(ICalendarComponentType::VTodo);
     let e = &mut todo.entries;
     let uid = kept.and_then(|k| k.uid.as_deref()).unwrap_or(&task.id);

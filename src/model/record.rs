@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::kind::{FieldType, Kind};
 use super::recurrence::Reminder;
-use super::vtodo::Calendar;
+use super::vtodo::{Calendar, Sent};
 
 /// A record id: one allocation per record, shared by every map and index that keys on it.
 pub type Id = Arc<str>;
@@ -37,6 +37,9 @@ pub enum Value {
     Reminders(Box<[Reminder]>),
     /// What a task keeps of a calendar client's VTODO (docs §20).
     Calendar(Box<Calendar>),
+    /// What a task keeps of the calendar object a CalDAV client `PUT` (docs §27): the
+    /// object as sent, beside what [`Value::Calendar`] holds.
+    Sent(Box<Sent>),
 }
 
 /// A task holds 30 values, so each byte of a value is 30 of a task: arrays are boxed slices
@@ -94,19 +97,40 @@ impl Value {
         }
     }
 
-    /// The bytes of text this value carries: a string's, or the calendar data's kept lines.
+    /// The bytes of text this value carries: a string's, the calendar data's kept lines,
+    /// or the object a client sent.
     pub fn text_bytes(&self) -> usize {
         match self {
             Value::Text(s) => s.len(),
             Value::Calendar(kept) => kept.kept.len(),
+            Value::Sent(sent) => sent.text.len(),
             _ => 0,
         }
     }
 
-    /// The calendar data this value holds, if it holds some.
+    /// The calendar data this value holds, if it holds some: of a [`Value::Sent`], what it
+    /// keeps beside the object (whose kept lines and free categories are in the object).
     pub fn as_calendar(&self) -> Option<&Calendar> {
         match self {
             Value::Calendar(kept) => Some(kept),
+            Value::Sent(sent) => Some(&sent.calendar),
+            _ => None,
+        }
+    }
+
+    /// [`Value::as_calendar`], to change it in place (a [`Value::Sent`] stays one).
+    pub fn as_calendar_mut(&mut self) -> Option<&mut Calendar> {
+        match self {
+            Value::Calendar(kept) => Some(kept),
+            Value::Sent(sent) => Some(&mut sent.calendar),
+            _ => None,
+        }
+    }
+
+    /// The object a CalDAV client sent, if this value holds one.
+    pub fn as_sent(&self) -> Option<&Sent> {
+        match self {
+            Value::Sent(sent) => Some(sent),
             _ => None,
         }
     }

@@ -41,6 +41,44 @@ pub struct Calendar {
     pub kept: Box<str>,
 }
 
+/// A calendar object kept as a CalDAV client `PUT` it (docs §27): `GET` answers it octet
+/// for octet, with the task's `ETag`, while no other write has changed the task. Part of
+/// the on-disk format (`store::codec`, from format 8).
+///
+/// The object replaces the copies a [`Calendar`] holds of what the task has no field for:
+/// `calendar.categories` and `calendar.kept` are empty, and are read from `text` when the
+/// object is rendered anew (`crate::ical`), so a task holds its client's words once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sent {
+    /// The `UID`, object name and `PRIORITY` the task keeps, as for any VTODO.
+    pub calendar: Calendar,
+    /// The object exactly as sent, at most
+    /// [`CALENDAR_KEPT_MAX_BYTES`](super::limits::CALENDAR_KEPT_MAX_BYTES).
+    pub text: Box<str>,
+    /// The space version of the write that stored it: the task's object is `text` while
+    /// the task's `version` is this one. 0 (no record's version) when that write changed
+    /// the task from what it was sent (a completion that rolled a repeating task).
+    pub version: u64,
+}
+
+impl Calendar {
+    /// The calendar data of a task whose object is `text`, as sent: its free categories
+    /// and kept lines are dropped, since `text` holds them (see [`Sent`]). The version is
+    /// set by the write that stores it ([`CalendarFields::settle`]).
+    pub fn into_sent(self, text: &str) -> Sent {
+        Sent {
+            calendar: Calendar {
+                categories: Vec::new(),
+                kept: Box::default(),
+                ..self
+            },
+            text: text.into(),
+            version: 0,
+        }
+    }
+}
+
 /// Whether `priority` makes a task important: 1 (highest) to 4 (docs §20).
 pub fn is_important_priority(priority: u8) -> bool {
     (1..=4).contains(&priority)
@@ -76,9 +114,24 @@ impl CalendarFields {
         self.calendar
     }
 
-    /// What `record` keeps for calendar clients, if anything.
+    /// What `record` keeps for calendar clients, if anything (of an object kept as sent,
+    /// what it keeps beside it: see [`Sent`]).
     pub fn kept<'a>(&self, record: &'a Record) -> Option<&'a Calendar> {
         record.fields[self.calendar].as_calendar()
+    }
+
+    /// The object a client sent for `record`, kept whether or not it is still the
+    /// task's object.
+    pub fn sent<'a>(&self, record: &'a Record) -> Option<&'a Sent> {
+        record.fields[self.calendar].as_sent()
+    }
+
+    /// `record`'s object exactly as a client sent it, while it is the task's object: no
+    /// write but the one that stored it has touched the task since (docs §27).
+    pub fn object_as_sent<'a>(&self, record: &'a Record) -> Option<&'a str> {
+        self.sent(record)
+            .filter(|s| s.version == record.version)
+            .map(|s| &*s.text)
     }
 
     /// The `UID` of `record`: the client's, kept as sent, or its `todoId`.
@@ -97,8 +150,8 @@ impl CalendarFields {
         }
     }
 
-    /// Completes `record`, which a write of `changes` took from `before` (`None` on
-    /// create), at the write's time `now`:
+    /// Completes `record`, which a write of `changes` at space version `version` took
+    /// from `before` (`None` on create), at the write's time `now`:
     ///
     /// - `completedAt` is null while `status` is unfinished (docs §15); when the write
     ///   finishes the task, it is the time the write gives it (a calendar client's
@@ -108,15 +161,30 @@ impl CalendarFields {
     ///   it stops being important with one inside;
     /// - a kept `UID` that is the `todoId`, and a kept object name that is `<todoId>.ics`,
     ///   are dropped (they say what their absence says), and so is calendar data left
-    ///   empty: the common client that names objects by UUID costs no memory for them.
+    ///   empty: the common client that names objects by UUID costs no memory for them;
+    /// - an object a write sends ([`Sent`]) is stamped with `version`, which makes it the
+    ///   task's object, unless the write left a field other than it was sent (a
+    ///   completion that rolled a repeating task to its next occurrence): then the object
+    ///   is rendered anew from the task.
+    ///
+    /// Called after the time fields are settled, so a roll is seen.
     pub fn settle(
         &self,
         before: Option<&Record>,
         record: &mut Record,
         changes: &Changes,
         now: i64,
+        version: u64,
     ) {
         let sets = |at: usize| changes.fields.iter().any(|(f, _)| *f == at);
+        let as_sent = changes
+            .fields
+            .iter()
+            .all(|(at, value)| record.fields[*at] == *value);
+        if let (true, Value::Sent(sent)) = (sets(self.calendar), &mut record.fields[self.calendar])
+        {
+            sent.version = if as_sent { version } else { 0 };
+        }
         let finished = |r: &Record| {
             r.fields[self.status]
                 .as_text()
@@ -129,26 +197,27 @@ impl CalendarFields {
         }
         if sets(self.important) && !sets(self.calendar) {
             let important = record.fields[self.important] == Value::Bool(true);
-            let kept = self.kept(record);
-            let priority = kept.and_then(|k| k.priority);
+            let priority = self.kept(record).and_then(|k| k.priority);
             let adjusted = match priority {
                 Some(p) if important && !is_important_priority(p) => Some(1),
                 Some(p) if !important && is_important_priority(p) => Some(0),
                 _ => None,
             };
-            if let (Some(kept), Some(p)) = (kept, adjusted) {
-                let mut kept = kept.clone();
+            if let (Some(kept), Some(p)) =
+                (record.fields[self.calendar].as_calendar_mut(), adjusted)
+            {
                 kept.priority = Some(p);
-                record.fields[self.calendar] = Value::Calendar(Box::new(kept));
             }
         }
-        if let Value::Calendar(kept) = &mut record.fields[self.calendar] {
+        if let Some(kept) = record.fields[self.calendar].as_calendar_mut() {
             if kept.uid.as_deref() == Some(&*record.id) {
                 kept.uid = None;
             }
             if kept.object.as_deref() == Some(&format!("{}.ics", record.id)) {
                 kept.object = None;
             }
+        }
+        if let Value::Calendar(kept) = &record.fields[self.calendar] {
             if **kept == Calendar::default() {
                 record.fields[self.calendar] = Value::Null;
             }
@@ -348,7 +417,7 @@ mod tests {
         for (at, v) in &changes.fields {
             record.fields[*at] = v.clone();
         }
-        self::fields().settle(Some(before), &mut record, &changes, now);
+        self::fields().settle(Some(before), &mut record, &changes, now, 2);
         record
     }
 
@@ -376,6 +445,57 @@ mod tests {
             Value::Calendar(Box::new(expected))
         );
         assert_eq!((f.uid(&named), &*f.object_name(&named)), ("t", "T.ics"));
+    }
+
+    #[test]
+    fn an_object_sent_is_stamped_with_its_writes_version_unless_the_write_changed_the_task() {
+        let f = fields();
+        let open = task("open", false, None);
+        let sent = || {
+            let calendar = Calendar {
+                uid: Some("u@host".into()),
+                ..Calendar::default()
+            };
+            Value::Sent(Box::new(calendar.into_sent("BEGIN:VCALENDAR…")))
+        };
+        let stamped = |fields: Vec<(usize, Value)>| {
+            let changes = changes(fields);
+            let mut record = open.clone();
+            for (at, v) in &changes.fields {
+                record.fields[*at] = v.clone();
+            }
+            f.settle(Some(&open), &mut record, &changes, 5, 7);
+            f.sent(&record).map(|s| s.version)
+        };
+        assert_eq!(stamped(vec![(f.calendar, sent())]), Some(7));
+        // A write that leaves a field other than it was sent (as a roll leaves the
+        // status): never the task's object.
+        let mut changes = changes(vec![
+            (f.status, Value::Text("done".into())),
+            (f.calendar, sent()),
+        ]);
+        let mut record = open.clone();
+        for (at, v) in &changes.fields {
+            record.fields[*at] = v.clone();
+        }
+        record.fields[f.status] = Value::Text("open".into());
+        f.settle(Some(&open), &mut record, &changes, 5, 8);
+        assert_eq!(f.sent(&record).map(|s| s.version), Some(0));
+        assert_eq!(f.object_as_sent(&record), None);
+        // A later write that does not send one leaves the stamp, so the task's new
+        // version no longer matches it.
+        changes.fields = vec![(f.important, Value::Bool(true))];
+        let mut before = open.clone();
+        before.fields[f.calendar] = sent();
+        if let Value::Sent(sent) = &mut before.fields[f.calendar] {
+            sent.version = before.version;
+        }
+        assert!(f.object_as_sent(&before).is_some());
+        let mut later = before.clone();
+        f.settle(Some(&before), &mut later, &changes, 6, 9);
+        later.touch(9, 6);
+        assert_eq!(f.sent(&later).map(|s| s.version), Some(before.version));
+        assert_eq!(f.object_as_sent(&later), None);
     }
 
     #[test]
@@ -410,7 +530,7 @@ mod tests {
         let f = fields();
         let mut record = task("done", false, None);
         let changes = changes(vec![(f.status, Value::Text("done".into()))]);
-        f.settle(None, &mut record, &changes, 9);
+        f.settle(None, &mut record, &changes, 9, 1);
         assert_eq!(record.fields[f.completed_at], Value::Time(9));
     }
 

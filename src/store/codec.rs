@@ -46,7 +46,7 @@
 //! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
 //! | 8 | a task record has one more field, last (docs §22): `parentId` (`Value::Text` or `Value::Null`). Task records of formats 1 to 7 are read with it null ([`upgrade_record`]): right, since those formats had no subtasks, so every task is a root |
-//! | 9 | the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them |
+//! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -837,6 +837,33 @@ mod tests {
     fn format_7_golden_files_read_with_every_task_a_root() {
         let tasks = golden_tasks_read_with_later_fields_at_their_defaults(7, TASK_FIELDS_BEFORE_8);
         assert!(tasks >= 6, "the fixture holds tasks in files and entries");
+    }
+
+    /// The format 9 golden directory holds objects kept as sent (`Value::Sent`) both in a
+    /// space file and in a journal entry, so the golden test covers both readers.
+    #[test]
+    fn format_9_golden_files_hold_objects_as_sent_in_a_file_and_in_the_journal() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v9");
+        let sent = |r: &Record| r.fields.iter().any(|v| v.as_sent().is_some());
+        let mut in_files = 0;
+        for entry in std::fs::read_dir(fixture.join("spaces")).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            for (_, records) in decode_space(&bytes).unwrap().collections {
+                in_files += records.iter().filter(|r| sent(r)).count();
+            }
+        }
+        let bytes = std::fs::read(fixture.join("journal/00000000000000000001.log")).unwrap();
+        let (mut offset, mut in_entries) = (0, 0);
+        while offset < bytes.len() {
+            let Frame::Entry { entry, end } = read_frame(&bytes, offset) else {
+                panic!("the v9 journal does not read at {offset}");
+            };
+            if let Entry::Write { outcome, .. } = entry {
+                in_entries += outcome.touched().filter(|t| sent(&t.record)).count();
+            }
+            offset = end;
+        }
+        assert!(in_files >= 2 && in_entries >= 2, "{in_files} {in_entries}");
     }
 
     #[test]

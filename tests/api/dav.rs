@@ -299,7 +299,10 @@ async fn a_calendar_lists_its_tasks_objects_and_an_object_is_its_vtodo() {
     )
     .await;
     assert_eq!(post.status, 405);
-    assert_eq!(post.header("allow"), Some("OPTIONS, GET, PUT, DELETE"));
+    assert_eq!(
+        post.header("allow"),
+        Some("OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND")
+    );
 }
 
 #[actix_web::test]
@@ -560,7 +563,7 @@ async fn task_named(app: &TestApp, name: &str) -> serde_json::Value {
 }
 
 #[actix_web::test]
-async fn put_creates_a_task_keeping_uid_and_name_and_answers_no_etag() {
+async fn put_creates_a_task_keeping_uid_name_and_bytes_and_answers_its_etag() {
     let app = spawn_app();
     let (user, space) = me(&app).await;
     let auth = basic(&app.default_token);
@@ -574,7 +577,8 @@ async fn put_creates_a_task_keeping_uid_and_name_and_answers_no_etag() {
     );
     let created = put(&app, &path, &auth, &[("If-None-Match", "*")], &body).await;
     assert_eq!(created.status, 201, "{created:?}");
-    assert_eq!(created.header("etag"), None);
+    let etag = format!("\"{}\"", before + 1);
+    assert_eq!(created.header("etag"), Some(etag.as_str()));
     assert_eq!(app.space_version().await, before + 1);
     // Visible in the JSON API with its fields; the UID was no id, so a UUID is its todoId.
     let made = task_named(&app, "From the phone").await;
@@ -589,16 +593,8 @@ async fn put_creates_a_task_keeping_uid_and_name_and_answers_no_etag() {
         .insert_header(("Authorization", auth.as_str()));
     let got = app.send(request, None).await;
     assert_eq!(got.status, 200, "{got:?}");
-    assert!(
-        text(&got).contains("UID:abc-123@phone.example\r\n"),
-        "{}",
-        text(&got)
-    );
-    assert!(
-        text(&got).contains("X-CLIENT-THING:kept\r\n"),
-        "{}",
-        text(&got)
-    );
+    assert_eq!(text(&got), body);
+    assert_eq!(got.header("etag"), Some(etag.as_str()));
     let request = app
         .request(propfind(), &calendar)
         .insert_header(("Depth", "1"))
@@ -663,7 +659,8 @@ async fn put_updates_with_if_match_and_a_stale_one_is_412() {
     assert_eq!(task(&app, "t1").await["name"], "JSON made");
     let updated = put(&app, &path, &auth, &[("If-Match", &tag)], &body).await;
     assert_eq!(updated.status, 204, "{updated:?}");
-    assert_eq!(updated.header("etag"), None);
+    let new_tag = format!("\"{}\"", app.space_version().await);
+    assert_eq!(updated.header("etag"), Some(new_tag.as_str()));
     let now = task(&app, "t1").await;
     assert_eq!(now["name"], "Renamed");
     assert_eq!(now["status"], "done");
@@ -925,13 +922,15 @@ async fn calendar_query_applies_comp_prop_text_and_time_range_filters() {
     )
     .await;
     assert_eq!(names(&open), ["client.ics", "january.ics"]);
+    // A filter reads an object as `GET` answers it: the client's, as sent, has no
+    // `STATUS`, so a `text-match` on it does not match (RFC 4791 §9.7.5).
     let not_done = query(
         &app,
         &calendar,
         r#"<c:comp-filter name="VTODO"><c:prop-filter name="STATUS"><c:text-match negate-condition="yes">COMPLETED</c:text-match></c:prop-filter></c:comp-filter>"#,
     )
     .await;
-    assert_eq!(names(&not_done), ["client.ics", "january.ics"]);
+    assert_eq!(names(&not_done), ["january.ics"]);
     // By UID (case-insensitive by default, exact with i;octet).
     let by_uid = query(
         &app,
@@ -1179,16 +1178,298 @@ async fn a_vtodo_with_dtstart_and_duration_is_due_at_their_sum_so_it_may_recur()
     assert_eq!(made["dateDue"], "2027-01-18T07:05:00.000Z");
     let rule = made["recurrence"].as_str().unwrap();
     assert!(rule.contains("COUNT=3"), "{rule}");
-    // Read back with the same meaning: its DUE for the DURATION, the rule with its COUNT.
+    // Read back as sent (docs §27), then, once a JSON write changed the task, rendered
+    // with the same meaning: its DUE for the DURATION, the rule with its COUNT.
+    let request = app
+        .request(Method::GET, &path)
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(text(&app.send(request, None).await), body);
+    app.patch("/api/v1/tasks/weekly", json!({"notesMarkdown": "Notes"}))
+        .await
+        .expect(200);
     let request = app
         .request(Method::GET, &path)
         .insert_header(("Authorization", auth.as_str()));
     let got = app.send(request, None).await;
     assert_eq!(got.status, 200, "{got:?}");
     let vtodo = text(&got);
+    assert!(vtodo.contains("DESCRIPTION:Notes\r\n"), "{vtodo}");
     assert!(vtodo.contains("DTSTART:20270118T065500Z\r\n"), "{vtodo}");
     assert!(vtodo.contains("DUE:20270118T070500Z\r\n"), "{vtodo}");
     assert!(!vtodo.contains("DURATION"), "{vtodo}");
     assert!(vtodo.contains("COUNT=3"), "{vtodo}");
     assert!(vtodo.contains("CATEGORIES:CHORE\r\n"), "{vtodo}");
+}
+
+/// A `REPORT` of `body` on `calendar`.
+async fn report(app: &TestApp, calendar: &str, body: &str) -> Reply {
+    let auth = basic(&app.default_token);
+    let request = app
+        .request(Method::from_bytes(b"REPORT").unwrap(), calendar)
+        .insert_header(("Depth", "1"))
+        .insert_header(("Authorization", auth.as_str()))
+        .insert_header(("Content-Type", "application/xml"));
+    let reply = app.send(request, Some(body.as_bytes().to_vec())).await;
+    assert_eq!(reply.status, 207, "{reply:?}");
+    reply
+}
+
+/// A `GET` of `path` as the default user.
+async fn get_object(app: &TestApp, path: &str) -> Reply {
+    let request = app
+        .request(Method::GET, path)
+        .insert_header(("Authorization", basic(&app.default_token)));
+    app.send(request, None).await
+}
+
+/// The `getetag` of `href` in a multistatus `reply`, unescaped.
+fn etag_of(reply: &Reply, href: &str) -> Option<String> {
+    let member = member(reply, href)?;
+    let start = member.find("<d:getetag>")? + "<d:getetag>".len();
+    let end = start + member[start..].find("</d:getetag>")?;
+    Some(member[start..end].replace("&quot;", "\""))
+}
+
+#[actix_web::test]
+async fn a_puts_etag_is_the_one_get_propfind_and_every_report_give_until_a_json_write() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    let path = format!("{calendar}sent.ics");
+    // Written as a client might, not as taskd would: its own PRODID, a folded line, an
+    // X- property among the mapped ones, no STATUS.
+    let body = "BEGIN:VCALENDAR\r\nPRODID:-//Some Client//EN\r\nVERSION:2.0\r\nBEGIN:VTODO\r\n\
+                SUMMARY:Kept as sent\r\nX-CLIENT-ORDER:3\r\nUID:sent@client\r\n\
+                DESCRIPTION:a line the client\r\n  folded\r\nDTSTAMP:20260101T000000Z\r\n\
+                END:VTODO\r\nEND:VCALENDAR\r\n";
+    let sync_from_empty = r#"<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>"#;
+    let token = token_of(&report(&app, &calendar, sync_from_empty).await);
+    let created = put(&app, &path, &auth, &[("If-None-Match", "*")], body).await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let etag = created
+        .header("etag")
+        .expect("a PUT answers an ETag")
+        .to_owned();
+    // GET: the bytes as sent, with that ETag.
+    let got = get_object(&app, &path).await;
+    assert_eq!(text(&got), body);
+    assert_eq!(got.header("etag"), Some(etag.as_str()));
+    // PROPFIND of the object and of its calendar.
+    let one = dav(&app, propfind(), &path, Some(&auth), "").await;
+    assert_eq!(one.status, 207, "{one:?}");
+    assert_eq!(etag_of(&one, "sent.ics").as_deref(), Some(etag.as_str()));
+    let request = app
+        .request(propfind(), &calendar)
+        .insert_header(("Depth", "1"))
+        .insert_header(("Authorization", auth.as_str()));
+    let listed = app.send(request, Some(Vec::new())).await;
+    assert_eq!(etag_of(&listed, "sent.ics").as_deref(), Some(etag.as_str()));
+    // The three reports, calendar-data being the bytes as sent.
+    let multiget = report(
+        &app,
+        &calendar,
+        &format!(
+            r#"<C:calendar-multiget xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/><C:calendar-data/></D:prop><D:href>{path}</D:href></C:calendar-multiget>"#
+        ),
+    )
+    .await;
+    assert_eq!(
+        etag_of(&multiget, "sent.ics").as_deref(),
+        Some(etag.as_str())
+    );
+    let data = text(&multiget).replace("&#13;", "\r");
+    assert!(
+        data.contains(&format!("<c:calendar-data>{body}</c:calendar-data>")),
+        "{data}"
+    );
+    let queried = query(&app, &calendar, r#"<c:comp-filter name="VTODO"/>"#).await;
+    assert_eq!(
+        etag_of(&queried, "sent.ics").as_deref(),
+        Some(etag.as_str())
+    );
+    let synced = sync(&app, &calendar, &token).await;
+    assert_eq!(etag_of(&synced, "sent.ics").as_deref(), Some(etag.as_str()));
+    // A JSON write renders the object anew, with a new ETag, keeping what it did not
+    // change (the X- property, the UID as sent).
+    let id = task_named(&app, "Kept as sent").await["todoId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.patch(
+        &format!("/api/v1/tasks/{id}"),
+        json!({"name": "Renamed in JSON"}),
+    )
+    .await
+    .expect(200);
+    let got = get_object(&app, &path).await;
+    let new_etag = got.header("etag").unwrap().to_owned();
+    assert_ne!(new_etag, etag);
+    let vtodo = text(&got);
+    assert_ne!(vtodo, body);
+    for line in [
+        "SUMMARY:Renamed in JSON\r\n",
+        "X-CLIENT-ORDER:3\r\n",
+        "UID:sent@client\r\n",
+        "DESCRIPTION:a line the client folded\r\n",
+        "STATUS:NEEDS-ACTION\r\n",
+    ] {
+        assert!(vtodo.contains(line), "{line} in {vtodo}");
+    }
+    let one = dav(&app, propfind(), &path, Some(&auth), "").await;
+    assert_eq!(
+        etag_of(&one, "sent.ics").as_deref(),
+        Some(new_etag.as_str())
+    );
+    // The ETag the client had is stale: a PUT or DELETE with it is 412 and changes nothing.
+    let version = app.space_version().await;
+    let stale = put(&app, &path, &auth, &[("If-Match", &etag)], body).await;
+    assert_eq!(stale.status, 412, "{stale:?}");
+    let request = app
+        .request(Method::DELETE, &path)
+        .insert_header(("Authorization", auth.as_str()))
+        .insert_header(("If-Match", etag.as_str()));
+    assert_eq!(app.send(request, None).await.status, 412);
+    assert_eq!(app.space_version().await, version);
+    // With the new one the client's next PUT is kept as sent again.
+    let again = put(&app, &path, &auth, &[("If-Match", &new_etag)], body).await;
+    assert_eq!(again.status, 204, "{again:?}");
+    let got = get_object(&app, &path).await;
+    assert_eq!(text(&got), body);
+    assert_eq!(got.header("etag"), again.header("etag"));
+}
+
+#[actix_web::test]
+async fn a_put_whose_write_rolls_a_repeating_task_or_is_over_64_kib_answers_no_etag() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let path = format!("/dav/calendars/{user}/{space}/daily.ics");
+    let daily = |status: &str| {
+        vtodo(
+            "daily",
+            "Daily",
+            &format!("DUE:20260110T090000Z\r\nRRULE:FREQ=DAILY\r\nSTATUS:{status}\r\n"),
+        )
+    };
+    let made = put(&app, &path, &auth, &[], &daily("NEEDS-ACTION")).await;
+    assert_eq!(made.status, 201);
+    assert!(made.header("etag").is_some());
+    // Completing it rolls it to its next day: the task is not what the client sent.
+    let done = put(&app, &path, &auth, &[], &daily("COMPLETED")).await;
+    assert_eq!(done.status, 204, "{done:?}");
+    assert_eq!(done.header("etag"), None);
+    let got = get_object(&app, &path).await;
+    assert!(
+        !text(&got).contains("DUE:20260110T090000Z\r\n"),
+        "{}",
+        text(&got)
+    );
+    assert!(
+        text(&got).contains("STATUS:NEEDS-ACTION\r\n"),
+        "{}",
+        text(&got)
+    );
+    // Over 64 KiB the object is kept as its meaning, as before docs §27.
+    let big = vtodo(
+        "big",
+        "Big",
+        &format!("DESCRIPTION:{}\r\n", "x".repeat(70_000)),
+    );
+    let big_path = format!("/dav/calendars/{user}/{space}/big.ics");
+    let stored = put(&app, &big_path, &auth, &[], &big).await;
+    assert_eq!(stored.status, 201, "{stored:?}");
+    assert_eq!(stored.header("etag"), None);
+    let got = get_object(&app, &big_path).await;
+    assert_eq!(got.status, 200);
+    assert_ne!(text(&got), big);
+    assert!(text(&got).contains("SUMMARY:Big\r\n"));
+}
+
+#[actix_web::test]
+async fn propfind_of_an_object_answers_depth_0_and_a_missing_one_is_404() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let made = app
+        .create("tasks", json!({"todoId": "json", "name": "From JSON"}))
+        .await;
+    let path = format!("/dav/calendars/{user}/{space}/json.ics");
+    let asked = r#"<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:getcontenttype/><d:resourcetype/><d:getcontentlength/><d:displayname/></d:prop></d:propfind>"#;
+    let found = dav(&app, propfind(), &path, Some(&auth), asked).await;
+    assert_eq!(found.status, 207, "{found:?}");
+    let answer = text(&found);
+    let length = get_object(&app, &path).await;
+    let etag = format!("&quot;{}&quot;", made["versionUpdatedAt"]);
+    for part in [
+        format!("<d:href>{path}</d:href>"),
+        format!("<d:getetag>{etag}</d:getetag>"),
+        "<d:getcontenttype>text/calendar; charset=utf-8; component=VTODO</d:getcontenttype>"
+            .to_owned(),
+        "<d:resourcetype></d:resourcetype>".to_owned(),
+        format!(
+            "<d:getcontentlength>{}</d:getcontentlength>",
+            text(&length).len()
+        ),
+    ] {
+        assert!(answer.contains(&part), "{part} in {answer}");
+    }
+    assert!(
+        answer.contains("404"),
+        "displayname is not an object's: {answer}"
+    );
+    // allprop (an empty body) answers the four it has.
+    let all = dav(&app, propfind(), &path, Some(&auth), "").await;
+    assert!(
+        text(&all).contains("<d:getcontentlength>"),
+        "{}",
+        text(&all)
+    );
+    assert!(!text(&all).contains("404"), "{}", text(&all));
+    let missing = format!("/dav/calendars/{user}/{space}/none.ics");
+    assert_eq!(
+        dav(&app, propfind(), &missing, Some(&auth), "")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(dav(&app, propfind(), &path, None, "").await.status, 401);
+}
+
+#[actix_web::test]
+async fn options_lists_every_method_a_calendar_and_an_object_take_and_head_answers_get() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let calendar = format!("/dav/calendars/{user}/{space}/");
+    let options = dav(&app, Method::OPTIONS, &calendar, Some(&auth), "").await;
+    assert_eq!(options.status, 200);
+    assert_eq!(options.header("allow"), Some("OPTIONS, PROPFIND, REPORT"));
+    assert_eq!(options.header("dav"), Some("1, 3, calendar-access"));
+    app.create("tasks", json!({"todoId": "t", "name": "T"}))
+        .await;
+    // A missing object takes them too: a PUT creates it.
+    for object in ["t.ics", "missing.ics"] {
+        let options = dav(
+            &app,
+            Method::OPTIONS,
+            &format!("{calendar}{object}"),
+            None,
+            "",
+        )
+        .await;
+        assert_eq!(options.status, 200);
+        assert_eq!(
+            options.header("allow"),
+            Some("OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND")
+        );
+    }
+    let request = app
+        .request(Method::HEAD, &format!("{calendar}t.ics"))
+        .insert_header(("Authorization", auth.as_str()));
+    let head = app.send(request, None).await;
+    let get = get_object(&app, &format!("{calendar}t.ics")).await;
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("etag"), get.header("etag"));
+    assert_eq!(head.body, serde_json::Value::Null);
 }

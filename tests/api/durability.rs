@@ -372,6 +372,20 @@ async fn golden_data_dir_loads_exactly(name: &str) {
         let listed = limits(listed.expect(200).data());
         assert_eq!(listed, limits(tokens), "{name} tokens");
     }
+    // From format 9 on: CalDAV objects kept as sent, and one rendered anew, with their
+    // ETags (docs §27).
+    for (token, objects) in expected
+        .get("objects")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for (path, object) in objects.as_object().unwrap() {
+            let got = app.user(token).get(path).await;
+            assert_eq!(got.expect(200).body, object["body"], "{name} {path}");
+            assert_eq!(got.header("etag"), object["etag"].as_str(), "{name} {path}");
+        }
+    }
     for token in expected
         .get("refused")
         .and_then(Value::as_array)
@@ -461,10 +475,11 @@ async fn the_format_8_golden_data_dir_loads_to_the_exact_trees_of_subtasks() {
     golden_data_dir_loads_exactly("v8").await;
 }
 
-/// Format 9 adds scoped tokens' own budgets (§25): one in the users file, one made in the
-/// journal.
+/// Format 9 adds scoped tokens' own budgets (§25), one in the users file and one made in
+/// the journal, and CalDAV objects kept as sent (§27): in a space file and in the journal,
+/// and one a JSON write has changed since, rendered anew.
 #[actix_web::test]
-async fn the_format_9_golden_data_dir_loads_to_the_exact_budgets_of_tokens() {
+async fn the_format_9_golden_data_dir_loads_to_the_exact_budgets_and_objects_as_sent() {
     golden_data_dir_loads_exactly("v9").await;
 }
 

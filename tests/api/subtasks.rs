@@ -566,10 +566,19 @@ async fn a_caldav_put_sets_the_parent_and_one_breaking_a_rule_is_403_with_the_co
     let kid = app.get("/api/v1/tasks?parentId=root").await;
     let kid = kid.data()[0].clone();
     assert_eq!(kid["name"], "Kid");
-    let request = app
-        .request(Method::GET, &path)
-        .insert_header(("Authorization", auth.as_str()));
-    let got = app.send(request, None).await;
+    let get = || {
+        app.request(Method::GET, &path)
+            .insert_header(("Authorization", auth.as_str()))
+    };
+    // The object is what the client sent (docs §27) until another write changes the task;
+    // then it is rendered anew, with the parent link as a PARENT relation.
+    let got = app.send(get(), None).await;
+    assert_eq!(got.body.as_str(), Some(body.as_str()));
+    let kid_id = kid["todoId"].as_str().unwrap();
+    app.patch(&format!("/api/v1/tasks/{kid_id}"), json!({"name": "Kid 2"}))
+        .await
+        .expect(200);
+    let got = app.send(get(), None).await;
     assert!(
         got.body
             .as_str()

@@ -180,11 +180,8 @@ NOT_RUN = {
 }
 
 # Features where taskd differs from Radicale because docs §20 says so: feature -> why.
-CONTRACT_DIFFERENCES = {
-    # The probe grades the ETag of a PUT's answer and has nothing to grade without one.
-    "save.etag": "a PUT answer carries no ETag: taskd stores the meaning, not the bytes "
-                 "(docs §20; RFC 4791 §5.3.4 forbids one for a changed representation)",
-}
+# None since docs §27: `save.etag` passes, a PUT's answer carrying the ETag of its bytes.
+CONTRACT_DIFFERENCES = {}
 
 # Radicale 3.9.0's levels, from `--json` of a run against it (see the module doc).
 RADICALE = {

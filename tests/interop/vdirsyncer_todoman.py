@@ -48,14 +48,11 @@ def space_version(server):
     return body["spaceVersion"]
 
 
-def run(server, work):
-    status, body = server.api("POST", "/api/v1/lists", {"listId": "home", "name": "Home"})
-    check(status == 201, "a list made through the JSON API", body)
-    status, body = server.api("POST", "/api/v1/tasks", {"todoId": "from-json", "name": "From JSON"})
-    check(status == 201, "a task made through the JSON API", body)
-    status, me = server.api("GET", "/api/v1/me")
-    space = me["data"]["defaultSpaceId"]
-
+def configure(server, work, space):
+    """Writes the vdirsyncer and todoman configurations of a two-way sync between taskd's
+    CalDAV front and the folder `<work>/calendars` (no `conflict_resolution`: a conflict
+    fails the sync), todoman's default list being `space`'s calendar; the commands
+    `(vdirsyncer, todo, todo --porcelain, local folder)`."""
     local = os.path.join(work, "calendars")
     config = os.path.join(work, "vdirsyncer.conf")
     with open(config, "w") as f:
@@ -66,7 +63,6 @@ status_path = "{os.path.join(work, 'status')}/"
 a = "local"
 b = "remote"
 collections = ["from b"]
-conflict_resolution = "b wins"
 
 [storage local]
 type = "filesystem"
@@ -87,7 +83,17 @@ item_types = ["VTODO"]
     vdirsyncer = [tool("vdirsyncer"), "-c", config]
     # `--porcelain` only for reading: with it, `new` reads an absent priority as '' (todoman 4.x).
     todo = [tool("todo"), "-c", todo_config]
-    porcelain = todo + ["--porcelain"]
+    return vdirsyncer, todo, todo + ["--porcelain"], local
+
+
+def run(server, work):
+    status, body = server.api("POST", "/api/v1/lists", {"listId": "home", "name": "Home"})
+    check(status == 201, "a list made through the JSON API", body)
+    status, body = server.api("POST", "/api/v1/tasks", {"todoId": "from-json", "name": "From JSON"})
+    check(status == 201, "a task made through the JSON API", body)
+    status, me = server.api("GET", "/api/v1/me")
+    space = me["data"]["defaultSpaceId"]
+    vdirsyncer, todo, porcelain, local = configure(server, work, space)
 
     run_tool(vdirsyncer + ["discover", "taskd"], "vdirsyncer discover", stdin="y\n" * 10)
     run_tool(vdirsyncer + ["sync"], "vdirsyncer sync (first)")

@@ -202,7 +202,7 @@ impl<'a> Scalar<'a> {
             // No comparison is allowed on such a field (`Type::Objects`).
             Value::Reminders(_) => Scalar::Null,
             // A hidden field: no filter names it.
-            Value::Calendar(_) => Scalar::Null,
+            Value::Calendar(_) | Value::Sent(_) => Scalar::Null,
         }
     }
 }

@@ -162,7 +162,7 @@ impl Space {
                 rolled = times.settle(kind, before, &mut record, changes, now)?;
             }
             if let Some(calendar) = &collection.calendar {
-                calendar.settle(before, &mut record, changes, now);
+                calendar.settle(before, &mut record, changes, now, version);
             }
         }
         record.touch(version, now);
@@ -171,7 +171,7 @@ impl Space {
             for mut descendant in tree.cascade(&collection.records, before, &changed[0], rolled) {
                 if let Some(calendar) = &collection.calendar {
                     let was = collection.records.get(&descendant.id).map(|r| &**r);
-                    calendar.settle(was, &mut descendant, &Changes::default(), now);
+                    calendar.settle(was, &mut descendant, &Changes::default(), now, version);
                 }
                 descendant.touch(version, now);
                 changed.push(descendant);
