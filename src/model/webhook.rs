@@ -163,12 +163,13 @@ impl Webhook {
 }
 
 /// The event types of each kind in [`Kind::ALL`] order: changed, then deleted.
-const EVENT_TYPES: [[&str; 2]; 5] = [
+const EVENT_TYPES: [[&str; 2]; Kind::ALL.len()] = [
     ["task.changed", "task.deleted"],
     ["list.changed", "list.deleted"],
     ["schedule.changed", "schedule.deleted"],
     ["category.changed", "category.deleted"],
     ["context.changed", "context.deleted"],
+    ["view.changed", "view.deleted"],
 ];
 
 /// The event type of a reminder's firing.

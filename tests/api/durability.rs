@@ -304,6 +304,13 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             );
             assert_eq!(reply.version(), state["spaceVersion"].as_u64().unwrap());
         }
+        // From format 9 on: views (§24); none before.
+        let views = user
+            .get("/api/v1/views?includeDeleted=true&limit=100")
+            .await;
+        let none = serde_json::json!([]);
+        let expected_views = state.get("views").unwrap_or(&none);
+        assert_eq!(views.expect(200).data(), expected_views, "{name} views");
         // From format 3 on: spaces shared with roles, and their members; before format 4
         // every member was active (§21), and from it on there are invitations.
         if let Some(spaces) = state.get("spaces") {
@@ -441,6 +448,13 @@ async fn the_format_7_golden_data_dir_loads_to_the_exact_completion_times() {
 #[actix_web::test]
 async fn the_format_8_golden_data_dir_loads_to_the_exact_trees_of_subtasks() {
     golden_data_dir_loads_exactly("v8").await;
+}
+
+/// Format 9 adds views (§24): views in a space file, and in the journal a view made,
+/// renamed, redefined, deleted and restored.
+#[actix_web::test]
+async fn the_format_9_golden_data_dir_loads_to_the_exact_views() {
+    golden_data_dir_loads_exactly("v9").await;
 }
 
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after
