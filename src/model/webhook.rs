@@ -785,7 +785,7 @@ mod tests {
         assert_eq!(event_type(Kind::Task, &task), "task.deleted");
         let list = Record::new(Kind::List, "l".into(), 0.0, 10, 1);
         assert_eq!(event_type(Kind::List, &list), "list.changed");
-        assert_eq!(event_types().count(), 11);
+        assert_eq!(event_types().count(), 13);
         for kind in Kind::ALL {
             let noun = kind.noun();
             assert_eq!(
