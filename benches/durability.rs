@@ -135,6 +135,7 @@ fn main() {
         cursor: None,
         find: None,
         plan: Plan::Indexes,
+        view: None,
     };
     // Cursors spread over the whole collection, as the feed's `since` values are.
     let mut cursors = Vec::new();

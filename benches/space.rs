@@ -64,6 +64,7 @@ fn main() {
         cursor: None,
         find: None,
         plan: Plan::Indexes,
+        view: None,
     };
     let mut listed = 0;
     loop {

@@ -634,6 +634,24 @@ pub(crate) struct SinceParam {
     since: Option<u64>,
 }
 
+/// The query of a live view (docs §24): a saved view, or a query not saved.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+#[allow(non_snake_case)]
+pub(crate) struct LiveParams {
+    /// A view of the space; nothing else of the query beside it (else 400).
+    viewId: Option<String>,
+    /// A filter expression (docs §17), for a query not saved.
+    filter: Option<String>,
+    /// A word-prefix search (docs §17), for a query not saved.
+    q: Option<String>,
+    /// The order (docs §17), for a query not saved; default sortOrder.
+    orderBy: Option<String>,
+    /// The IANA time zone of `today` and dates, for a query not saved; default UTC.
+    tz: Option<String>,
+}
+
 /// `limit` of the change feed.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -90,6 +90,9 @@ pub enum ApiError {
     /// 422 dependency_too_complex: the request's dependency checks would follow more edges
     /// than its budget (docs §21); nothing was changed.
     DependencyTooComplex(String),
+    /// 422 view_too_large: a live view's `reset` would hold more tasks than docs §24
+    /// allows.
+    ViewTooLarge(String),
     /// 422 parent_cycle: a `parentId` naming the task itself or a descendant (docs §22).
     ParentCycle(String),
     /// 422 too_deep: a chain of parents longer than docs §22 allows.
@@ -160,6 +163,7 @@ impl ApiError {
             ApiError::InvalidWebhookUrl(_) => "invalid_webhook_url",
             ApiError::DependencyCycle { .. } => "dependency_cycle",
             ApiError::DependencyTooComplex(_) => "dependency_too_complex",
+            ApiError::ViewTooLarge(_) => "view_too_large",
             ApiError::TooManyRequests(_)
             | ApiError::TooManyKeys(_)
             | ApiError::TooManyStreams
@@ -187,6 +191,7 @@ impl ApiError {
             | ApiError::InvalidReference(d)
             | ApiError::InvalidWebhookUrl(d)
             | ApiError::DependencyTooComplex(d)
+            | ApiError::ViewTooLarge(d)
             | ApiError::DependencyCycle { detail: d, .. } => d.clone(),
             ApiError::DefaultSpace => DirectoryError::DefaultSpace.to_string(),
             ApiError::LastOwner => DirectoryError::LastOwner.to_string(),
@@ -289,6 +294,7 @@ impl ResponseError for ApiError {
             | ApiError::InvalidWebhookUrl(_)
             | ApiError::DependencyCycle { .. }
             | ApiError::DependencyTooComplex(_)
+            | ApiError::ViewTooLarge(_)
             | ApiError::ParentCycle(_)
             | ApiError::TooDeep(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -399,6 +405,7 @@ impl From<SpaceError> for ApiError {
                 ApiError::DependencyCycle { detail, cycle }
             }
             SpaceError::DependencyTooComplex { .. } => ApiError::DependencyTooComplex(detail),
+            SpaceError::ViewTooLarge => ApiError::ViewTooLarge(detail),
             SpaceError::ParentCycle { .. } => ApiError::ParentCycle(detail),
             SpaceError::TooDeep { .. } => ApiError::TooDeep(detail),
             SpaceError::TooManyChildren { .. } => ApiError::LimitReached(detail),

@@ -30,6 +30,7 @@ use crate::model::query::{time_zone, OrderBy, ParameterError, Search};
 use crate::model::recurrence::zone;
 use crate::model::times::{OccurrenceQuery, When};
 use crate::model::validate::{id_rule, is_id, parse_time};
+use crate::model::views::DEFINITION;
 use crate::model::{Caller, IfMatch, Kind, ListQuery, Plan, TaskQuery};
 
 /// The largest request body accepted.
@@ -375,6 +376,10 @@ impl Params {
             }
             filters.push((i, value.to_string()));
         }
+        let view = match kind {
+            Kind::Task => self.view_id()?,
+            _ => None,
+        };
         Ok(ListQuery {
             limit,
             include_deleted,
@@ -384,11 +389,32 @@ impl Params {
                 .then(|| self.task_query())
                 .transpose()?,
             plan,
+            view,
         })
     }
 
+    /// The `viewId` of a task listing or a live view (docs §24): an id, alone (a `filter`,
+    /// `q`, `orderBy` or `tz` beside it is `400 invalid_parameter`, as is one that is not
+    /// id-shaped).
+    pub(crate) fn view_id(&self) -> Result<Option<Box<str>>, ApiError> {
+        let Some(id) = self.get("viewId") else {
+            return Ok(None);
+        };
+        if !is_id(id) {
+            return Err(ApiError::InvalidParameter(format!(
+                "viewId must be an id, not '{id}'"
+            )));
+        }
+        if let Some(beside) = DEFINITION.into_iter().find(|p| self.get(p).is_some()) {
+            return Err(ApiError::InvalidParameter(format!(
+                "{beside} cannot be given with viewId: the view's definition is the query"
+            )));
+        }
+        Ok(Some(id.into()))
+    }
+
     /// The §17 parameters of a task listing, `now` being the request's time.
-    fn task_query(&self) -> Result<TaskQuery, ApiError> {
+    pub(crate) fn task_query(&self) -> Result<TaskQuery, ApiError> {
         let refused = |e: ParameterError| ApiError::InvalidParameter(e.to_string());
         Ok(TaskQuery {
             filter: self.get("filter").unwrap_or_default().to_string(),

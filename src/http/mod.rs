@@ -16,6 +16,7 @@ pub(crate) mod extract;
 pub(crate) mod failpoints;
 pub(crate) mod handlers;
 pub(crate) mod idempotency;
+pub(crate) mod live;
 pub(crate) mod openapi;
 pub(crate) mod render;
 pub(crate) mod spaces;
@@ -235,6 +236,11 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
     .service(
         web::resource("/api/v1/changes")
             .route(web::get().to(handlers::changes))
+            .default_service(disallowed("GET")),
+    )
+    .service(
+        web::resource("/api/v1/live")
+            .route(web::get().to(live::live))
             .default_service(disallowed("GET")),
     )
     .service(

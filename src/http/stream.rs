@@ -76,14 +76,14 @@ struct Reader {
 }
 
 /// One open stream; frees its place when dropped.
-struct Slot {
+pub(super) struct Slot {
     open: Arc<Mutex<Open>>,
     user: Box<str>,
     /// The key of its token's budget, when it has one.
     budget: Option<Box<str>>,
     number: u64,
     /// Notified when the stream must end at once (its reader lost access).
-    end: Arc<Notify>,
+    pub(super) end: Arc<Notify>,
 }
 
 impl Drop for Slot {
@@ -124,7 +124,12 @@ impl Streams {
     /// A place for a stream of `caller` on `space`, whose token spends from `budget` if it
     /// has one: `429` when the user or that token has its most open, `503` when the server
     /// has.
-    fn open(&self, caller: &Caller, space: &str, budget: Option<Budget>) -> Result<Slot, ApiError> {
+    pub(super) fn open(
+        &self,
+        caller: &Caller,
+        space: &str,
+        budget: Option<Budget>,
+    ) -> Result<Slot, ApiError> {
         let user = &*caller.account.id;
         let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(budget) = &budget {
@@ -183,7 +188,7 @@ impl Streams {
 
 /// What a stream has queued and its client has not taken yet.
 #[derive(Default)]
-struct Outbox {
+pub(super) struct Outbox {
     queue: Mutex<Queue>,
     /// Something was queued, or the stream ended.
     queued: Notify,
@@ -206,7 +211,7 @@ impl Outbox {
     /// Queues a live chunk (one write's events, whatever their size). When the unsent bytes
     /// already pass [`MAX_UNSENT`], the unsent chunks are dropped for `event: overflow` and
     /// the stream ends instead: `false`.
-    fn push(&self, chunk: Bytes) -> bool {
+    pub(super) fn push(&self, chunk: Bytes) -> bool {
         let mut queue = self.queue();
         let fits = queue.bytes <= MAX_UNSENT;
         if fits {
@@ -232,7 +237,7 @@ impl Outbox {
     }
 
     /// Ends the stream once the client has taken what is queued.
-    fn end(&self) {
+    pub(super) fn end(&self) {
         self.queue().ended = true;
         self.queued.notify_one();
     }
@@ -240,7 +245,7 @@ impl Outbox {
     /// The next chunk for the client: what is queued, joined up to [`JOINED_BYTES`] so that
     /// a client with several events waiting gets them in one write; `None` once the stream
     /// ended and all is taken.
-    async fn next(&self) -> Option<Bytes> {
+    pub(super) async fn next(&self) -> Option<Bytes> {
         loop {
             {
                 let mut queue = self.queue();
@@ -291,7 +296,7 @@ const EXPIRY_CHECK: Duration = Duration::from_secs(3600);
 /// clock set back is noticed), then ends only once the wall clock has passed it, so the
 /// stream never outlives the token by more than the timer's lateness, nor ends while the
 /// token would still be accepted.
-async fn expiry(expires_at: Option<i64>) {
+pub(super) async fn expiry(expires_at: Option<i64>) {
     let Some(at) = expires_at else {
         return std::future::pending().await;
     };

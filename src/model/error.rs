@@ -2,6 +2,7 @@
 //! nothing of HTTP; `http::error` maps each one to a status and a problem code.
 
 use super::kind::Kind;
+use super::limits::{thousands, LIVE_VIEW_MAX};
 use super::query::FilterError;
 
 /// One bad field of a request body.
@@ -167,6 +168,12 @@ pub enum SpaceError {
         /// The record's id.
         id: String,
     },
+    /// A live view whose `reset` would hold more tasks than [`LIVE_VIEW_MAX`] (docs §24).
+    #[error(
+        "the view matches more than {} tasks; narrow its filter",
+        thousands(LIVE_VIEW_MAX)
+    )]
+    ViewTooLarge,
     /// A change feed asked for changes after a version the space has not reached.
     #[error("since must be an integer from 0 to the space version {version}, not {since}")]
     SinceAhead {

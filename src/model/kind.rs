@@ -1,6 +1,6 @@
-//! The five record kinds and the table of fields each one has.
+//! The six record kinds and the table of fields each one has.
 //!
-//! Everything that differs between tasks, lists, schedules, categories and contexts is
+//! Everything that differs between tasks, lists, schedules, categories, contexts and views is
 //! described here as data: the collection's path segment, the own id field, and a table of
 //! [`Field`]s with their [`FieldType`]. Validation, storage, rendering and paging read these
 //! tables; no other module has a code path for one particular kind.
@@ -21,6 +21,8 @@ pub enum Kind {
     Category,
     /// Contexts (`contextId`).
     Context,
+    /// Views (`viewId`): saved task queries (docs §24). Added in format 9, last.
+    View,
 }
 
 /// How a field's value is checked, stored and defaulted.
@@ -74,6 +76,19 @@ pub enum FieldType {
     /// [`Calendar`](super::vtodo::Calendar)), or null: hidden from the JSON API (no
     /// response shows it, no request or filter names it), written by the calendar fronts.
     Calendar,
+    /// A view's name (docs §24): a string of 1 to [`NAME_MAX_CHARS`] characters, required
+    /// on create, never null.
+    Title,
+    /// A view's `filter` (docs §17, §24): a string or null; the space parses it when it is
+    /// written, so a bad one is refused with its position (`400 invalid_filter`).
+    Filter,
+    /// A view's `q` (docs §17): at most
+    /// [`SEARCH_MAX_CHARS`](super::limits::SEARCH_MAX_CHARS) characters, or null.
+    Search,
+    /// A view's `orderBy` (docs §17): `"sortOrder"` by default, never null.
+    Order,
+    /// A view's `tz`: an IANA name as §17's `tz` takes it, `"UTC"` by default, never null.
+    QueryZone,
 }
 
 impl FieldType {
@@ -197,14 +212,25 @@ const GROUP_FIELDS: &[Field] = &[
     field("icon", FieldType::Text(LABEL_MAX_CHARS)),
 ];
 
+/// A view's definition is `filter`, `q`, `orderBy` and `tz` (docs §24): the fields whose
+/// change sends live streams a new `reset` and ends the view's cursors.
+const VIEW_FIELDS: &[Field] = &[
+    field("name", FieldType::Title),
+    field("filter", FieldType::Filter),
+    field("q", FieldType::Search),
+    field("orderBy", FieldType::Order),
+    field("tz", FieldType::QueryZone),
+];
+
 impl Kind {
     /// Every kind, in the order their collections are stored.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Task,
         Kind::List,
         Kind::Schedule,
         Kind::Category,
         Kind::Context,
+        Kind::View,
     ];
 
     /// The kind served under the path segment `segment` (`tasks`, `lists`, ...).
@@ -225,6 +251,7 @@ impl Kind {
             Kind::Schedule => "schedules",
             Kind::Category => "categories",
             Kind::Context => "contexts",
+            Kind::View => "views",
         }
     }
 
@@ -236,6 +263,7 @@ impl Kind {
             Kind::Schedule => "scheduleId",
             Kind::Category => "categoryId",
             Kind::Context => "contextId",
+            Kind::View => "viewId",
         }
     }
 
@@ -247,6 +275,7 @@ impl Kind {
             Kind::Schedule => "schedule",
             Kind::Category => "category",
             Kind::Context => "context",
+            Kind::View => "view",
         }
     }
 
@@ -256,6 +285,7 @@ impl Kind {
             Kind::Task => TASK_FIELDS,
             Kind::List => LIST_FIELDS,
             Kind::Schedule | Kind::Category | Kind::Context => GROUP_FIELDS,
+            Kind::View => VIEW_FIELDS,
         }
     }
 

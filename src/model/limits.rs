@@ -125,6 +125,8 @@ pub const OCCURRENCES_SPAN_DAYS: i64 = 365;
 
 /// The most reminders a task has.
 pub const MAX_REMINDERS: usize = 10;
+/// The most tasks a live view's `reset` holds (docs §24); beyond, `422 view_too_large`.
+pub const LIVE_VIEW_MAX: usize = 5_000;
 /// The largest `minutesBefore` of a reminder (a year of minutes).
 pub const REMINDER_MINUTES_MAX: u32 = 525_600;
 

@@ -23,6 +23,7 @@ pub mod time_fields;
 pub mod tree;
 pub mod user;
 pub mod validate;
+pub mod views;
 pub mod vtodo;
 pub mod wall_clock;
 pub mod webhook;
@@ -41,7 +42,7 @@ pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
 pub use record::{Record, Records, Value};
 pub use space::{
-    Changes, Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Plan, Space,
+    Changes, Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Plan, Reset, Space,
     SpaceSnapshot, SpaceView, Step, TaskQuery, Touched, Undo,
 };
 pub use user::{User, UsersSnapshot};

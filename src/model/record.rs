@@ -57,6 +57,9 @@ impl Value {
             }
             FieldType::Reminders => Value::Reminders(Box::default()),
             FieldType::Tally => Value::Integer(0),
+            FieldType::Order => Value::Text("sortOrder".into()),
+            FieldType::QueryZone => Value::Text("UTC".into()),
+            FieldType::Title | FieldType::Filter | FieldType::Search => Value::Null,
             FieldType::Text(_)
             | FieldType::Zone
             | FieldType::Recurrence

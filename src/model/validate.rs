@@ -14,8 +14,9 @@ use super::error::{FieldError, ValidationError};
 use super::kind::{FieldType, Kind};
 use super::limits::{
     ID_MAX_CHARS, ID_MIN_CHARS, MAX_IDS, MAX_REMINDERS, MAX_TOKEN_SPACES, NAME_MAX_CHARS,
-    REMINDER_MINUTES_MAX,
+    ORDER_BY_MAX_KEYS, REMINDER_MINUTES_MAX, SEARCH_MAX_CHARS,
 };
+use super::query::{time_zone, OrderBy, Search, SortKey};
 use super::record::Value;
 use super::recurrence::{check_reminders, Reminder};
 use super::space::Changes;
@@ -103,6 +104,19 @@ pub fn parse_changes(
                 field: name,
                 message,
             });
+        }
+    }
+    if mode == Mode::Create {
+        // A field that has no default (a view's `name`, docs §24) must be given.
+        for (index, f) in kind.fields().iter().enumerate() {
+            let given = changes.fields.iter().any(|(i, _)| *i == index);
+            let named = errors.iter().any(|e| e.field == f.name);
+            if f.ty == FieldType::Title && !given && !named {
+                errors.push(FieldError {
+                    field: f.name.into(),
+                    message: "is required".into(),
+                });
+            }
         }
     }
     if errors.is_empty() {
@@ -329,6 +343,20 @@ fn only_field(
     }
 }
 
+/// What a view's `orderBy` must be, as messages say it.
+fn order_rule() -> String {
+    format!(
+        "must be up to {ORDER_BY_MAX_KEYS} comma-separated keys among {}, each optionally \
+         prefixed by '-'",
+        SortKey::ALL.map(SortKey::name).join(", ")
+    )
+}
+
+/// What a view's `tz` must be, as messages say it.
+fn query_zone_rule() -> String {
+    "must be an IANA time zone name such as Europe/Paris".into()
+}
+
 /// What an id must be, as messages say it.
 pub fn id_rule() -> String {
     format!("must be {ID_MIN_CHARS} to {ID_MAX_CHARS} characters of A-Z, a-z, 0-9, '_' and '-'")
@@ -351,6 +379,9 @@ fn parse_value(kind: Kind, ty: FieldType, json: Json) -> Result<Value, String> {
             FieldType::Refs(_) | FieldType::Ids | FieldType::Predecessors => {
                 Err("must be an array; clear it with []".into())
             }
+            FieldType::Title => Err(name_rule()),
+            FieldType::Order => Err(order_rule()),
+            FieldType::QueryZone => Err(query_zone_rule()),
             _ => Ok(Value::Null),
         };
     }
@@ -376,6 +407,30 @@ fn parse_value(kind: Kind, ty: FieldType, json: Json) -> Result<Value, String> {
                 .into()),
         },
         FieldType::Reminders => parse_reminders(json).map(|r| Value::Reminders(r.into())),
+        FieldType::Title => match json {
+            Json::String(s) if is_name(&s) => Ok(Value::Text(s.into())),
+            _ => Err(name_rule()),
+        },
+        // Parsed by the space when written, against its id (docs §24): a bad filter is a
+        // `400 invalid_filter` with its position, as on a query.
+        FieldType::Filter => match json {
+            Json::String(s) => Ok(Value::Text(s.into())),
+            _ => Err("must be a filter expression (docs §17) as a string, or null".into()),
+        },
+        FieldType::Search => match json {
+            Json::String(s) if Search::parse(&s).is_ok() => Ok(Value::Text(s.into())),
+            _ => Err(format!(
+                "must be a string of at most {SEARCH_MAX_CHARS} characters, or null"
+            )),
+        },
+        FieldType::Order => match json {
+            Json::String(s) if OrderBy::parse(&s).is_ok() => Ok(Value::Text(s.into())),
+            _ => Err(order_rule()),
+        },
+        FieldType::QueryZone => match json {
+            Json::String(s) if time_zone(&s).is_ok() => Ok(Value::Text(s.into())),
+            _ => Err(query_zone_rule()),
+        },
         FieldType::Stamp | FieldType::Tally | FieldType::Calendar => Err("is read-only".into()),
         FieldType::NonNegative => finite(&json)
             .filter(|n| *n >= 0.0)

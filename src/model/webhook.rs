@@ -163,12 +163,13 @@ impl Webhook {
 }
 
 /// The event types of each kind in [`Kind::ALL`] order: changed, then deleted.
-const EVENT_TYPES: [[&str; 2]; 5] = [
+const EVENT_TYPES: [[&str; 2]; Kind::ALL.len()] = [
     ["task.changed", "task.deleted"],
     ["list.changed", "list.deleted"],
     ["schedule.changed", "schedule.deleted"],
     ["category.changed", "category.deleted"],
     ["context.changed", "context.deleted"],
+    ["view.changed", "view.deleted"],
 ];
 
 /// The event type of a reminder's firing.
@@ -784,7 +785,7 @@ mod tests {
         assert_eq!(event_type(Kind::Task, &task), "task.deleted");
         let list = Record::new(Kind::List, "l".into(), 0.0, 10, 1);
         assert_eq!(event_type(Kind::List, &list), "list.changed");
-        assert_eq!(event_types().count(), 11);
+        assert_eq!(event_types().count(), 13);
         for kind in Kind::ALL {
             let noun = kind.noun();
             assert_eq!(

@@ -31,7 +31,7 @@
 //! Payloads are bincode under one pinned configuration ([`options`]) of types that derive
 //! serde without `flatten`, `untagged`, internal tagging or `skip_serializing_if` (bincode
 //! cannot read those back). The order of enum variants is part of the format: `Kind`
-//! (task, list, schedule, category, context), `Value`, and [`Entry`]; new variants go last.
+//! (task, list, schedule, category, context, view), `Value`, and [`Entry`]; new variants go last.
 //! Any change to a stored type's shape needs a new [`FORMAT_VERSION`] and a decoder for
 //! every older one, so that every release reads the files of every earlier release.
 //! `tests/fixtures/` holds a data directory of each format version, and a test loads each.
@@ -46,7 +46,7 @@
 //! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
 //! | 8 | a task record has one more field, last (docs §22): `parentId` (`Value::Text` or `Value::Null`). Task records of formats 1 to 7 are read with it null ([`upgrade_record`]): right, since those formats had no subtasks, so every task is a root |
-//! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them |
+//! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them; and a sixth kind, `Kind::View` (docs §24), last: a space file holds its views after its contexts, and journal entries may touch views. Files of formats 1 to 8 hold no view and read as they did |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -222,7 +222,8 @@ impl Serialize for RecordSeq<'_> {
     }
 }
 
-/// A space file's payload in formats 2 to 6 (they differ only in the records' fields).
+/// A space file's payload in formats 2 to 9 (they differ only in the records' fields and
+/// kinds).
 #[derive(Deserialize)]
 struct SpaceV2 {
     id: Box<str>,

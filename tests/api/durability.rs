@@ -304,6 +304,13 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             );
             assert_eq!(reply.version(), state["spaceVersion"].as_u64().unwrap());
         }
+        // From format 9 on: views (§24); none before.
+        let views = user
+            .get("/api/v1/views?includeDeleted=true&limit=100")
+            .await;
+        let none = serde_json::json!([]);
+        let expected_views = state.get("views").unwrap_or(&none);
+        assert_eq!(views.expect(200).data(), expected_views, "{name} views");
         // From format 3 on: spaces shared with roles, and their members; before format 4
         // every member was active (§21), and from it on there are invitations.
         if let Some(spaces) = state.get("spaces") {
@@ -476,10 +483,11 @@ async fn the_format_8_golden_data_dir_loads_to_the_exact_trees_of_subtasks() {
 }
 
 /// Format 9 adds scoped tokens' own budgets (§25), one in the users file and one made in
-/// the journal, and CalDAV objects kept as sent (§27): in a space file and in the journal,
-/// and one a JSON write has changed since, rendered anew.
+/// the journal; CalDAV objects kept as sent (§27), in a space file and in the journal, and
+/// one a JSON write has changed since, rendered anew; and views (§24), in a space file,
+/// and in the journal a view made, renamed, redefined, deleted and restored.
 #[actix_web::test]
-async fn the_format_9_golden_data_dir_loads_to_the_exact_budgets_and_objects_as_sent() {
+async fn the_format_9_golden_data_dir_loads_to_the_exact_budgets_objects_and_views() {
     golden_data_dir_loads_exactly("v9").await;
 }
 

@@ -387,11 +387,11 @@ async fn the_openapi_document_is_served_without_auth_and_describes_every_route()
             format!("#/components/schemas/{schema}")
         );
     }
-    assert_eq!(variants.len(), 5);
+    assert_eq!(variants.len(), 6);
     let result = &schemas["BatchResult"]["properties"];
     assert_eq!(result["data"]["$ref"], "#/components/schemas/Record");
     assert_eq!(result["status"]["enum"], json!([200, 201]));
-    assert_eq!(schemas["Record"]["oneOf"].as_array().map(Vec::len), Some(5));
+    assert_eq!(schemas["Record"]["oneOf"].as_array().map(Vec::len), Some(6));
     // A replayed user creation carries no token (docs §11).
     assert!(schemas["CreatedUser"]["properties"]["token"].is_object());
     assert!(!schemas["CreatedUser"]["required"]

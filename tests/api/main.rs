@@ -33,5 +33,6 @@ mod subtasks;
 mod sync;
 mod time;
 mod tokens;
+mod views;
 mod webhooks;
 mod writes;

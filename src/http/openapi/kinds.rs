@@ -69,6 +69,17 @@ fn field_schema(ty: FieldType) -> RefOr<Schema> {
         // Hidden: no schema lists it (see `record_schema`); an object if one did.
         FieldType::Calendar => read_only(Type::Object).into(),
         FieldType::Blocked => read_only(Type::Boolean).into(),
+        FieldType::Title => string()
+            .min_length(Some(1))
+            .max_length(Some(limits::NAME_MAX_CHARS))
+            .into(),
+        FieldType::Filter => nullable_of(Type::String)
+            .max_length(Some(limits::FILTER_MAX_CHARS))
+            .into(),
+        FieldType::Search => nullable_of(Type::String)
+            .max_length(Some(limits::SEARCH_MAX_CHARS))
+            .into(),
+        FieldType::Order | FieldType::QueryZone => string().into(),
     };
     match &mut schema {
         Schema::Object(object) => object.description = texts::field(ty),

@@ -32,7 +32,7 @@ use utoipa::openapi::{ResponseBuilder, Schema, Type};
 use utoipa::{Modify, OpenApi as _};
 
 use super::dto::{self, id_pattern, of};
-use super::{batch, calendar, handlers, spaces, stream, tokens, webhooks};
+use super::{batch, calendar, handlers, live, spaces, stream, tokens, webhooks};
 
 mod kinds;
 pub(crate) mod problems;
@@ -57,7 +57,7 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
     paths(
         handlers::healthz, handlers::healthz_primary, super::metrics,
         handlers::me, handlers::create_user, tokens::reset_primary, handlers::backup,
-        handlers::changes, handlers::occurrences, stream::stream, batch::batch,
+        handlers::changes, handlers::occurrences, stream::stream, live::live, batch::batch,
         calendar::export, calendar::import,
         spaces::list, spaces::create, spaces::get, spaces::update, spaces::delete,
         spaces::members, spaces::put_member, spaces::remove_member,

@@ -245,6 +245,28 @@ pub(super) fn field(ty: FieldType) -> Option<String> {
             case-insensitive). A write that flips it touches the task in the same version."
                 .to_string()
         }
+        FieldType::Title => "The view's name (docs §24): required on create.".to_string(),
+        FieldType::Filter => {
+            "The view's filter expression (docs §17), or null for every task; checked when \
+            written: a bad one is 400 invalid_filter with its position. Part of the view's \
+            definition: changing it sends live streams a new reset and ends its cursors."
+                .to_string()
+        }
+        FieldType::Search => {
+            "The view's word-prefix search over name and notes (docs §17), or null; part \
+            of the view's definition."
+                .to_string()
+        }
+        FieldType::Order => {
+            "The view's order (docs §17), as orderBy takes it; default sortOrder, never \
+            null; part of the view's definition."
+                .to_string()
+        }
+        FieldType::QueryZone => {
+            "The IANA time zone of the view's today and dates (docs §17); default UTC, \
+            never null; part of the view's definition."
+                .to_string()
+        }
         _ => return None,
     };
     Some(text)

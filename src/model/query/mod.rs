@@ -142,7 +142,12 @@ impl TaskField {
                     | FieldType::Id
                     | FieldType::Ref(_)
                     | FieldType::Zone
-                    | FieldType::Recurrence,
+                    | FieldType::Recurrence
+                    | FieldType::Title
+                    | FieldType::Filter
+                    | FieldType::Search
+                    | FieldType::Order
+                    | FieldType::QueryZone,
                 ) => Type::Text,
                 Some(FieldType::Flag | FieldType::ExclusiveFlag | FieldType::Blocked) => Type::Bool,
                 Some(FieldType::NonNegative | FieldType::Count | FieldType::Tally) => Type::Number,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::model::deps::Budget;
 use crate::model::error::SpaceError;
 use crate::model::kind::{FieldType, Kind};
+use crate::model::query::{Filter, FilterContext};
 use crate::model::record::{Id, Record, Value};
 
 use super::commands::{Changes, Command, Former, IfMatch, Op, Outcome, Step, Touched, Undo};
@@ -243,6 +244,7 @@ impl Space {
                 self.check_dependencies(kind, id, None, &changes.fields, budget)?;
                 self.check_tree(kind, id, None, &changes.fields)?;
                 self.check_references(kind, &changes.fields)?;
+                self.check_filters(kind, &changes.fields, now)?;
                 let sort_order = changes
                     .sort_order
                     .unwrap_or_else(|| collection.next_sort_order());
@@ -259,6 +261,7 @@ impl Space {
                 self.check_dependencies(kind, id, Some(current), &changes.fields, budget)?;
                 self.check_tree(kind, id, Some(current), &changes.fields)?;
                 self.check_references(kind, &changes.fields)?;
+                self.check_filters(kind, &changes.fields, now)?;
                 Record::clone(current)
             }
             Op::SetDeleted(deleted) => {
@@ -298,6 +301,27 @@ impl Space {
             before.push((*kind, record.id.clone(), old));
         }
         self.version += 1;
+    }
+
+    /// Checks that every view filter the changes set parses (docs §24: `400 invalid_filter`
+    /// with its position, as on a query). Its time zone changes no error, so UTC serves.
+    fn check_filters(
+        &self,
+        kind: Kind,
+        changes: &[(usize, Value)],
+        now: i64,
+    ) -> Result<(), SpaceError> {
+        for (field, value) in changes {
+            if let (FieldType::Filter, Value::Text(text)) = (kind.fields()[*field].ty, value) {
+                let context = FilterContext {
+                    space_id: &self.id,
+                    tz: chrono_tz::UTC,
+                    now_ms: now,
+                };
+                Filter::parse(text, context).map_err(SpaceError::InvalidFilter)?;
+            }
+        }
+        Ok(())
     }
 
     /// Checks that every reference the changes set names an active record.

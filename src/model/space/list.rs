@@ -5,8 +5,10 @@ use std::sync::Arc;
 use crate::model::cursor::Cursor;
 use crate::model::error::SpaceError;
 use crate::model::kind::Kind;
+use crate::model::limits::LIVE_VIEW_MAX;
 use crate::model::query::{Filter, FilterContext, OrderBy, Search};
 use crate::model::record::Record;
+use crate::model::views::Definition;
 
 use super::find::{self, Plan, Scope};
 use super::Space;
@@ -27,6 +29,9 @@ pub struct ListQuery {
     pub find: Option<TaskQuery>,
     /// Whether the planner may use the §17 indexes.
     pub plan: Plan,
+    /// The view whose definition gives `find` (docs §24: `?viewId=`): the listing reads it
+    /// and its cursors belong to it.
+    pub view: Option<Box<str>>,
 }
 
 /// The §17 parameters of a task listing.
@@ -46,6 +51,17 @@ pub struct TaskQuery {
     pub now: i64,
 }
 
+/// What a live view starts from (docs §24).
+#[derive(Debug, Clone)]
+pub struct Reset {
+    /// The query the view stands for.
+    pub query: TaskQuery,
+    /// Every task it shows, in its order.
+    pub tasks: Vec<Arc<Record>>,
+    /// The space version they were read at.
+    pub version: u64,
+}
+
 /// One page of a listing.
 #[derive(Debug, Clone)]
 pub struct Page {
@@ -63,6 +79,18 @@ impl Space {
     /// is parsed here, against the `now` its walk began with; the indexes that find the
     /// page are chosen by `find` (see [`Plan`]).
     pub fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page, SpaceError> {
+        let resolved;
+        let query = match &query.view {
+            Some(view) => {
+                let now = query.find.as_ref().map_or(0, |f| f.now);
+                resolved = ListQuery {
+                    find: Some(self.view_definition(view)?.task_query(now)),
+                    ..query.clone()
+                };
+                &resolved
+            }
+            None => query,
+        };
         let binding = self.query_binding(kind, query);
         let now = query.find.as_ref().map_or(0, |f| f.now);
         let (walk_version, now, after) = match &query.cursor {
@@ -127,6 +155,59 @@ impl Space {
         })
     }
 
+    /// A live view's `reset` (docs §24): every task that the view `view`, or else `query`,
+    /// matches (deleted tasks never), in its order, with the query it was read by and the
+    /// space version; more than [`LIVE_VIEW_MAX`] is refused.
+    pub fn reset(
+        &self,
+        view: Option<&str>,
+        query: TaskQuery,
+        plan: Plan,
+    ) -> Result<Reset, SpaceError> {
+        let query = match view {
+            Some(id) => self.view_definition(id)?.task_query(query.now),
+            None => query,
+        };
+        let listing = ListQuery {
+            limit: LIVE_VIEW_MAX,
+            include_deleted: false,
+            filters: Vec::new(),
+            cursor: None,
+            find: Some(query.clone()),
+            plan,
+            view: None,
+        };
+        let page = self.list(Kind::Task, &listing)?;
+        if page.next_cursor.is_some() {
+            return Err(SpaceError::ViewTooLarge);
+        }
+        Ok(Reset {
+            query,
+            tasks: page.records,
+            version: page.version,
+        })
+    }
+
+    /// Every task that is not deleted: what a live view whose filter names `now` or
+    /// `today` watches for time boundaries (docs §24).
+    pub fn all_tasks(&self) -> Vec<Arc<Record>> {
+        let tasks = self.collection(Kind::Task).records.values();
+        tasks.filter(|t| !t.is_deleted()).cloned().collect()
+    }
+
+    /// The definition of the view `id` (docs §24); `404` when it is deleted or was never
+    /// made.
+    pub fn view_definition(&self, id: &str) -> Result<Definition, SpaceError> {
+        let view = self.collection(Kind::View).get(id)?;
+        if view.is_deleted() {
+            return Err(SpaceError::NotFound {
+                kind: Kind::View,
+                id: id.to_string(),
+            });
+        }
+        Ok(Definition::of(view))
+    }
+
     /// Bytes that tie a cursor to this space, kind, exact filters, `includeDeleted` and a
     /// task listing's filter, order, time zone and search words.
     fn query_binding(&self, kind: Kind, query: &ListQuery) -> Vec<u8> {
@@ -143,6 +224,10 @@ impl Space {
         for (field, value) in &query.filters {
             part(&(*field as u32).to_le_bytes());
             part(value.as_bytes());
+        }
+        if let Some(view) = &query.view {
+            part(b"view");
+            part(view.as_bytes());
         }
         if let Some(find) = &query.find {
             part(b"find");

@@ -1,4 +1,4 @@
-//! A space: every record of the five kinds, their ordered indexes and the version counter.
+//! A space: every record of the six kinds, their ordered indexes and the version counter.
 //!
 //! `Space` is plain data with methods; its actor (`actors::space`) calls one method per
 //! message, so each method runs alone. A write is a value: [`Space::apply`] takes a
@@ -53,7 +53,7 @@ use collection::Collection;
 pub use commands::{Changes, Command, IfMatch, Op, Outcome, Step, Touched, Undo};
 pub use feed::FeedPage;
 pub use find::{Plan, SCAN_BELOW};
-pub use list::{ListQuery, Page, TaskQuery};
+pub use list::{ListQuery, Page, Reset, TaskQuery};
 pub use restore::SpaceSnapshot;
 pub use view::SpaceView;
 
@@ -73,7 +73,7 @@ pub struct Space {
     version: u64,
     /// The highest version reserved on disk, as read at start-up (see `skip_reserved`).
     reserved: u64,
-    collections: [Collection; 5],
+    collections: [Collection; Kind::ALL.len()],
     /// Every record by `versionUpdatedAt`, then kind, then id: the change feed's order.
     /// The records sit beside their keys, so a feed page looks nothing up.
     feed: OrdMap<FeedKey, Arc<Record>>,

@@ -363,6 +363,7 @@ fn query(limit: usize) -> ListQuery {
         cursor: None,
         find: None,
         plan: Plan::Indexes,
+        view: None,
     }
 }
 
@@ -698,6 +699,7 @@ fn a_walk_skips_records_written_after_it_began_and_nothing_else() {
             cursor: first.next_cursor,
             find: None,
             plan: Plan::Indexes,
+            view: None,
             ..query(2)
         },
     );
@@ -721,6 +723,7 @@ fn a_cursor_only_fits_its_own_query() {
                 cursor: cursor.clone(),
                 find: None,
                 plan: Plan::Indexes,
+                view: None,
                 ..query(1)
             },
         )
@@ -742,6 +745,7 @@ fn a_cursor_only_fits_its_own_query() {
             cursor: cursor.clone(),
             find: None,
             plan: Plan::Indexes,
+            view: None,
             ..query(1)
         },
     );
@@ -846,6 +850,7 @@ fn the_planner_finds_what_a_scan_finds_in_the_same_order() {
                     now,
                 }),
                 plan,
+                view: None,
             };
             let planned = walk_ids(&space, query(Plan::Indexes)).unwrap();
             let loaded = walk_ids(&loaded, query(Plan::Indexes)).unwrap();

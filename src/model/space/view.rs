@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::model::kind::Kind;
 use crate::model::record::Records;
 
 use super::commands::Undo;
@@ -19,7 +20,7 @@ pub struct SpaceView {
     /// The highest version durably reserved (see [`SpaceSnapshot::reserved`]).
     pub reserved: u64,
     /// The records of each kind, in [`Kind::ALL`] order.
-    pub collections: [Records; 5],
+    pub collections: [Records; Kind::ALL.len()],
 }
 
 impl SpaceView {

@@ -1,0 +1,265 @@
+//! Views (docs §24): a saved task query as a record of its own kind, and a live view's
+//! members as writes move tasks in and out of it.
+//!
+//! Request flow: `GET /api/v1/tasks?viewId=` asks the space to list as the view's
+//! [`Definition`] would ([`Space::list`](super::space::Space::list)); a live stream
+//! (`http::live`) takes the view's matching tasks once (its `reset`), then hands each
+//! durable write's tasks to its [`Members`], which says for each whether it entered, was
+//! updated in or left the view, and after which task it now stands.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::kind::Kind;
+use super::query::{time_zone, Filter, FilterContext, FilterError, OrderBy, Search};
+use super::record::{Id, Record};
+use super::space::TaskQuery;
+
+/// The fields of a view that make its definition, by name: a change of any of them sends
+/// live streams a new `reset` and ends the view's cursors; `name` and `sortOrder` do not.
+pub const DEFINITION: [&str; 4] = ["filter", "q", "orderBy", "tz"];
+
+/// A view's query as stored: `filter`, `q`, `orderBy` and `tz`, as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// The filter expression (empty: every task).
+    pub filter: String,
+    /// The search text (empty: every task).
+    pub q: String,
+    /// The order.
+    pub order_by: String,
+    /// The time zone.
+    pub tz: String,
+}
+
+impl Definition {
+    /// The definition of `view`, a record of [`Kind::View`].
+    pub fn of(view: &Record) -> Definition {
+        let text = |name: &str| -> String {
+            Kind::View
+                .field_index(name)
+                .and_then(|i| view.fields.get(i))
+                .and_then(|v| v.as_text())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let or = |text: String, default: &str| {
+            if text.is_empty() {
+                default.to_string()
+            } else {
+                text
+            }
+        };
+        Definition {
+            filter: text("filter"),
+            q: text("q"),
+            order_by: or(text("orderBy"), "sortOrder"),
+            tz: or(text("tz"), "UTC"),
+        }
+    }
+
+    /// The task query the definition stands for, read at `now`. Every part was checked
+    /// when the view was written; a part that no longer reads (never, short of a damaged
+    /// file) falls back to its default.
+    pub fn task_query(&self, now: i64) -> TaskQuery {
+        TaskQuery {
+            filter: self.filter.clone(),
+            search: Search::parse(&self.q).unwrap_or_default(),
+            order: OrderBy::parse(&self.order_by).unwrap_or_default(),
+            tz: time_zone(&self.tz).unwrap_or(chrono_tz::UTC),
+            now,
+        }
+    }
+}
+
+/// A task query ready to tell whether a task belongs: its filter parsed at a `now`.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    filter: Filter,
+    search: Search,
+}
+
+impl Matcher {
+    /// `query`'s test of a task of space `space_id`, its `now` and `today` read at `now`.
+    pub fn new(space_id: &str, query: &TaskQuery, now: i64) -> Result<Matcher, FilterError> {
+        let context = FilterContext {
+            space_id,
+            tz: query.tz,
+            now_ms: now,
+        };
+        Ok(Matcher {
+            filter: Filter::parse(&query.filter, context)?,
+            search: query.search.clone(),
+        })
+    }
+
+    /// Whether `task` is in the view: not deleted, matching the filter and the search.
+    pub fn matches(&self, task: &Record) -> bool {
+        !task.is_deleted() && self.filter.matches(task) && self.search.matches_task(task)
+    }
+}
+
+/// What a write (or the clock) did to one task of a live view.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Moved {
+    /// It matches now and did not; it stands after the task named (`None`: first).
+    Enter(Arc<Record>, Option<Id>),
+    /// It matched and still does, changed; it stands after the task named.
+    Update(Arc<Record>, Option<Id>),
+    /// It matched and no longer does.
+    Leave(Id),
+}
+
+/// The tasks a live view shows, in its order.
+#[derive(Debug, Clone)]
+pub struct Members {
+    order: OrderBy,
+    /// The members, sorted by `order` (its last key is the id, so no two are equal).
+    sorted: Vec<Arc<Record>>,
+    /// Each member's state, by id, to find it in `sorted`.
+    by_id: HashMap<Id, Arc<Record>>,
+}
+
+impl Members {
+    /// A view's members: `tasks`, in `order` already (as a listing gives them).
+    pub fn new(order: OrderBy, tasks: Vec<Arc<Record>>) -> Members {
+        let by_id = tasks
+            .iter()
+            .map(|t| (t.id.clone(), Arc::clone(t)))
+            .collect();
+        Members {
+            order,
+            sorted: tasks,
+            by_id,
+        }
+    }
+
+    /// How many tasks the view shows.
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// Whether the view shows no task.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// Whether the task `id` is shown.
+    pub fn contains(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    /// The members, in order.
+    pub fn tasks(&self) -> &[Arc<Record>] {
+        &self.sorted
+    }
+
+    fn place(&self, task: &Record) -> Result<usize, usize> {
+        self.sorted
+            .binary_search_by(|probe| self.order.compare(probe, task).then(Ordering::Equal))
+    }
+
+    fn remove(&mut self, id: &str) -> bool {
+        let Some(old) = self.by_id.remove(id) else {
+            return false;
+        };
+        if let Ok(at) = self.place(&old) {
+            self.sorted.remove(at);
+        } else if let Some(at) = self.sorted.iter().position(|t| *t.id == *id) {
+            self.sorted.remove(at);
+        }
+        true
+    }
+
+    fn insert(&mut self, task: Arc<Record>) -> Option<Id> {
+        let at = self.place(&task).unwrap_or_else(|at| at);
+        self.by_id.insert(task.id.clone(), Arc::clone(&task));
+        self.sorted.insert(at, task);
+        at.checked_sub(1)
+            .map(|before| self.sorted[before].id.clone())
+    }
+
+    /// Takes `task`'s new state, which `matches` the view or not; what that does to the
+    /// view, if anything. An `update` is only for a change of a field other than
+    /// `updatedAt` and `versionUpdatedAt` (docs §24).
+    pub fn apply(&mut self, task: Arc<Record>, matches: bool) -> Option<Moved> {
+        let old = self.by_id.get(&task.id).cloned();
+        match (old, matches) {
+            (None, false) => None,
+            (None, true) => {
+                let after = self.insert(Arc::clone(&task));
+                Some(Moved::Enter(task, after))
+            }
+            (Some(_), false) => {
+                self.remove(&task.id);
+                Some(Moved::Leave(task.id.clone()))
+            }
+            (Some(old), true) => {
+                let changed = old.fields != task.fields
+                    || old.sort_order != task.sort_order
+                    || old.created_at != task.created_at
+                    || old.deleted_at != task.deleted_at;
+                self.remove(&task.id);
+                let after = self.insert(Arc::clone(&task));
+                changed.then_some(Moved::Update(task, after))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::record::Value;
+
+    fn task(id: &str, sort_order: f64, name: &str) -> Arc<Record> {
+        let mut record = Record::new(Kind::Task, Id::from(id), sort_order, 0, 1);
+        let at = Kind::Task.field_index("name").unwrap();
+        record.fields[at] = Value::Text(name.into());
+        Arc::new(record)
+    }
+
+    #[test]
+    fn a_task_enters_after_the_one_before_it_and_moves_with_its_sort_order() {
+        let mut members = Members::new(OrderBy::default(), vec![task("a", 1.0, "A")]);
+        let b = task("b", 2.0, "B");
+        assert_eq!(
+            members.apply(b.clone(), true),
+            Some(Moved::Enter(b, Some("a".into())))
+        );
+        let first = task("b", 0.5, "B");
+        assert_eq!(
+            members.apply(first.clone(), true),
+            Some(Moved::Update(first, None))
+        );
+        let ids: Vec<&str> = members.tasks().iter().map(|t| &*t.id).collect();
+        assert_eq!(ids, ["b", "a"]);
+        assert_eq!(
+            members.apply(task("a", 1.0, "A"), false),
+            Some(Moved::Leave("a".into()))
+        );
+        assert_eq!(members.apply(task("z", 1.0, "Z"), false), None);
+        assert_eq!(members.len(), 1);
+    }
+
+    #[test]
+    fn a_write_that_changes_only_the_stamps_sends_no_update() {
+        let mut members = Members::new(OrderBy::default(), vec![task("a", 1.0, "A")]);
+        let mut touched = Record::clone(&task("a", 1.0, "A"));
+        touched.updated_at = 99;
+        touched.version = 7;
+        assert_eq!(members.apply(Arc::new(touched), true), None);
+    }
+
+    #[test]
+    fn a_view_reads_its_definition_with_the_defaults() {
+        let view = Record::new(Kind::View, Id::from("v"), 1.0, 0, 1);
+        let definition = Definition::of(&view);
+        assert_eq!(definition.order_by, "sortOrder");
+        assert_eq!(definition.tz, "UTC");
+        let query = definition.task_query(5);
+        assert_eq!(query.order, OrderBy::default());
+        assert_eq!(query.now, 5);
+    }
+}
