@@ -34,7 +34,7 @@ const SHARDS: usize = 16;
 pub(crate) struct Budgets {
     /// The server's budget per token (`--token-rate`, `--token-burst`), if on.
     server: Option<RateLimit>,
-    shards: [Mutex<HashMap<Box<str>, Bucket>>; SHARDS],
+    shards: [Mutex<HashMap<u64, Bucket>>; SHARDS],
     hasher: RandomState,
     started: Instant,
 }
@@ -47,11 +47,11 @@ struct Bucket {
     at: f64,
 }
 
-/// The budget a token spends from: its key (the token's id, or the user's for a primary
-/// token) and its limit.
+/// The budget a token spends from: its key (a hash of the token's id, or of the user's
+/// for a primary token: ids are random, so two tokens never share one) and its limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Budget {
-    key: Box<str>,
+    key: u64,
     pub(crate) limit: RateLimit,
     /// Whether the token is scoped (for the metrics).
     scoped: bool,
@@ -59,8 +59,8 @@ pub(crate) struct Budget {
 
 impl Budget {
     /// What the budget is kept by: one per token.
-    pub(crate) fn key(&self) -> &str {
-        &self.key
+    pub(crate) fn key(&self) -> u64 {
+        self.key
     }
 }
 
@@ -112,13 +112,13 @@ impl Budgets {
     /// which applies whether or not the server's budgets are on), else the server's; `None`
     /// when it has neither.
     pub(crate) fn of(&self, caller: &Caller) -> Option<Budget> {
-        let (key, own, scoped) = match &caller.scope {
-            Scope::Primary => (format!("user:{}", caller.account.id), None, false),
-            Scope::Scoped(live) => (format!("token:{}", live.token.id), live.rate_limit, true),
+        let (id, own, scoped) = match &caller.scope {
+            Scope::Primary => (&caller.account.id, None, false),
+            Scope::Scoped(live) => (&live.token.id, live.rate_limit, true),
         };
         let limit = own.or(self.server)?;
         Some(Budget {
-            key: key.into(),
+            key: self.hasher.hash_one(id),
             limit,
             scoped,
         })
@@ -164,12 +164,12 @@ impl Budgets {
     ) -> Result<Standing, E> {
         let now = self.started.elapsed().as_secs_f64();
         let limit = budget.limit;
-        let shard = self.hasher.hash_one(&budget.key) as usize % SHARDS;
+        let shard = budget.key as usize % SHARDS;
         let mut buckets = self.shards[shard]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let burst = f64::from(limit.burst);
-        let bucket = buckets.entry(budget.key.clone()).or_insert(Bucket {
+        let bucket = buckets.entry(budget.key).or_insert(Bucket {
             level: burst,
             at: now,
         });
@@ -193,6 +193,9 @@ pub(crate) struct Charged {
     /// A conditional read let through with the bucket empty: refused after its route
     /// unless its answer is a `304`.
     pub(crate) owed: Option<Exhausted>,
+    /// Where the budget stood after the request spent, when it did: what its answer shows
+    /// unless it gives something back.
+    pub(crate) standing: Option<Standing>,
 }
 
 /// Marks a request that costs nothing (a replayed idempotent answer): [`charge`] neither
@@ -220,20 +223,25 @@ pub(crate) fn charge(req: &HttpRequest, caller: &Caller) -> Result<(), Exhausted
         return Ok(());
     };
     let spent = match req.extensions().get::<Free>() {
-        Some(Free) => Ok(0),
-        None => budgets.spend(&budget, 1).map(|_| 1),
+        Some(Free) => Ok((0, None)),
+        None => budgets.spend(&budget, 1).map(|s| (1, Some(s))),
     };
     let conditional = matches!(*req.method(), Method::GET | Method::HEAD)
         && req.headers().contains_key(header::IF_NONE_MATCH);
-    let (cost, owed, refused) = match spent {
-        Ok(cost) => (cost, None, None),
-        Err(exhausted) if conditional => (0, Some(exhausted), None),
-        Err(exhausted) => (0, None, Some(exhausted)),
+    let (cost, standing, owed, refused) = match spent {
+        Ok((cost, standing)) => (cost, standing, None, None),
+        Err(exhausted) if conditional => (0, None, Some(exhausted), None),
+        Err(exhausted) => (0, None, None, Some(exhausted)),
     };
     if refused.is_some() {
         count_refusal(&budget);
     }
-    req.extensions_mut().insert(Charged { budget, cost, owed });
+    req.extensions_mut().insert(Charged {
+        budget,
+        cost,
+        owed,
+        standing,
+    });
     refused.map_or(Ok(()), Err)
 }
 
@@ -250,10 +258,11 @@ pub(crate) fn charge_more(req: &HttpRequest, more: u32) -> Result<(), Exhausted>
     if charged.cost == 0 {
         return Ok(()); // free, or let through owing
     }
-    budgets
+    let standing = budgets
         .spend(&charged.budget, more)
         .inspect_err(|_| count_refusal(&charged.budget))?;
     charged.cost += more;
+    charged.standing = Some(standing);
     Ok(())
 }
 
@@ -287,7 +296,7 @@ mod tests {
 
     fn budget(per_second: u32, burst: u32) -> Budget {
         Budget {
-            key: "token:t".into(),
+            key: 1,
             limit: RateLimit { per_second, burst },
             scoped: true,
         }
@@ -334,7 +343,7 @@ mod tests {
         assert!(budgets.spend(&b, 1).is_err());
         // A cost over what it holds, with the bucket not full, is refused.
         let other = Budget {
-            key: "token:u".into(),
+            key: 2,
             ..budget(10, 5)
         };
         budgets.spend(&other, 2).unwrap();

@@ -197,9 +197,10 @@ fn answer_budget<B>(response: &ServiceResponse<B>) -> Option<(budget::Standing, 
         }
         _ => None,
     };
-    let standing = match free {
-        true => budgets.refund(&charged.budget, charged.cost),
-        false => budgets.standing(&charged.budget),
+    let standing = match (free, charged.standing) {
+        (false, Some(standing)) => standing,
+        (true, _) => budgets.refund(&charged.budget, charged.cost),
+        (false, None) => budgets.standing(&charged.budget),
     };
     Some((standing, owed))
 }

@@ -60,7 +60,7 @@ struct Open {
     total: usize,
     by_user: HashMap<Box<str>, usize>,
     /// Streams by the budget of their token, for the tokens that have one (docs §25).
-    by_budget: HashMap<Box<str>, usize>,
+    by_budget: HashMap<u64, usize>,
     /// Every open stream by number: whose, which space, which token, and how to end it.
     streams: HashMap<u64, Reader>,
     next: u64,
@@ -80,7 +80,7 @@ pub(super) struct Slot {
     open: Arc<Mutex<Open>>,
     user: Box<str>,
     /// The key of its token's budget, when it has one.
-    budget: Option<Box<str>>,
+    budget: Option<u64>,
     number: u64,
     /// Notified when the stream must end at once (its reader lost access).
     pub(super) end: Arc<Notify>,
@@ -97,11 +97,11 @@ impl Drop for Slot {
                 open.by_user.remove(&self.user);
             }
         }
-        if let Some(budget) = &self.budget {
-            if let Some(count) = open.by_budget.get_mut(budget) {
+        if let Some(budget) = self.budget {
+            if let Some(count) = open.by_budget.get_mut(&budget) {
                 *count -= 1;
                 if *count == 0 {
-                    open.by_budget.remove(budget);
+                    open.by_budget.remove(&budget);
                 }
             }
         }
@@ -135,7 +135,7 @@ impl Streams {
         if let Some(budget) = &budget {
             if open
                 .by_budget
-                .get(budget.key())
+                .get(&budget.key())
                 .is_some_and(|n| *n >= MAX_STREAMS_PER_TOKEN)
             {
                 budget::count_refusal(budget);
@@ -155,9 +155,9 @@ impl Streams {
         }
         open.total += 1;
         *open.by_user.entry(user.into()).or_default() += 1;
-        let budget = budget.map(|b| Box::<str>::from(b.key()));
-        if let Some(budget) = &budget {
-            *open.by_budget.entry(budget.clone()).or_default() += 1;
+        let budget = budget.map(|b| b.key());
+        if let Some(budget) = budget {
+            *open.by_budget.entry(budget).or_default() += 1;
         }
         METRICS.streams_open.set(open.total as i64);
         let end = Arc::new(Notify::new());
