@@ -17,7 +17,7 @@
 //! memory is a bucket (about 100 bytes) per token used.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,7 @@ const SHARDS: usize = 16;
 pub(crate) struct Budgets {
     /// The server's budget per token (`--token-rate`, `--token-burst`), if on.
     server: Option<RateLimit>,
-    shards: [Mutex<HashMap<u64, Bucket>>; SHARDS],
+    shards: [Mutex<HashMap<u64, Bucket, BuildHasherDefault<KeyHasher>>>; SHARDS],
     hasher: RandomState,
     started: Instant,
 }
@@ -73,17 +73,55 @@ pub(crate) struct Standing {
 
 impl Standing {
     /// `RateLimit-Policy: "token";q=<burst>;w=<burst / perSecond, rounded up>`.
-    pub(crate) fn policy(&self) -> String {
+    pub(crate) fn policy(&self) -> Vec<u8> {
         let RateLimit { per_second, burst } = self.limit;
-        format!("\"token\";q={burst};w={}", burst.div_ceil(per_second))
+        field(
+            b"q=",
+            burst.into(),
+            b"w=",
+            burst.div_ceil(per_second).into(),
+        )
     }
 
     /// `RateLimit: "token";r=<requests left>;t=<whole seconds until full>`.
-    pub(crate) fn fields(&self) -> String {
+    pub(crate) fn fields(&self) -> Vec<u8> {
         let left = self.level.max(0.0).floor() as u64;
         let missing = f64::from(self.limit.burst) - self.level;
         let full_in = (missing.max(0.0) / f64::from(self.limit.per_second)).ceil() as u64;
-        format!("\"token\";r={left};t={full_in}")
+        field(b"r=", left, b"t=", full_in)
+    }
+}
+
+/// `"token";<a><x>;<b><y>`: the value of a rate-limit field, written without `fmt` (every
+/// answer carries two while budgets are on).
+fn field(a: &[u8], x: u64, b: &[u8], y: u64) -> Vec<u8> {
+    let mut value = Vec::with_capacity(48);
+    value.extend_from_slice(b"\"token\";");
+    value.extend_from_slice(a);
+    value.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
+    value.push(b';');
+    value.extend_from_slice(b);
+    value.extend_from_slice(itoa::Buffer::new().format(y).as_bytes());
+    value
+}
+
+/// The hasher of the buckets' map, whose keys are hashes already.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
     }
 }
 
@@ -102,7 +140,7 @@ impl Budgets {
     pub(crate) fn new(server: Option<RateLimit>) -> Budgets {
         Budgets {
             server,
-            shards: std::array::from_fn(|_| Mutex::new(HashMap::new())),
+            shards: std::array::from_fn(|_| Mutex::new(HashMap::default())),
             hasher: RandomState::new(),
             started: Instant::now(),
         }
@@ -294,6 +332,10 @@ fn budgets(req: &HttpRequest) -> Option<&Budgets> {
 mod tests {
     use super::*;
 
+    fn text(value: Vec<u8>) -> String {
+        String::from_utf8(value).unwrap()
+    }
+
     fn budget(per_second: u32, burst: u32) -> Budget {
         Budget {
             key: 1,
@@ -306,18 +348,18 @@ mod tests {
     fn a_bucket_starts_full_and_refuses_when_empty() {
         let budgets = Budgets::new(None);
         let b = budget(1, 3);
-        assert_eq!(budgets.standing(&b).fields(), "\"token\";r=3;t=0");
+        assert_eq!(budgets.standing(&b).fields(), b"\"token\";r=3;t=0");
         for left in [2, 1, 0] {
             let standing = budgets.spend(&b, 1).unwrap();
             assert_eq!(
-                standing.fields().split(';').nth(1),
-                Some(&*format!("r={left}"))
+                text(standing.fields()).split(';').nth(1).map(str::to_owned),
+                Some(format!("r={left}"))
             );
         }
         let Exhausted(wait) = budgets.spend(&b, 1).unwrap_err();
         assert!(wait > Duration::from_millis(900) && wait <= Duration::from_secs(1));
         assert_eq!(retry_after(wait), 1);
-        assert_eq!(budgets.standing(&b).policy(), "\"token\";q=3;w=3");
+        assert_eq!(budgets.standing(&b).policy(), b"\"token\";q=3;w=3");
     }
 
     #[test]
@@ -326,10 +368,13 @@ mod tests {
         let b = budget(1, 2);
         budgets.spend(&b, 2).unwrap();
         assert_eq!(
-            budgets.refund(&b, 1).fields().split(';').nth(1),
-            Some("r=1")
+            text(budgets.refund(&b, 1).fields())
+                .split(';')
+                .nth(1)
+                .map(str::to_owned),
+            Some("r=1".to_owned())
         );
-        assert_eq!(budgets.refund(&b, 5).fields(), "\"token\";r=2;t=0");
+        assert_eq!(budgets.refund(&b, 5).fields(), b"\"token\";r=2;t=0");
     }
 
     #[test]
@@ -337,9 +382,12 @@ mod tests {
         let budgets = Budgets::new(None);
         let b = budget(10, 5);
         let standing = budgets.spend(&b, 8).unwrap();
-        assert_eq!(standing.fields().split(';').nth(1), Some("r=0"));
+        assert_eq!(
+            text(standing.fields()).split(';').nth(1).map(str::to_owned),
+            Some("r=0".to_owned())
+        );
         // It owes 3: empty for 0.3 s, and t counts until full (0.8 s, rounded up).
-        assert!(standing.fields().ends_with("t=1"));
+        assert!(text(standing.fields()).ends_with("t=1"));
         assert!(budgets.spend(&b, 1).is_err());
         // A cost over what it holds, with the bucket not full, is refused.
         let other = Budget {

@@ -211,7 +211,7 @@ fn add_budget_fields<B>(response: &mut ServiceResponse<B>, standing: budget::Sta
         ("ratelimit-policy", standing.policy()),
         ("ratelimit", standing.fields()),
     ] {
-        if let Ok(value) = HeaderValue::from_str(&value) {
+        if let Ok(value) = HeaderValue::from_bytes(&value) {
             response
                 .headers_mut()
                 .insert(HeaderName::from_static(name), value);
