@@ -10,6 +10,7 @@ use super::request::{DavBody, DavCaller};
 use super::DavError;
 use crate::core::{conditional, Core};
 use crate::ical::{commands, parse_calendar, uid_of, write_calendar, Todo};
+use crate::model::activity::{Actor, Via};
 use crate::model::record::{Record, Records, Value};
 use crate::model::{Changes, Command, IfMatch, Kind, Op, SpaceError};
 use crate::threads::heavy;
@@ -69,7 +70,16 @@ pub(super) async fn delete_object(
         op: Op::SetDeleted(true),
         if_match: if_match(&req),
     };
-    match core.write(&calendar.space, vec![command], None, drop).await {
+    match core
+        .write(
+            &calendar.space,
+            vec![command],
+            Actor::of(&caller, Via::Caldav),
+            None,
+            drop,
+        )
+        .await
+    {
         Ok(Ok(_)) => Ok(HttpResponse::NoContent().finish()),
         Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
         Ok(Err((_, SpaceError::NotFound { .. }))) => Err(DavError::NotFound),
@@ -158,7 +168,16 @@ pub(super) async fn put_object(
     let object = object.to_owned();
     let (commands, existed) =
         put_commands(&parsed.todos[0], &members, &object, if_none_match, if_match)?;
-    match core.write(&calendar.space, commands, None, drop).await {
+    match core
+        .write(
+            &calendar.space,
+            commands,
+            Actor::of(&caller, Via::Caldav),
+            None,
+            drop,
+        )
+        .await
+    {
         Ok(Ok(_)) if existed => Ok(HttpResponse::NoContent().finish()),
         Ok(Ok(_)) => Ok(HttpResponse::Created().finish()),
         Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),

@@ -27,6 +27,7 @@
 //! temporary files and cutting off a torn journal tail. Only start-up, the tools and the
 //! actors call this module.
 
+pub mod activity;
 pub mod backup;
 pub mod codec;
 pub mod journal;
@@ -40,7 +41,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::model::activity::Logged;
 use crate::model::{Account, Change, DirectorySnapshot, DirectoryState, Space, SpaceView};
+use activity::{Activity, Retention};
 use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
 use journal::{Marks, Segment, Tail};
 
@@ -208,6 +211,9 @@ impl Pace {
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    /// The activity logs of the spaces (docs §23), kept as `--activity-days` and
+    /// `--activity-max` say.
+    activity: Arc<Activity>,
 }
 
 /// The exclusive lock on a data directory; released when dropped (or the process ends).
@@ -225,7 +231,19 @@ impl Store {
         }
         Ok(Store {
             dir: dir.to_path_buf(),
+            activity: Arc::new(Activity::new(dir, Retention::default())),
         })
+    }
+
+    /// This store with its activity kept as `retention` says; call before any use.
+    pub fn with_retention(mut self, retention: Retention) -> Store {
+        self.activity = Arc::new(Activity::new(&self.dir, retention));
+        self
+    }
+
+    /// The activity logs of the spaces.
+    pub fn activity(&self) -> &Arc<Activity> {
+        &self.activity
     }
 
     /// Takes the data directory's exclusive lock, or fails at once if another process
@@ -348,8 +366,9 @@ impl Store {
             let view = space.view();
             covered.space(&view.id, view.version, space.reserved());
         }
+        let activity = &*self.activity;
         let segments = journal::read(&self.journal_dir(), Tail::Cut, |entry| {
-            replay(&mut spaces, &mut directory, &mut keys, entry, now)
+            replay(&mut spaces, &mut directory, &mut keys, entry, now, activity)
         })?;
         // A crash during the first start can leave the empty space of the first user
         // before `users.bin`: nothing was answered yet, so start-up begins again. (With
@@ -480,6 +499,7 @@ impl Store {
     /// Removes the file of deleted space `id`, if there is one, and syncs its folder. Call
     /// only once the deletion is durable and nothing can write the file again.
     pub fn remove_space(&self, id: &str) -> Result<(), StoreError> {
+        self.activity.remove(id)?;
         let path = self.space_path(id);
         match fs::remove_file(&path) {
             Ok(()) => {}
@@ -494,6 +514,9 @@ impl Store {
 
     /// Replaces one space's file, encoding straight into it; its length.
     pub fn save_space(&self, view: &SpaceView) -> Result<u64, StoreError> {
+        // The snapshot lets the journal drop the entries the activity came from: the
+        // activity is synced first (`store::activity`).
+        self.activity.sync(&view.id)?;
         let path = self.space_path(&view.id);
         replace_file(&path, |out| {
             codec::write_space(view, out).map_err(io_at(&path))
@@ -559,14 +582,29 @@ fn replay(
     keys: &mut Vec<Arc<(KeyUse, KeptAnswer)>>,
     entry: Entry,
     now: i64,
+    activity: &Activity,
 ) -> Result<(), String> {
     match entry {
         Entry::Write {
             space: id,
             outcome,
             key,
+        }
+        | Entry::Written {
+            space: id,
+            outcome,
+            key,
+            ..
         } => {
-            space_mut(spaces, id).replay(&outcome)?;
+            let log = activity.log(&id).map_err(|e| e.to_string())?;
+            let space = space_mut(spaces, id);
+            if let Some(formers) = space.replay_noting(&outcome)? {
+                // The activity the log lost in a crash, derived again (`store::activity`).
+                if outcome.version > log.last() {
+                    let logged = Logged::derive(&outcome, &formers);
+                    log.append(logged, now).map_err(|e| e.to_string())?;
+                }
+            }
             keys.extend(key.map(Arc::from));
             Ok(())
         }
