@@ -34,6 +34,7 @@
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -114,6 +115,11 @@ impl Activity {
             .get(space)
             .cloned();
         log.map_or(Ok(()), |log| log.sync())
+    }
+
+    /// Whether space `space` has a log on disk.
+    pub fn exists(&self, space: &str) -> bool {
+        self.dir.join(space).is_dir()
     }
 
     /// Removes the log of a deleted space.
@@ -305,6 +311,7 @@ impl Log {
             let file = OpenOptions::new()
                 .create(true)
                 .append(true)
+                .mode(0o600)
                 .open(&path)
                 .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
             let len = file
@@ -322,6 +329,48 @@ impl Log {
         state.total += logged.entries.len() as u64;
         state.oldest_at = state.oldest_at.or(Some(logged.at));
         self.prune(&mut state, now)
+    }
+
+    /// Drops every write above `version`: at start-up, the writes of a journal tail that
+    /// was cut (a stream that never held them, §16) are not the space's.
+    pub fn cut_above(&self, version: u64) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if state.last <= version {
+            return Ok(());
+        }
+        state.open = None;
+        while let Some(first) = state.segments.last().copied() {
+            let path = segment_path(&self.dir, first);
+            if first > version {
+                fs::remove_file(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+                state.segments.pop();
+                continue;
+            }
+            let bytes = fs::read(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+            let kept: Vec<Logged> = codec::read_activity(&bytes)
+                .0
+                .into_iter()
+                .filter(|l| l.version <= version)
+                .collect();
+            let mut out = Vec::new();
+            for logged in &kept {
+                codec::encode_activity(logged, &mut out)
+                    .map_err(|e| StoreError::new(&path, Problem::Corrupt(e)))?;
+            }
+            replace_file(&path, |file| {
+                file.write_all(&out)
+                    .map_err(|e| StoreError::new(&path, Problem::Io(e)))
+            })?;
+            if let Some(last) = kept.last() {
+                state.last = last.version;
+                state.total = last.seq + last.entries.len() as u64;
+                return Ok(());
+            }
+            break;
+        }
+        state.last = state.floor.saturating_sub(1);
+        state.total = state.dropped;
+        Ok(())
     }
 
     /// Syncs what was appended: called before the space's snapshot lets the journal go.
@@ -491,6 +540,14 @@ impl Log {
         }
         Ok(())
     }
+}
+
+/// Whether `name` is one a log folder holds: a segment or the floor file.
+pub fn is_log_name(name: &str) -> bool {
+    name == FLOOR_FILE
+        || name
+            .strip_suffix(SUFFIX)
+            .is_some_and(|n| n.len() == 20 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn segment_path(dir: &Path, first: u64) -> PathBuf {

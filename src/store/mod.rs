@@ -7,6 +7,8 @@
 //!   snapshot;
 //! - `spaces/<space-id>.bin`: one snapshot per space;
 //! - `journal/<seq>.log`: every write since the snapshots (see [`journal`]);
+//! - `activity/<space-id>/`: each space's activity log, derived from the journal (see
+//!   [`activity`]);
 //! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600;
 //! - `stream.pos`: with `--nats`, where the journal and its mirror, the stream, last
 //!   agreed ([`POSITION_FILE`], written by replication; see [`mirror`]).
@@ -271,13 +273,25 @@ impl Store {
     /// name that is neither taskd's nor hidden. Only with the lock held: a running server's
     /// temporary files are work in progress.
     fn tidy(&self) -> Result<(), StoreError> {
-        let folders: [(&str, NameCheck); 3] = [
-            ("", is_top_name),
-            (SPACES_DIR, is_space_name),
-            (JOURNAL_DIR, journal::is_segment_name),
+        let mut folders: Vec<(PathBuf, NameCheck)> = vec![
+            (PathBuf::new(), is_top_name),
+            (SPACES_DIR.into(), is_space_name),
+            (JOURNAL_DIR.into(), journal::is_segment_name),
         ];
+        // Each space's activity folder (a floor file is replaced through a temporary one).
+        if let Ok(logs) = fs::read_dir(self.dir.join(activity::ACTIVITY_DIR)) {
+            for log in logs
+                .flatten()
+                .filter(|l| l.file_type().is_ok_and(|t| t.is_dir()))
+            {
+                let sub = Path::new(activity::ACTIVITY_DIR).join(log.file_name());
+                folders.push((sub, activity::is_log_name));
+            }
+        }
         let mut removed = 0;
         for (sub, known) in folders {
+            let sub = sub.as_path();
+            let is_top = sub.as_os_str().is_empty();
             let dir = self.dir.join(sub);
             let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
             for entry in entries {
@@ -289,7 +303,7 @@ impl Store {
                 if is_file && is_temporary(name) {
                     fs::remove_file(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
                     removed += 1;
-                } else if !name.starts_with('.') && !(known(name) && (is_file || sub.is_empty())) {
+                } else if !name.starts_with('.') && !(known(name) && (is_file || is_top)) {
                     log::warn!("{}: not a taskd file; left alone", path.display());
                 }
             }
@@ -381,6 +395,10 @@ impl Store {
         }
         spaces.retain(|id, _| !directory.is_deleted(id));
         for space in spaces.values_mut() {
+            // A log may hold writes of a journal tail that was cut since (§16).
+            if self.activity.exists(space.id()) {
+                (self.activity.log(space.id())).and_then(|log| log.cut_above(space.version()))?;
+            }
             space.skip_reserved();
         }
         for id in directory.deleted() {
@@ -710,6 +728,7 @@ fn is_top_name(name: &str) -> bool {
         SPACES_DIR,
         JOURNAL_DIR,
         POSITION_FILE,
+        activity::ACTIVITY_DIR,
     ]
     .contains(&name)
         || name.ends_with(TOKEN_SUFFIX)
