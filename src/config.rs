@@ -54,6 +54,14 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub body_timeout_ms: u64,
 
+    /// Days each space's activity entries are kept (docs §23).
+    #[arg(long, env = "TASKD_ACTIVITY_DAYS", default_value_t = 90)]
+    pub activity_days: u32,
+
+    /// Activity entries kept per space at most, the oldest dropped first (docs §23).
+    #[arg(long, env = "TASKD_ACTIVITY_MAX", default_value_t = 1_000_000)]
+    pub activity_max: u64,
+
     /// Requests a second each token's budget refills with (docs §25); 0 (the default)
     /// turns budgets off, for load tests and single users.
     #[arg(long, env = "TASKD_TOKEN_RATE", default_value_t = 0)]
@@ -199,6 +207,14 @@ pub enum Tool {
 const TOKEN_CHARS: std::ops::RangeInclusive<usize> = 32..=256;
 
 impl Config {
+    /// How long and how much activity each space keeps (docs §23).
+    pub fn activity_retention(&self) -> crate::store::activity::Retention {
+        crate::store::activity::Retention {
+            days: self.activity_days,
+            max: self.activity_max,
+        }
+    }
+
     /// What `--nats`, `--node` and `--cluster` ask for; `None` without `--nats`.
     pub fn replication(&self) -> Option<crate::replication::Options> {
         if self.nats.is_empty() {

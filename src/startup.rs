@@ -257,6 +257,7 @@ impl State {
             journal.clone(),
             store.dir().to_path_buf(),
             settings.plan,
+            Arc::clone(store.activity()),
         );
         let edge = Edge {
             gate,
@@ -338,7 +339,7 @@ impl Application {
     /// Locks and recovers (or on first start initialises) the data directory, starts the
     /// journal and the actors, and binds the server. Must run inside an actix `System`.
     pub fn build(config: &Config) -> Result<Application, StartError> {
-        let store = Store::open(&config.data_dir)?;
+        let store = Store::open(&config.data_dir)?.with_retention(config.activity_retention());
         let lock = store.lock()?;
         let replicator = match config.replication() {
             Some(options) => Some(replicate(&store, &options, config.durability)?),

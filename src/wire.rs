@@ -36,7 +36,7 @@ pub(crate) struct RecordJson<'a> {
 }
 
 /// A field value as JSON (the derived `Serialize` of `Value` is the snapshot encoding).
-struct ValueJson<'a>(&'a Value);
+pub(crate) struct ValueJson<'a>(pub &'a Value);
 
 impl Serialize for ValueJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -97,6 +97,12 @@ pub(crate) async fn replay(
                 space,
                 outcome,
                 key,
+            }
+            | Entry::Written {
+                space,
+                outcome,
+                key,
+                ..
             } => (space, Followed::Write(outcome), key),
             Entry::Reserve { space, up_to } => (space, Followed::Reserve(up_to), None),
             Entry::Directory { seq, change, key } => {

@@ -277,6 +277,7 @@ impl Spaces {
             self.snapshots.clone(),
             Pace::new(self.compaction, file_len),
             self.timer.clone(),
+            Arc::clone(self.store.activity()),
         );
         arbiter.spawn_fn(move || {
             Context::with_receiver(receiver).run(actor);
@@ -341,6 +342,8 @@ mod tests {
                 if_match: None,
             }],
             key: None,
+            actor: None,
+            revert: None,
         }
     }
 

@@ -28,16 +28,18 @@ mod gate;
 pub(crate) mod service;
 
 use std::path::PathBuf;
-use std::sync::RwLockReadGuard;
+use std::sync::{Arc, RwLockReadGuard};
 
 use actix_web::web::Data;
 
 use crate::actors::directory::{Answer, Changed};
-use crate::actors::space::{Operation, Render, Write, WriteResult};
+use crate::actors::space::{Operation, Render, Revert, Write, WriteResult};
 use crate::actors::{Directory, Failure, Keys, Spaces};
 use crate::model::access::{self, Action, Denied};
+use crate::model::activity::Actor;
 use crate::model::kept::KeyUse;
 use crate::model::{Caller, Change, Command, DirectoryError, DirectoryState, Plan, Role, Space};
+use crate::store::activity::{Activity, Page as ActivityPage, Query as ActivityQuery};
 use crate::store::journal::Journal;
 use crate::threads::heavy;
 use crate::threads::turns::{Turn, Turns};
@@ -77,6 +79,8 @@ pub(crate) struct Core {
     plan: Plan,
     /// One edit of a webhook at a time (see [`Core::editing`]).
     edits: Turns,
+    /// The spaces' activity logs (docs §23).
+    activity: Arc<Activity>,
 }
 
 impl Core {
@@ -89,6 +93,7 @@ impl Core {
         journal: Journal,
         data_dir: PathBuf,
         plan: Plan,
+        activity: Arc<Activity>,
     ) -> Core {
         let Actors {
             directory,
@@ -105,6 +110,7 @@ impl Core {
             data_dir,
             plan,
             edits: Turns::new(1),
+            activity,
         }
     }
 
@@ -210,11 +216,76 @@ impl Core {
         &self,
         space: &str,
         commands: Vec<Command>,
+        actor: Actor,
         key: Option<(KeyUse, Render)>,
         late: impl FnOnce(Result<WriteResult, Failure>) + 'static,
     ) -> Result<WriteResult, Failure> {
-        let write = Write { commands, key };
+        let write = Write {
+            commands,
+            key,
+            actor: Some(actor),
+            revert: None,
+        };
         self.spaces.call_or_later(space, write, late).await
+    }
+
+    /// A page of space `space`'s activity (docs §23), read from its log on the heavy pool
+    /// in `owner`'s turn: a filtered page may walk many segments.
+    pub(crate) async fn activity(
+        &self,
+        owner: &str,
+        space: &str,
+        query: ActivityQuery,
+    ) -> Result<ActivityPage, Failure> {
+        let (activity, space) = (Arc::clone(&self.activity), space.to_string());
+        let now = chrono::Utc::now().timestamp_millis();
+        let read = move || activity.log(&space)?.page(&query, now);
+        heavy::run(owner, read)
+            .await
+            .map_err(|_| Failure::Panicked)?
+            .map_err(|e| {
+                log::error!("reading activity: {e}");
+                Failure::Panicked
+            })
+    }
+
+    /// Undoes the write of space `space` that made `version` (docs §23) as a new write by
+    /// `actor`, all or nothing; `None` when no kept write made that version. Unless
+    /// `force`, a record written since is a [`SpaceError::RevertConflict`].
+    pub(crate) async fn revert(
+        &self,
+        owner: &str,
+        space: &str,
+        version: u64,
+        force: bool,
+        actor: Actor,
+    ) -> Result<Option<WriteResult>, Failure> {
+        let (activity, id) = (Arc::clone(&self.activity), space.to_string());
+        let now = chrono::Utc::now().timestamp_millis();
+        let logged = heavy::run(owner, move || activity.log(&id)?.write_of(version, now))
+            .await
+            .map_err(|_| Failure::Panicked)?
+            .map_err(|e| {
+                log::error!("reading activity: {e}");
+                Failure::Panicked
+            })?;
+        let Some(logged) = logged else {
+            return Ok(None);
+        };
+        let write = Write {
+            commands: Vec::new(),
+            key: None,
+            actor: Some(actor),
+            revert: Some(Revert {
+                logged,
+                of: version,
+                force,
+            }),
+        };
+        self.spaces
+            .call_or_later(space, write, drop)
+            .await
+            .map(Some)
     }
 
     /// Sends a space's actor an operation that writes nothing (a subscription to its

@@ -14,6 +14,7 @@ use crate::core::{conditional, Core};
 use crate::ical::{commands, object_text, parse_calendar, uid_of, Todo};
 use crate::model::calendar::CalendarFields;
 use crate::model::limits::CALENDAR_KEPT_MAX_BYTES;
+use crate::model::activity::{Actor, Via};
 use crate::model::record::{Record, Records, Value};
 use crate::model::{Changes, Command, IfMatch, Kind, Op, SpaceError};
 use crate::threads::heavy;
@@ -74,7 +75,16 @@ pub(super) async fn delete_object(
         op: Op::SetDeleted(true),
         if_match: if_match(&req),
     };
-    match core.write(&calendar.space, vec![command], None, drop).await {
+    match core
+        .write(
+            &calendar.space,
+            vec![command],
+            Actor::of(&caller, Via::Caldav),
+            None,
+            drop,
+        )
+        .await
+    {
         Ok(Ok(_)) => Ok(HttpResponse::NoContent().finish()),
         Ok(Err((_, SpaceError::PreconditionFailed { .. }))) => Err(DavError::PreconditionFailed),
         Ok(Err((_, SpaceError::NotFound { .. }))) => Err(DavError::NotFound),
@@ -178,7 +188,16 @@ pub(super) async fn put_object(
         if_match,
     };
     let (commands, existed) = put_commands(&parsed.todos[0], &members, put)?;
-    match core.write(&calendar.space, commands, None, drop).await {
+    match core
+        .write(
+            &calendar.space,
+            commands,
+            Actor::of(&caller, Via::Caldav),
+            None,
+            drop,
+        )
+        .await
+    {
         Ok(Ok(outcome)) => {
             let task = outcome.item().record;
             let mut answer = match existed {

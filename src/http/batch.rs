@@ -18,6 +18,7 @@ use super::{dto, render};
 use crate::core::Core;
 use crate::edge::budget;
 use crate::model::access;
+use crate::model::activity::Via;
 use crate::model::validate::{is_id, parse_changes};
 use crate::model::{Caller, Command, FieldError, Kind, Mode, Op, ValidationError};
 use crate::threads::heavy;
@@ -77,7 +78,7 @@ pub(crate) async fn batch(
         &core,
         &caller,
         space,
-        commands,
+        (commands, Via::Batch),
         key,
         render::batch_answer,
     )

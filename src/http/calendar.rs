@@ -19,6 +19,7 @@ use crate::core::{conditional, Core};
 use crate::edge::body;
 use crate::ical::{commands, parse_calendar, uid_of, write_calendar, IcalError};
 use crate::model::access::Action;
+use crate::model::activity::{Actor, Via};
 use crate::model::limits::CALENDAR_BODY_MAX_BYTES;
 use crate::model::validate::is_id;
 use crate::model::{Caller, FieldError, Kind, Space, ValidationError};
@@ -133,13 +134,13 @@ pub(crate) async fn import(
     let version = match commands.is_empty() {
         true => core.version(space).await?,
         false => {
-            let outcome =
-                core.write(space, commands, None, drop)
-                    .await?
-                    .map_err(|(index, e)| ApiError::InOperation {
-                        index,
-                        error: Box::new(e.into()),
-                    })?;
+            let outcome = core
+                .write(space, commands, Actor::of(&caller, Via::Import), None, drop)
+                .await?
+                .map_err(|(index, e)| ApiError::InOperation {
+                    index,
+                    error: Box::new(e.into()),
+                })?;
             outcome.version
         }
     };

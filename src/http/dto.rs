@@ -303,6 +303,14 @@ pub(crate) struct ProblemField {
     pub message: String,
 }
 
+/// A field a revert would set back that was written since (docs §23).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ConflictField {
+    pub kind: &'static str,
+    pub id: String,
+    pub field: &'static str,
+}
+
 /// RFC 9457 problem details with taskd's `code` (docs §7).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -318,6 +326,10 @@ pub(crate) struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub errors: Option<Vec<ProblemField>>,
+    /// conflict (a revert, docs §23): each field written since the undone write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub fields: Option<Vec<ConflictField>>,
     /// The failed operation of a batch.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]

@@ -1,7 +1,7 @@
 //! The one mapping from every failure to an HTTP status and a problem+json body
 //! (RFC 9457) with a `code`.
 
-use super::dto::{Problem, ProblemField};
+use super::dto::{ConflictField, Problem, ProblemField};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
@@ -15,6 +15,7 @@ use crate::edge::budget::{retry_after, Exhausted};
 use crate::edge::Refusal;
 use crate::metrics::METRICS;
 use crate::model::access::{Denied, Reason};
+use crate::model::activity::Conflict;
 use crate::model::limits::{
     MAX_BODY_BYTES, MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_SECS,
 };
@@ -55,6 +56,8 @@ pub enum ApiError {
     AlreadyExists(String),
     /// 409 record_deleted.
     RecordDeleted(String),
+    /// 409 conflict: a revert would set back fields written since (docs §23).
+    RevertConflict(Vec<Conflict>),
     /// 409 idempotency_key_in_use: the first request with the key is still running.
     IdempotencyKeyInUse,
     /// 409 default_space: a default space cannot be shared, left or deleted.
@@ -146,6 +149,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::AlreadyExists(_) => "already_exists",
             ApiError::RecordDeleted(_) => "record_deleted",
+            ApiError::RevertConflict(_) => "conflict",
             ApiError::IdempotencyKeyInUse => "idempotency_key_in_use",
             ApiError::DefaultSpace => "default_space",
             ApiError::LastOwner => "last_owner",
@@ -194,6 +198,9 @@ impl ApiError {
             | ApiError::ViewTooLarge(d)
             | ApiError::DependencyCycle { detail: d, .. } => d.clone(),
             ApiError::DefaultSpace => DirectoryError::DefaultSpace.to_string(),
+            ApiError::RevertConflict(_) => {
+                "records were written since that version; send force=true to undo it anyway".into()
+            }
             ApiError::LastOwner => DirectoryError::LastOwner.to_string(),
             ApiError::IdempotencyKeyInUse => {
                 "the first request with this Idempotency-Key is still running".into()
@@ -274,6 +281,7 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::AlreadyExists(_)
             | ApiError::RecordDeleted(_)
+            | ApiError::RevertConflict(_)
             | ApiError::IdempotencyKeyInUse
             | ApiError::DefaultSpace
             | ApiError::LastOwner
@@ -325,6 +333,19 @@ impl ResponseError for ApiError {
                         .map(|e| ProblemField {
                             field: e.field.clone(),
                             message: e.message.clone(),
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            },
+            fields: match this {
+                ApiError::RevertConflict(conflicts) => Some(
+                    conflicts
+                        .iter()
+                        .map(|c| ConflictField {
+                            kind: c.kind.noun(),
+                            id: c.id.clone(),
+                            field: c.field,
                         })
                         .collect(),
                 ),
@@ -418,6 +439,7 @@ impl From<SpaceError> for ApiError {
             }
             // Firings are made by the reminder timer, never by a request.
             SpaceError::NothingDue { .. } => ApiError::Internal(detail),
+            SpaceError::RevertConflict(conflicts) => ApiError::RevertConflict(conflicts),
             SpaceError::InvalidField { field, message } => ApiError::Validation(ValidationError {
                 errors: vec![FieldError {
                     field: field.into(),

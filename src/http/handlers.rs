@@ -19,6 +19,7 @@ use super::{idempotency, render};
 use crate::actors::directory::{Answer, Changed};
 use crate::actors::space::{Render, WriteResult};
 use crate::model::access::Action;
+use crate::model::activity::{Actor, Via};
 use crate::model::kept::KeptAnswer;
 use crate::model::user::new_token;
 use crate::model::validate::{parse_backup_target, parse_changes, parse_user_name};
@@ -461,7 +462,7 @@ async fn write(
         core,
         caller,
         space,
-        vec![command],
+        (vec![command], Via::Api),
         key,
         render::write_answer,
     )
@@ -493,7 +494,7 @@ pub(super) async fn send_write(
     core: &Core,
     caller: &Caller,
     space: &str,
-    commands: Vec<Command>,
+    (commands, via): (Vec<Command>, Via),
     key: KeyClaim,
     render: Render,
 ) -> Result<Result<KeptAnswer, (usize, SpaceError)>, ApiError> {
@@ -506,11 +507,17 @@ pub(super) async fn send_write(
     });
     let key = key.0.map(|k| (k, render));
     let answer = core
-        .write(space, commands, key, move |written| {
-            if let Some(settle) = late {
-                settle(written)
-            }
-        })
+        .write(
+            space,
+            commands,
+            Actor::of(caller, via),
+            key,
+            move |written| {
+                if let Some(settle) = late {
+                    settle(written)
+                }
+            },
+        )
         .await?;
     let answer = match answer {
         Ok(outcome) if big_body(req) => {

@@ -7,6 +7,7 @@
 //! reply with [`render`]; any failure becomes problem+json in [`error`]. The front's own
 //! state is the open change streams ([`stream::Streams`], app data).
 
+mod activity;
 pub(crate) mod batch;
 pub(crate) mod calendar;
 pub(crate) mod dto;
@@ -110,6 +111,11 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
                             Guard::Records { body: false },
                         ))
                         .default_service(disallowed("GET, PATCH, DELETE")),
+                )
+                .service(
+                    web::resource("/{id}/activity")
+                        .route(web::get().to(activity::of_record))
+                        .default_service(disallowed("GET")),
                 )
                 .service(
                     web::resource("/{id}/restore")
@@ -231,6 +237,16 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
     .service(
         web::resource("/api/v1/admin/backup")
             .route(keyed(web::post().to(handlers::backup), Guard::Admin))
+            .default_service(disallowed("POST")),
+    )
+    .service(
+        web::resource("/api/v1/activity")
+            .route(web::get().to(activity::list))
+            .default_service(disallowed("GET")),
+    )
+    .service(
+        web::resource("/api/v1/activity/{version}/revert")
+            .route(web::post().to(activity::revert))
             .default_service(disallowed("POST")),
     )
     .service(

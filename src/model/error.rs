@@ -174,6 +174,9 @@ pub enum SpaceError {
         thousands(LIVE_VIEW_MAX)
     )]
     ViewTooLarge,
+    /// A revert (docs §23) would set back fields written since; nothing was changed.
+    #[error("records were written since that version; send force=true to undo it anyway")]
+    RevertConflict(Vec<crate::model::activity::Conflict>),
     /// A change feed asked for changes after a version the space has not reached.
     #[error("since must be an integer from 0 to the space version {version}, not {since}")]
     SinceAhead {

@@ -7,6 +7,7 @@
 //! [`Space`] method, and `http` renders the returned records.
 
 pub mod access;
+pub mod activity;
 pub mod cursor;
 pub mod deps;
 pub mod directory;

@@ -46,7 +46,7 @@
 //! | 6 | the directory holds webhooks with their secrets and positions ([`DirectorySnapshot::webhooks`], last); directory changes [`Change::WebhookCreated`], [`Change::WebhookSet`], [`Change::WebhookDeleted`], [`Change::WebhookPositions`] and [`Change::WebhookGone`] (new variants, last). A users file of formats 3 to 5 is read without webhooks |
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
 //! | 8 | a task record has one more field, last (docs §22): `parentId` (`Value::Text` or `Value::Null`). Task records of formats 1 to 7 are read with it null ([`upgrade_record`]): right, since those formats had no subtasks, so every task is a root |
-//! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them; and a sixth kind, `Kind::View` (docs §24), last: a space file holds its views after its contexts, and journal entries may touch views. Files of formats 1 to 8 hold no view and read as they did |
+//! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them; and a sixth kind, `Kind::View` (docs §24), last: a space file holds its views after its contexts, and journal entries may touch views. Files of formats 1 to 8 hold no view and read as they did; and journal entry [`Entry::Written`] (new variant, last) replaces [`Entry::Write`]: a write's outcome with its [`Meta`] (its time, its actor with the door it came through, the version it reverts; docs §23). A `Write` entry of formats 2 to 8 is read with no actor and time 0 (the activity derived from it shows `actor` null and the record's `updatedAt`). The activity logs (`activity/<space>/<first>.act`, [`encode_activity`]): frames of this layout around a [`Logged`] write |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -56,6 +56,7 @@ use serde::de::DeserializeOwned;
 use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
+use crate::model::activity::{Logged, Meta};
 pub use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::webhook::Webhook;
 use crate::model::{
@@ -166,6 +167,32 @@ pub enum Entry {
         /// The idempotency key it came with, and its answer.
         key: Option<Kept>,
     },
+    /// A write to a space (format 9 on): [`Entry::Write`] with the write's [`Meta`],
+    /// which the outcome carries in memory. Decoded, it is an [`Entry::Write`] whose
+    /// outcome holds the meta ([`upgrade_entry`]), so readers see one variant.
+    Written {
+        /// The space written.
+        space: Box<str>,
+        /// What the write did.
+        outcome: Arc<Outcome>,
+        /// The idempotency key it came with, and its answer.
+        key: Option<Kept>,
+        /// Its time, actor and revert.
+        meta: Meta,
+    },
+}
+
+impl Entry {
+    /// The entry a write is journaled as: [`Entry::Written`], with the outcome's meta.
+    pub fn write(space: Box<str>, outcome: Arc<Outcome>, key: Option<Kept>) -> Entry {
+        let meta = outcome.meta.clone();
+        Entry::Written {
+            space,
+            outcome,
+            key,
+            meta,
+        }
+    }
 }
 
 /// The idempotency keys file's contents: every key used in the last 24 hours.
@@ -311,6 +338,20 @@ fn upgrade_collections(version: u16, collections: &mut [(Kind, Vec<Arc<Record>>)
 }
 
 fn upgrade_entry(version: u16, entry: &mut Entry) {
+    if let Entry::Written {
+        space,
+        outcome,
+        key,
+        meta,
+    } = entry
+    {
+        Arc::make_mut(outcome).meta = std::mem::take(meta);
+        *entry = Entry::Write {
+            space: std::mem::take(space),
+            outcome: Arc::clone(outcome),
+            key: key.take(),
+        };
+    }
     if let Entry::Write { outcome, .. } = entry {
         for step in &mut Arc::make_mut(outcome).steps {
             for touched in &mut step.touched {
@@ -539,7 +580,58 @@ fn open_file(kind: FileKind, bytes: &[u8]) -> Result<(u16, &[u8]), CodecError> {
 
 /// Appends `entry` as one journal frame to `out`.
 pub fn encode_entry(entry: &Entry, out: &mut Vec<u8>) -> Result<(), CodecError> {
-    let payload = serialize(entry)?;
+    let payload = match entry {
+        // This build writes a write with its meta (format 9).
+        Entry::Write {
+            space,
+            outcome,
+            key,
+        } => serialize(&Entry::write(
+            space.clone(),
+            Arc::clone(outcome),
+            key.clone(),
+        ))?,
+        _ => serialize(entry)?,
+    };
+    encode_frame(payload, out)
+}
+
+/// Appends one activity frame, a [`Logged`] write in the journal's frame layout, to `out`.
+pub fn encode_activity(logged: &Logged, out: &mut Vec<u8>) -> Result<(), CodecError> {
+    encode_frame(serialize(logged)?, out)
+}
+
+/// The whole activity frames at the start of a segment's `bytes`, and where they end: a
+/// torn or damaged frame ends them.
+pub fn read_activity(bytes: &[u8]) -> (Vec<Logged>, usize) {
+    let mut frames = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        if rest.len() < FRAME_HEADER_LEN {
+            break;
+        }
+        let word = |i: usize| u32::from_le_bytes(rest[i..i + 4].try_into().expect("4 bytes"));
+        let (len, check, crc) = (word(0), word(4), word(8));
+        let end = FRAME_HEADER_LEN + len as usize;
+        if len != !check || end > rest.len() || crc32fast::hash(&rest[12..end]) != crc {
+            break;
+        }
+        let version = u16::from_le_bytes([rest[12], rest[13]]);
+        if !(9..=FORMAT_VERSION).contains(&version) {
+            break;
+        }
+        match deserialize(&rest[FRAME_HEADER_LEN..end]) {
+            Ok(logged) => frames.push(logged),
+            Err(_) => break,
+        }
+        at += end;
+    }
+    (frames, at)
+}
+
+/// Frames `payload` (the journal's layout) onto `out`.
+fn encode_frame(payload: Vec<u8>, out: &mut Vec<u8>) -> Result<(), CodecError> {
     if payload.len() > MAX_ENTRY_BYTES {
         return Err(CodecError::Payload(format!(
             "entry of {} bytes is over the limit of {MAX_ENTRY_BYTES}",
@@ -859,7 +951,7 @@ mod tests {
             let Frame::Entry { entry, end } = read_frame(&bytes, offset) else {
                 panic!("the v9 journal does not read at {offset}");
             };
-            if let Entry::Write { outcome, .. } = entry {
+            if let Entry::Write { outcome, .. } | Entry::Written { outcome, .. } = entry {
                 in_entries += outcome.touched().filter(|t| sent(&t.record)).count();
             }
             offset = end;

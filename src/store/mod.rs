@@ -7,6 +7,8 @@
 //!   snapshot;
 //! - `spaces/<space-id>.bin`: one snapshot per space;
 //! - `journal/<seq>.log`: every write since the snapshots (see [`journal`]);
+//! - `activity/<space-id>/`: each space's activity log, derived from the journal (see
+//!   [`activity`]);
 //! - `default.token`, `admin.token`: the bootstrap tokens, mode 0600;
 //! - `stream.pos`: with `--nats`, where the journal and its mirror, the stream, last
 //!   agreed ([`POSITION_FILE`], written by replication; see [`mirror`]).
@@ -27,6 +29,7 @@
 //! temporary files and cutting off a torn journal tail. Only start-up, the tools and the
 //! actors call this module.
 
+pub mod activity;
 pub mod backup;
 pub mod codec;
 pub mod journal;
@@ -40,7 +43,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::model::activity::Logged;
 use crate::model::{Account, Change, DirectorySnapshot, DirectoryState, Space, SpaceView};
+use activity::{Activity, Retention};
 use codec::{CodecError, Entry, KeptAnswer, KeyUse, KeysSnapshot};
 use journal::{Marks, Segment, Tail};
 
@@ -208,6 +213,9 @@ impl Pace {
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    /// The activity logs of the spaces (docs §23), kept as `--activity-days` and
+    /// `--activity-max` say.
+    activity: Arc<Activity>,
 }
 
 /// The exclusive lock on a data directory; released when dropped (or the process ends).
@@ -225,7 +233,19 @@ impl Store {
         }
         Ok(Store {
             dir: dir.to_path_buf(),
+            activity: Arc::new(Activity::new(dir, Retention::default())),
         })
+    }
+
+    /// This store with its activity kept as `retention` says; call before any use.
+    pub fn with_retention(mut self, retention: Retention) -> Store {
+        self.activity = Arc::new(Activity::new(&self.dir, retention));
+        self
+    }
+
+    /// The activity logs of the spaces.
+    pub fn activity(&self) -> &Arc<Activity> {
+        &self.activity
     }
 
     /// Takes the data directory's exclusive lock, or fails at once if another process
@@ -253,13 +273,25 @@ impl Store {
     /// name that is neither taskd's nor hidden. Only with the lock held: a running server's
     /// temporary files are work in progress.
     fn tidy(&self) -> Result<(), StoreError> {
-        let folders: [(&str, NameCheck); 3] = [
-            ("", is_top_name),
-            (SPACES_DIR, is_space_name),
-            (JOURNAL_DIR, journal::is_segment_name),
+        let mut folders: Vec<(PathBuf, NameCheck)> = vec![
+            (PathBuf::new(), is_top_name),
+            (SPACES_DIR.into(), is_space_name),
+            (JOURNAL_DIR.into(), journal::is_segment_name),
         ];
+        // Each space's activity folder (a floor file is replaced through a temporary one).
+        if let Ok(logs) = fs::read_dir(self.dir.join(activity::ACTIVITY_DIR)) {
+            for log in logs
+                .flatten()
+                .filter(|l| l.file_type().is_ok_and(|t| t.is_dir()))
+            {
+                let sub = Path::new(activity::ACTIVITY_DIR).join(log.file_name());
+                folders.push((sub, activity::is_log_name));
+            }
+        }
         let mut removed = 0;
         for (sub, known) in folders {
+            let sub = sub.as_path();
+            let is_top = sub.as_os_str().is_empty();
             let dir = self.dir.join(sub);
             let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
             for entry in entries {
@@ -271,7 +303,7 @@ impl Store {
                 if is_file && is_temporary(name) {
                     fs::remove_file(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
                     removed += 1;
-                } else if !name.starts_with('.') && !(known(name) && (is_file || sub.is_empty())) {
+                } else if !name.starts_with('.') && !(known(name) && (is_file || is_top)) {
                     log::warn!("{}: not a taskd file; left alone", path.display());
                 }
             }
@@ -348,8 +380,9 @@ impl Store {
             let view = space.view();
             covered.space(&view.id, view.version, space.reserved());
         }
+        let activity = &*self.activity;
         let segments = journal::read(&self.journal_dir(), Tail::Cut, |entry| {
-            replay(&mut spaces, &mut directory, &mut keys, entry, now)
+            replay(&mut spaces, &mut directory, &mut keys, entry, now, activity)
         })?;
         // A crash during the first start can leave the empty space of the first user
         // before `users.bin`: nothing was answered yet, so start-up begins again. (With
@@ -362,6 +395,10 @@ impl Store {
         }
         spaces.retain(|id, _| !directory.is_deleted(id));
         for space in spaces.values_mut() {
+            // A log may hold writes of a journal tail that was cut since (§16).
+            if self.activity.exists(space.id()) {
+                (self.activity.log(space.id())).and_then(|log| log.cut_above(space.version()))?;
+            }
             space.skip_reserved();
         }
         for id in directory.deleted() {
@@ -480,6 +517,7 @@ impl Store {
     /// Removes the file of deleted space `id`, if there is one, and syncs its folder. Call
     /// only once the deletion is durable and nothing can write the file again.
     pub fn remove_space(&self, id: &str) -> Result<(), StoreError> {
+        self.activity.remove(id)?;
         let path = self.space_path(id);
         match fs::remove_file(&path) {
             Ok(()) => {}
@@ -494,6 +532,9 @@ impl Store {
 
     /// Replaces one space's file, encoding straight into it; its length.
     pub fn save_space(&self, view: &SpaceView) -> Result<u64, StoreError> {
+        // The snapshot lets the journal drop the entries the activity came from: the
+        // activity is synced first (`store::activity`).
+        self.activity.sync(&view.id)?;
         let path = self.space_path(&view.id);
         replace_file(&path, |out| {
             codec::write_space(view, out).map_err(io_at(&path))
@@ -559,14 +600,29 @@ fn replay(
     keys: &mut Vec<Arc<(KeyUse, KeptAnswer)>>,
     entry: Entry,
     now: i64,
+    activity: &Activity,
 ) -> Result<(), String> {
     match entry {
         Entry::Write {
             space: id,
             outcome,
             key,
+        }
+        | Entry::Written {
+            space: id,
+            outcome,
+            key,
+            ..
         } => {
-            space_mut(spaces, id).replay(&outcome)?;
+            let log = activity.log(&id).map_err(|e| e.to_string())?;
+            let space = space_mut(spaces, id);
+            if let Some(formers) = space.replay_noting(&outcome)? {
+                // The activity the log lost in a crash, derived again (`store::activity`).
+                if outcome.version > log.last() {
+                    let logged = Logged::derive(&outcome, &formers);
+                    log.append(logged, now).map_err(|e| e.to_string())?;
+                }
+            }
             keys.extend(key.map(Arc::from));
             Ok(())
         }
@@ -672,6 +728,7 @@ fn is_top_name(name: &str) -> bool {
         SPACES_DIR,
         JOURNAL_DIR,
         POSITION_FILE,
+        activity::ACTIVITY_DIR,
     ]
     .contains(&name)
         || name.ends_with(TOKEN_SUFFIX)

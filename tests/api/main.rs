@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod activity;
 mod attacks;
 mod auth;
 mod backup;

@@ -5,6 +5,7 @@ use actix::prelude::*;
 use tokio::sync::oneshot;
 
 use crate::actors::reminders::{FIRE_BATCH, FIRE_WRITES};
+use crate::model::activity::{Actor, Via};
 use crate::model::record::Id;
 use crate::model::space::LIGHT_COMMANDS;
 use crate::model::{Command, Kind, Op};
@@ -63,6 +64,12 @@ impl SpaceActor {
         let write = Write {
             commands,
             key: None,
+            actor: Some(Actor {
+                user_id: None,
+                token_id: None,
+                via: Via::Reminder,
+            }),
+            revert: None,
         };
         let (reply, answer) = oneshot::channel();
         self.write(write, reply, std::convert::identity, ctx);

@@ -11,6 +11,7 @@ use tokio::sync::oneshot;
 use crate::actors::snapshot::SnapshotFailure;
 use crate::actors::Failure;
 use crate::metrics::METRICS;
+use crate::model::activity::{Actor, Logged};
 use crate::model::{Command, Outcome, Space, SpaceError, Touched};
 use crate::store::codec::{KeptAnswer, KeyUse};
 
@@ -112,6 +113,21 @@ pub struct Write {
     pub commands: Vec<Command>,
     /// The idempotency key the request came with, and how its answer is rendered.
     pub key: Option<(KeyUse, Render)>,
+    /// Who makes it (docs §23); the actor stamps its time.
+    pub actor: Option<Actor>,
+    /// Instead of `commands`: undo this logged write (docs §23), decided on the actor so
+    /// that nothing is written between the check for conflicts and the write.
+    pub revert: Option<Revert>,
+}
+
+/// A revert of a logged write (docs §23).
+pub struct Revert {
+    /// The write to undo.
+    pub logged: Arc<Logged>,
+    /// The version the request named.
+    pub of: u64,
+    /// Undo even what was written since.
+    pub force: bool,
 }
 
 impl Operation for Write {
@@ -190,12 +206,14 @@ impl Operation for Replicated {
     fn run(self, actor: &mut SpaceActor, _: &mut Context<SpaceActor>) -> (Self::Output, u64) {
         match self.entry {
             Followed::Write(outcome) => {
-                let before = actor.space.version();
-                if let Err(e) = actor.space.replay(&outcome) {
-                    return (Err(e), 0);
-                }
-                if actor.space.version() > before {
-                    METRICS.count_outcome(&outcome, 1);
+                match actor.space.replay_noting(&outcome) {
+                    Err(e) => return (Err(e), 0),
+                    Ok(Some(formers)) => {
+                        METRICS.count_outcome(&outcome, 1);
+                        // A standby derives the activity from the replicated journal.
+                        actor.log_activity(&outcome, &formers);
+                    }
+                    Ok(None) => {}
                 }
             }
             Followed::Reserve(up_to) => actor.space.reserve(up_to),

@@ -39,6 +39,7 @@ use crate::actors::reminders::Timer;
 use crate::actors::snapshot::SnapshotActor;
 use crate::actors::Failure;
 use crate::model::{Outcome, Space, Undo};
+use crate::store::activity::Activity;
 use crate::store::journal::Journal;
 use crate::store::Pace;
 
@@ -52,7 +53,7 @@ mod writes;
 
 pub(crate) use messages::{
     Bounded, Fire, Flush, Followed, Forget, Operation, Read, ReadDurable, Render, Replicated,
-    Subscribe, Version, Write, WriteResult,
+    Revert, Subscribe, Version, Write, WriteResult,
 };
 pub(crate) use publish::{Changes, Committed, Shown};
 
@@ -79,6 +80,8 @@ struct Held {
 /// Owns one space.
 pub struct SpaceActor {
     space: Space,
+    /// The activity logs (docs §23); this space's gets each durable write's entries.
+    activity: Arc<Activity>,
     /// What readers see; see [`Shown`].
     shown: Arc<Shown>,
     journal: Journal,
@@ -131,6 +134,7 @@ impl SpaceActor {
         snapshots: Addr<SnapshotActor>,
         pace: Pace,
         timer: Timer,
+        activity: Arc<Activity>,
     ) -> SpaceActor {
         let version = space.version();
         let reserved = if journal.durability().reserves_versions() {
@@ -139,6 +143,7 @@ impl SpaceActor {
             u64::MAX
         };
         SpaceActor {
+            activity,
             shown,
             journal,
             snapshots,

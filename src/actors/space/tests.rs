@@ -25,6 +25,7 @@ use serde_json::json;
 /// writes into `dir` once an hour.
 fn start(dir: &std::path::Path) -> (Addr<SpaceActor>, fake::Writer) {
     let store = Store::open(dir).unwrap();
+    let activity = Arc::clone(store.activity());
     let (journal, writer) = fake::Writer::start(Durability::Fsync);
     let for_snapshots = journal.clone();
     let snapshots = SyncArbiter::start(1, move || {
@@ -45,6 +46,7 @@ fn start(dir: &std::path::Path) -> (Addr<SpaceActor>, fake::Writer) {
         snapshots,
         Pace::new(hourly, 0),
         timer,
+        activity,
     );
     (actor.start(), writer)
 }
@@ -73,6 +75,8 @@ fn create(actor: &Addr<SpaceActor>, id: &str) -> oneshot::Receiver<Result<WriteR
         Write {
             commands: vec![command],
             key: None,
+            actor: None,
+            revert: None,
         },
     )
 }

@@ -12,12 +12,13 @@ use tokio::sync::oneshot;
 
 use crate::actors::Failure;
 use crate::metrics::METRICS;
+use crate::model::activity::{Actor, Logged};
 use crate::model::{Command, Outcome, Space, SpaceError, Touched, Undo};
 use crate::store::codec::{Entry, KeyUse};
 use crate::store::journal::{Encoded, StorageError};
 use crate::threads::heavy;
 
-use super::messages::{Render, Write, WriteResult};
+use super::messages::{Render, Revert, Write, WriteResult};
 use super::publish::Committed;
 use super::{Pending, SpaceActor, RESERVATION};
 
@@ -45,6 +46,7 @@ impl SpaceActor {
                     self.durable = None;
                 }
             }
+            self.log_activity(&pending.outcome, &pending.undo.formers());
             stored.push(pending);
         }
         if self.pending.is_empty() {
@@ -69,6 +71,24 @@ impl SpaceActor {
         while self.held.front().is_some_and(|h| h.version <= visible) {
             let held = self.held.pop_front().expect("checked");
             (held.release)(Ok(()));
+        }
+    }
+
+    /// Appends a durable write's activity (docs §23) to the space's log: a `write(2)` of
+    /// a few hundred bytes to the page cache, not synced (the log is synced before the
+    /// snapshot that lets the journal go, `store::activity`), so it stays on the actor's
+    /// thread where it keeps the order of the writes. A failure is logged: the activity
+    /// is derived again from the journal at the next start.
+    pub(super) fn log_activity(
+        &mut self,
+        outcome: &crate::model::Outcome,
+        formers: &[Option<Arc<crate::model::Record>>],
+    ) {
+        let logged = Logged::derive(outcome, formers);
+        let now = chrono::Utc::now().timestamp_millis();
+        let appended = (self.activity.log(self.space.id())).and_then(|log| log.append(logged, now));
+        if let Err(e) = appended {
+            log::error!("the activity of space {} is off: {e}", self.space.id());
         }
     }
 
@@ -111,12 +131,23 @@ impl SpaceActor {
     ) {
         let now = chrono::Utc::now().timestamp_millis();
         let journals = self.journal.durability().journals_writes();
-        let Write { commands, key } = write;
-        if !self.space.is_heavy(&commands) {
+        let Write {
+            commands,
+            key,
+            actor,
+            revert,
+        } = write;
+        let how = How {
+            actor,
+            revert,
+            now,
+            journals,
+        };
+        // A revert is applied on the heavy pool: what it undoes may cascade far.
+        if how.revert.is_none() && !self.space.is_heavy(&commands) {
             let space = &mut self.space;
-            let applied = catch_unwind(AssertUnwindSafe(|| {
-                apply_write(space, &commands, key, now, journals)
-            }));
+            let applied =
+                catch_unwind(AssertUnwindSafe(|| apply_write(space, &commands, key, how)));
             return self.finish_write(applied, reply, output, ctx);
         }
         let id = self.space.id().to_string();
@@ -126,7 +157,7 @@ impl SpaceActor {
         let apply = async move {
             heavy::run(&owner, move || {
                 let applied = catch_unwind(AssertUnwindSafe(|| {
-                    apply_write(&mut space, &commands, key, now, journals)
+                    apply_write(&mut space, &commands, key, how)
                 }));
                 (space, applied)
             })
@@ -248,25 +279,48 @@ impl SpaceActor {
 /// writes are not journaled).
 type Applied = (Arc<Outcome>, Undo, Option<Result<Encoded, StorageError>>);
 
-/// Applies `commands` to `space` at `now` and, when `journals`, encodes the write's journal
-/// entry with the answer kept for its idempotency key `key`; or which command failed and
-/// why.
+/// How a write is applied: by whom, whether it is a revert, when, and whether it is
+/// journaled.
+struct How {
+    actor: Option<Actor>,
+    revert: Option<Revert>,
+    now: i64,
+    journals: bool,
+}
+
+/// Applies `commands` (or the revert `how` names) to `space` at `how.now` and, when
+/// `how.journals`, encodes the write's journal entry with the answer kept for its
+/// idempotency key `key`; or which command failed and why.
 fn apply_write(
     space: &mut Space,
     commands: &[Command],
     key: Option<(KeyUse, Render)>,
-    now: i64,
-    journals: bool,
+    how: How,
 ) -> Result<Applied, (usize, SpaceError)> {
-    let (outcome, undo) = space.apply(commands, now)?;
+    let How {
+        actor,
+        revert,
+        now,
+        journals,
+    } = how;
+    let (mut outcome, undo) = match &revert {
+        None => space.apply(commands, now)?,
+        Some(revert) => {
+            let current = |kind, id: &str| space.get(kind, id).ok().map(|item| item.record);
+            let commands = revert
+                .logged
+                .revert(current, revert.force)
+                .map_err(|conflicts| (0, SpaceError::RevertConflict(conflicts)))?;
+            space.apply_as_one(&commands, now)?
+        }
+    };
+    outcome.meta.at = now;
+    outcome.meta.actor = actor;
+    outcome.meta.revert_of = revert.map(|r| r.of);
     let outcome = Arc::new(outcome);
     let entry = journals.then(|| {
         let key = key.map(|(used, render)| Box::new((used, render(&outcome, space.id()))));
-        Encoded::of(&Entry::Write {
-            space: space.id().into(),
-            outcome: Arc::clone(&outcome),
-            key,
-        })
+        Encoded::of(&Entry::write(space.id().into(), Arc::clone(&outcome), key))
     });
     Ok((outcome, undo, entry))
 }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::model::activity::Meta;
 use crate::model::deps::Budget;
 use crate::model::error::SpaceError;
 use crate::model::kind::{FieldType, Kind};
@@ -124,6 +125,73 @@ impl Space {
             base,
             version: self.version,
             steps,
+            meta: Meta::default(),
+        };
+        Ok((outcome, undo))
+    }
+
+    /// Applies `commands` in order at time `now` as one write of one version and one step
+    /// (a revert, docs §23): each sees the ones before it; a record touched by several is
+    /// in the step once, in its last state, and the records the commands name come first.
+    /// When a command fails nothing changed, and the error says which.
+    pub fn apply_as_one(
+        &mut self,
+        commands: &[Command],
+        now: i64,
+    ) -> Result<(Outcome, Undo), (usize, SpaceError)> {
+        let base = self.version;
+        let mut undo = Undo {
+            base,
+            before: Vec::new(),
+        };
+        let mut budget = Budget::request();
+        let mut touched: Vec<(Touched, Option<Arc<Record>>)> = Vec::new();
+        let mut cascades: Vec<(Touched, Option<Arc<Record>>)> = Vec::new();
+        for (index, command) in commands.iter().enumerate() {
+            match self.plan(command, now, &mut budget) {
+                Ok(step) => {
+                    let start = undo.before.len();
+                    self.commit(&step, &mut undo.before);
+                    self.version = base;
+                    let formers = undo.before[start..].iter().map(|f| f.2.clone());
+                    for (at, (t, former)) in step.touched.into_iter().zip(formers).enumerate() {
+                        let same = |(o, _): &&mut (Touched, _)| {
+                            o.kind == t.kind && o.record.id == t.record.id
+                        };
+                        if let Some(seen) = touched.iter_mut().chain(cascades.iter_mut()).find(same)
+                        {
+                            seen.0 = t;
+                        } else if at == 0 {
+                            touched.push((t, former));
+                        } else {
+                            cascades.push((t, former));
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.undo(undo);
+                    return Err((index, e));
+                }
+            }
+        }
+        self.version = base + 1;
+        let named = touched.len() as u32;
+        touched.extend(cascades);
+        undo.before = touched
+            .iter()
+            .map(|(t, former)| (t.kind, t.record.id.clone(), former.clone()))
+            .collect();
+        let outcome = Outcome {
+            base,
+            version: base + 1,
+            steps: vec![Step {
+                created: false,
+                touched: touched.into_iter().map(|(t, _)| t).collect(),
+            }],
+            meta: Meta {
+                named,
+                ..Meta::default()
+            },
         };
         Ok((outcome, undo))
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use crate::model::activity::Meta;
 use crate::model::kind::Kind;
 use crate::model::record::{Id, Record, Value};
 
@@ -95,6 +96,11 @@ pub struct Outcome {
     pub version: u64,
     /// One step per command, in order.
     pub steps: Vec<Step>,
+    /// Its time, actor and revert (docs §23): journaled beside the outcome
+    /// ([`Entry::Written`](crate::store::codec::Entry::Written)), not in it, so that the
+    /// outcomes of older formats still decode.
+    #[serde(skip)]
+    pub meta: Meta,
 }
 
 impl Outcome {
@@ -121,4 +127,11 @@ pub(super) type Former = (Kind, Id, Option<Arc<Record>>);
 pub struct Undo {
     pub(super) base: u64,
     pub(super) before: Vec<Former>,
+}
+
+impl Undo {
+    /// The touched records' former states, in the outcome's order (`None`: created).
+    pub fn formers(&self) -> Vec<Option<Arc<Record>>> {
+        self.before.iter().map(|(_, _, r)| r.clone()).collect()
+    }
 }

@@ -35,8 +35,17 @@ impl Space {
     /// reserved one (the first write after an unclean stop in `write` or `snapshot`
     /// durability); outcomes the space already holds are skipped.
     pub fn replay(&mut self, outcome: &Outcome) -> Result<(), String> {
+        self.replay_noting(outcome).map(drop)
+    }
+
+    /// [`Space::replay`], giving the touched records' former states (for the write's
+    /// activity, docs §23), or `None` when the space had the write already.
+    pub fn replay_noting(
+        &mut self,
+        outcome: &Outcome,
+    ) -> Result<Option<Vec<Option<Arc<Record>>>>, String> {
         if outcome.version <= self.version {
-            return Ok(());
+            return Ok(None);
         }
         let follows = outcome.base == self.version
             || (outcome.base > self.version && outcome.base <= self.reserved);
@@ -57,7 +66,7 @@ impl Space {
         for step in &outcome.steps {
             self.commit(step, &mut before);
         }
-        Ok(())
+        Ok(Some(before.into_iter().map(|(_, _, r)| r).collect()))
     }
 
     /// Rebuilds a space from a snapshot file's contents, checking that it is consistent.

@@ -69,6 +69,12 @@ impl Marked {
                 space,
                 outcome,
                 key,
+            }
+            | Entry::Written {
+                space,
+                outcome,
+                key,
+                ..
             } => (
                 Some(Mark::Write {
                     space: space.clone(),

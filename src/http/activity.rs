@@ -1,0 +1,204 @@
+//! Activity and undo (docs §23): `GET /api/v1/activity`, each kind's
+//! `GET /api/v1/{kind}/{id}/activity`, and `POST /api/v1/activity/{version}/revert`.
+//! The entries are read from the space's log through the core; a revert is a write.
+
+use actix_web::web::{self, Data};
+use actix_web::HttpResponse;
+use serde_json::{json, Map, Value as Json};
+
+use super::dto;
+use super::error::ApiError;
+use super::extract::{space_of, Collection, Params, RecordId};
+use crate::core::Core;
+use crate::model::access::Action;
+use crate::model::activity::{Actor, Via};
+use crate::model::{Caller, Kind};
+use crate::store::activity::{Page, Query};
+use crate::wire::{RecordJson, Stamp, ValueJson};
+
+/// Entries a page holds by default.
+const LIMIT_DEFAULT: usize = 100;
+/// Entries a page holds at most (a page finishes the version it started past it).
+const LIMIT_MAX: usize = 1000;
+
+/// The query of a page of activity from `params` (docs §23).
+fn query(params: &Params) -> Result<Query, ApiError> {
+    let number = |name: &str| -> Result<Option<u64>, ApiError> {
+        params
+            .get(name)
+            .map(|raw| {
+                raw.parse::<u64>().map_err(|_| {
+                    ApiError::InvalidParameter(format!(
+                        "{name} must be a non-negative integer, not '{raw}'"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    let limit = match params.get("limit") {
+        None => LIMIT_DEFAULT,
+        Some(raw) => raw
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=LIMIT_MAX).contains(n))
+            .ok_or_else(|| {
+                ApiError::InvalidParameter(format!(
+                    "limit must be an integer from 1 to {LIMIT_MAX}, not '{raw}'"
+                ))
+            })?,
+    };
+    let kind =
+        match params.get("kind") {
+            None => None,
+            Some(raw) => Some(Kind::ALL.into_iter().find(|k| k.noun() == raw).ok_or_else(
+                || {
+                    ApiError::InvalidParameter(format!(
+                        "kind must be one of task, list, schedule, category, context, not '{raw}'"
+                    ))
+                },
+            )?),
+        };
+    Ok(Query {
+        before: number("before")?,
+        since: number("since")?.unwrap_or(0),
+        limit,
+        kind,
+        id: params.get("id").map(str::to_string),
+        user_id: params.get("userId").map(str::to_string),
+    })
+}
+
+/// A page of a space's activity
+///
+/// docs §23: the activity entries of the space, newest first, `limit` at a time (a page
+/// finishes the version it started), filtered by `kind`, `id` and `userId`. `200`; `400
+/// invalid_parameter` for a bad parameter; readable by every member and token that reaches
+/// the space.
+pub(crate) async fn list(
+    caller: Caller,
+    params: Params,
+    core: Data<Core>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query(&params)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Read)?;
+    let page = core.activity(&caller.account.id, space, query).await?;
+    Ok(render(&page))
+}
+
+/// A page of one record's activity
+///
+/// docs §23: `GET /api/v1/activity` with `kind` and `id` set to the record's; `404` for a
+/// record that never existed.
+pub(crate) async fn of_record(
+    Collection(kind): Collection,
+    caller: Caller,
+    RecordId(id): RecordId,
+    params: Params,
+    core: Data<Core>,
+) -> Result<HttpResponse, ApiError> {
+    let mut query = query(&params)?;
+    let space = space_of(&caller, params.space_id(), None, Action::Read)?;
+    let named = id.clone();
+    core.read(space, move |s| s.get(kind, &named).map(drop))
+        .await??;
+    query.kind = Some(kind);
+    query.id = Some(id);
+    let page = core.activity(&caller.account.id, space, query).await?;
+    Ok(render(&page))
+}
+
+/// Undo a write
+///
+/// docs §23: undoes the write of the space that made `version` (a whole batch) as a new
+/// write; `200` with every record it changed, by kind then id, as a batch answers. `409
+/// conflict` with `fields` when a record was written since (unless `force=true`); `404` for
+/// a version that is no kept write of the space; `400 invalid_parameter` for a `force`
+/// other than `true`; editors and owners only.
+pub(crate) async fn revert(
+    caller: Caller,
+    path: web::Path<String>,
+    params: Params,
+    core: Data<Core>,
+) -> Result<HttpResponse, ApiError> {
+    let force = match params.get("force") {
+        None => false,
+        Some("true") => true,
+        Some(raw) => {
+            return Err(ApiError::InvalidParameter(format!(
+                "force may only be true, not '{raw}'"
+            )))
+        }
+    };
+    let space = space_of(&caller, params.space_id(), None, Action::Write)?;
+    let not_found =
+        || ApiError::NotFound(format!("no kept write of this space made version {path}"));
+    let version = path.parse::<u64>().map_err(|_| not_found())?;
+    let actor = Actor::of(&caller, Via::Api);
+    let outcome = core
+        .revert(&caller.account.id, space, version, force, actor)
+        .await?
+        .ok_or_else(not_found)?
+        .map_err(|(_, e)| ApiError::from(e))?;
+    let mut touched: Vec<_> = outcome.touched().collect();
+    touched.sort_by(|a, b| (a.kind, &a.record.id).cmp(&(b.kind, &b.record.id)));
+    let results = touched
+        .into_iter()
+        .map(|t| dto::BatchResult {
+            status: 200,
+            kind: t.kind.noun(),
+            data: RecordJson {
+                kind: t.kind,
+                space,
+                record: &t.record,
+            },
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(dto::BatchResponse {
+        results,
+        space_version: outcome.version,
+    }))
+}
+
+/// A page as `{"data", "nextBefore", "hasMore"}`.
+fn render(page: &Page) -> HttpResponse {
+    let data: Vec<Json> = page
+        .entries
+        .iter()
+        .map(|(logged, entry)| {
+            let mut changes = Map::new();
+            for change in &entry.changes {
+                changes.insert(
+                    change.name(entry.kind).to_string(),
+                    json!({"from": ValueJson(&change.from), "to": ValueJson(&change.to)}),
+                );
+            }
+            let actor = logged.actor.as_ref().map(|actor| {
+                let via = if entry.cascade {
+                    "cascade"
+                } else {
+                    actor.via.name()
+                };
+                json!({"userId": actor.user_id, "tokenId": actor.token_id, "via": via})
+            });
+            json!({
+                "version": entry.version,
+                "at": Stamp(logged.at),
+                "kind": entry.kind.noun(),
+                "id": &*entry.id,
+                "action": entry.action.name(),
+                "changes": changes,
+                "actor": actor,
+                "revertOf": logged.revert_of,
+            })
+        })
+        .collect();
+    let next_before = page
+        .has_more
+        .then(|| page.entries.last().map(|(_, e)| e.version))
+        .flatten();
+    HttpResponse::Ok().json(json!({
+        "data": data,
+        "nextBefore": next_before,
+        "hasMore": page.has_more,
+    }))
+}
