@@ -33,7 +33,7 @@ use super::extract::{space_of, Params};
 use super::openapi::problems::*;
 
 use super::dto;
-use super::stream::{expiry, Outbox, Streams, KEEP_ALIVE};
+use super::stream::{answer, until_ended, Outbox, Streams, KEEP_ALIVE};
 use crate::actors::space::{Committed, Subscribe};
 use crate::core::Core;
 use crate::edge::budget;
@@ -511,23 +511,10 @@ pub(crate) async fn live(
             }
         };
         // The client went, its reader lost the space, or its token expired: no `leave`.
-        tokio::select! {
-            _ = run => {}
-            _ = &mut gone => {}
-            _ = ended.notified() => {}
-            _ = expiry(expires_at) => {}
-        }
+        until_ended(run, &mut gone, &ended, expires_at).await;
         events.end();
     });
-    let body = futures_util::stream::unfold((outbox, client), |(outbox, client)| async move {
-        let chunk = outbox.next().await?;
-        Some((Ok::<_, Infallible>(chunk), (outbox, client)))
-    });
-    Ok(HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header(("Cache-Control", "no-cache"))
-        .force_close()
-        .streaming(body))
+    Ok(answer(outbox, client))
 }
 
 /// A live view's start: its reset, its view's definition (for a saved view), and the

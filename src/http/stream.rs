@@ -18,6 +18,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -409,27 +410,43 @@ pub(crate) async fn stream(
                 }
             }
         };
-        // The client went away: free the place now, not at the next keep-alive. Or its
-        // reader lost access to the space (removed, space deleted, token revoked), or its
-        // token expired.
-        tokio::select! {
-            _ = feed => {}
-            _ = &mut gone => {}
-            _ = ended.notified() => {}
-            _ = expiry(expires_at) => {}
-        }
+        until_ended(feed, &mut gone, &ended, expires_at).await;
         events.end();
     });
+    Ok(answer(outbox, client))
+}
+
+/// Runs `run`, the work that fills a stream's outbox, until it ends or the stream must:
+/// the client went away (`gone`: free the place now, not at the next keep-alive), its
+/// reader lost access to the space (`ended`: removed, space deleted, token revoked), or
+/// its token expired (`expires_at`).
+pub(super) async fn until_ended(
+    run: impl Future<Output = ()>,
+    gone: &mut oneshot::Receiver<Infallible>,
+    ended: &Notify,
+    expires_at: Option<i64>,
+) {
+    tokio::select! {
+        _ = run => {}
+        _ = gone => {}
+        _ = ended.notified() => {}
+        _ = expiry(expires_at) => {}
+    }
+}
+
+/// The answer of a server-sent stream whose events `outbox` holds; `client` is dropped
+/// (which the stream's task sees as `gone`) when the client goes. The connection closes
+/// after the stream ends (by overflow, shutdown or the space).
+pub(super) fn answer(outbox: Arc<Outbox>, client: oneshot::Sender<Infallible>) -> HttpResponse {
     let body = futures_util::stream::unfold((outbox, client), |(outbox, client)| async move {
         let chunk = outbox.next().await?;
         Some((Ok::<_, Infallible>(chunk), (outbox, client)))
     });
-    // The connection closes after the stream ends (by overflow, shutdown or the space).
-    Ok(HttpResponse::Ok()
+    HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))
         .force_close()
-        .streaming(body))
+        .streaming(body)
 }
 
 #[cfg(test)]
