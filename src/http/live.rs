@@ -412,9 +412,9 @@ enum Next {
     responses(
         (
             status = 200,
-            description = "An event stream: reset, then enter, update and leave (OpenAPI 3.1 has no `itemSchema`)",
+            description = "An event stream: reset, then enter, update and leave; the schema is that of each event (OpenAPI 3.1 has no `itemSchema`)",
             content_type = "text/event-stream",
-            body = String,
+            body = ref("#/components/schemas/LiveEvent"),
         ),
         Reads,
     ),

@@ -13,7 +13,7 @@ use crate::model::{kind::FieldType, limits, Kind};
 
 /// What the kinds' field tables give: for each kind its record, create and update
 /// schemas, `TaskEnvelope`, `TaskPage` and `TaskChange`, and its six routes; and the
-/// schemas over all kinds (`Record`, `Change`, `ChangePage`, `ChangeEvent`).
+/// schemas over all kinds (`Record`, `Change`, `ChangePage`, `ChangeEvent`, and a live view's `LiveEvent`).
 pub(super) struct KindTable;
 
 impl Modify for KindTable {
@@ -191,7 +191,7 @@ fn kind_schemas(kind: Kind) -> [(&'static str, Schema); 6] {
 }
 
 /// The schemas shared by every kind, and those of the routes that are not a collection's.
-fn shared_schemas() -> [(String, Schema); 4] {
+fn shared_schemas() -> [(String, Schema); 5] {
     let one_of = |suffix| {
         let one = OneOfBuilder::new();
         Kind::ALL.into_iter().fold(one, |one, kind| {
@@ -232,11 +232,29 @@ fn shared_schemas() -> [(String, Schema); 4] {
         .required("event")
         .required("data")
         .description(Some(text));
+    // One server-sent event of a live view (docs §24), as its fields.
+    let kinds = ["reset", "enter", "update", "leave", "error"];
+    let id = string().pattern(Some("^[0-9]+$"));
+    let id = id.description(Some("The version the event shows."));
+    let data = string().content_media_type("application/json");
+    let data = data.description(Some(
+        "`reset`: the view's tasks in order and `spaceVersion`; `enter`/`update`: the task \
+         and `after` (the id it follows, or null); `leave`: the task's id; `error`: `code`.",
+    ));
+    let text = "One event of a live view (docs §24), as its SSE fields.";
+    let live_event = ObjectBuilder::new()
+        .property("event", string().enum_values(Some(kinds)))
+        .property("id", id)
+        .property("data", data)
+        .required("event")
+        .required("data")
+        .description(Some(text));
     [
         ("Record", record.into()),
         ("Change", change.into()),
         ("ChangePage", change_page.into()),
         ("ChangeEvent", change_event.into()),
+        ("LiveEvent", live_event.into()),
     ]
     .map(|(name, schema)| (name.to_string(), schema))
 }
