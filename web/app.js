@@ -31,6 +31,7 @@ async function api(method, path, body) {
   const reply = await fetch(API + path, {
     method,
     headers,
+    cache: "no-store", // always the server's current state, never a revalidated copy
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await reply.text();
@@ -254,15 +255,18 @@ function markSelected() {
   for (const li of $("tasks").children) li.classList.toggle("selected", li.dataset.id === state.selected);
 }
 
-// Checking off sets `done`; un-checking sets the status it had before (kept across reloads).
+// Checking off sets `done`; un-checking sets the status it had before, `null` included
+// (kept in localStorage across reloads; `null` when this page did not see it).
 async function toggle(task) {
+  const path = "/tasks/" + encodeURIComponent(task.id);
+  const key = "before." + task.id;
   if (isDone(task)) {
-    const before = store.get("before." + task.id) || "open";
-    const ok = await write("PATCH", "/tasks/" + encodeURIComponent(task.id), { status: before });
-    if (ok) store.drop("before." + task.id);
+    const kept = store.get(key);
+    const before = kept === null ? null : JSON.parse(kept);
+    if (await write("PATCH", path, { status: before })) store.drop(key);
   } else {
-    store.set("before." + task.id, task.status || "open");
-    await write("PATCH", "/tasks/" + encodeURIComponent(task.id), { status: "done" });
+    store.set(key, JSON.stringify(task.status ?? null));
+    await write("PATCH", path, { status: "done" });
   }
 }
 
