@@ -21,7 +21,7 @@ from taskd_server import Server  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 TOKEN = "page-browser-test-token-0123456789abcdef"
-CHROMIUM = os.environ.get("TASKD_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("TASKD_CHROMIUM") or "/usr/bin/chromium"
 WAIT_MS = 10_000
 
 
