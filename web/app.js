@@ -16,6 +16,7 @@ const state = {
   tasks: [],
   rows: [], // tasks in shown order: {task, depth}
   selected: null,
+  editing: null, // the task whose form is open: re-renders wait until it closes
   since: 0,
   lastWrite: null,
   canUndo: false,
@@ -200,6 +201,7 @@ function isDone(t) {
 
 function render() {
   state.rows = ordered(state.tasks);
+  if (state.editing) return;
   const list = $("tasks");
   list.replaceChildren(...state.rows.map(({ task, depth }) => row(task, depth)));
   if (!state.rows.some((r) => r.task.id === state.selected)) state.selected = null;
@@ -244,6 +246,9 @@ function row(task, depth) {
     li.append(b);
   }
   li.append(
+    button("Edit " + task.name, "✎", () => edit(task)),
+    button("Move up " + task.name, "↑", () => moveTask(task, -1)),
+    button("Move down " + task.name, "↓", () => moveTask(task, 1)),
     button("Indent " + task.name, "→", () => indent(task)),
     button("Outdent " + task.name, "←", () => outdent(task)),
     button("Delete " + task.name, "✕", () => remove(task)),
@@ -288,6 +293,66 @@ async function outdent(task) {
   if (!task.parentId) return;
   const parent = state.tasks.find((t) => t.id === task.parentId);
   await write("PATCH", "/tasks/" + encodeURIComponent(task.id), { parentId: parent ? parent.parentId : null });
+}
+
+// Reorder among siblings: a `sortOrder` between the two neighbours it moves between.
+async function moveTask(task, step) {
+  const sibs = siblingsOf(task);
+  const i = sibs.findIndex((t) => t.id === task.id);
+  const j = i + step;
+  if (i < 0 || j < 0 || j >= sibs.length) return;
+  const near = sibs[j].sortOrder;
+  const far = sibs[j + step];
+  const sortOrder = far ? (near + far.sortOrder) / 2 : near + step;
+  await write("PATCH", "/tasks/" + encodeURIComponent(task.id), { sortOrder });
+}
+
+function localInput(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+// Edit name, notes and due date (in the browser's zone) in a form in place of the row.
+function edit(task) {
+  const li = [...$("tasks").children].find((e) => e.dataset.id === task.id);
+  if (!li) return;
+  state.editing = task.id;
+  const form = document.createElement("form");
+  form.className = "edit";
+  const field = (tag, label, value, type) => {
+    const f = document.createElement(tag);
+    if (type) f.type = type;
+    f.value = value || "";
+    f.setAttribute("aria-label", label);
+    return f;
+  };
+  const name = field("input", "Name", task.name);
+  const notes = field("textarea", "Notes", task.notesMarkdown);
+  const due = field("input", "Due date", localInput(task.dateDue), "datetime-local");
+  const save = document.createElement("button");
+  save.type = "submit";
+  save.textContent = "Save";
+  save.setAttribute("aria-label", "Save the task");
+  const close = () => {
+    state.editing = null;
+    render();
+  };
+  form.append(name, notes, due, save, button("Cancel editing", "Cancel", close));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = {
+      name: name.value,
+      notesMarkdown: notes.value || null,
+      dateDue: due.value ? new Date(due.value).toISOString() : null,
+    };
+    state.editing = null;
+    if (!(await write("PATCH", "/tasks/" + encodeURIComponent(task.id), body))) render();
+  });
+  form.addEventListener("keydown", (e) => e.key === "Escape" && close());
+  li.replaceChildren(form);
+  name.focus();
 }
 
 async function remove(task) {
@@ -356,6 +421,9 @@ document.addEventListener("keydown", (e) => {
     j: () => move(1),
     k: () => move(-1),
     x: () => task && toggle(task),
+    e: () => task && edit(task),
+    J: () => task && moveTask(task, 1),
+    K: () => task && moveTask(task, -1),
     "]": () => task && indent(task),
     "[": () => task && outdent(task),
     Delete: () => task && remove(task),

@@ -5,7 +5,8 @@
 
 It starts the given taskd on a temporary data directory (port 0), opens `/`, pastes the
 token, adds a task, checks it off, makes a task through the API and waits for the page to
-show it within a second, reloads and finds the same state. Exits non-zero on any failure;
+show it within a second, reloads and finds the same state, un-checks, indents, outdents,
+reorders, deletes, edits, opens the shortcuts and shows an error's `detail`. Exits non-zero on any failure;
 every wait is bounded, and the whole run is stopped after 120 s.
 """
 
@@ -109,9 +110,24 @@ def run(browser, server):
     expect(page.locator(f'li.task[data-id="{other_id}"]')).to_have_css("padding-left", "24px")
     page.get_by_label("Outdent From the API").click()
     wait_for(lambda: api_tasks(server)[1]["parentId"] is None, "parentId cleared")
+    page.get_by_label("Move up From the API").click()
+    wait_for(lambda: [t["name"] for t in api_tasks(server)] == ["From the API", "Buy milk"],
+             "the new order on the server")
+    expect(page.locator("li.task").first).to_contain_text("From the API")
     page.get_by_label("Delete From the API").click()
     expect(page.locator("li.task")).to_have_count(1)
     assert [t["name"] for t in api_tasks(server)] == ["Buy milk"]
+
+    # Edit name, notes and due date.
+    page.get_by_label("Edit Buy milk").click()
+    page.get_by_label("Name", exact=True).fill("Buy oat milk")
+    page.get_by_label("Notes").fill("two litres")
+    page.get_by_label("Due date").fill("2030-01-02T09:30")
+    page.get_by_label("Save the task").click()
+    expect(page.locator("li.task", has_text="Buy oat milk")).to_have_count(1)
+    task = api_tasks(server)[0]
+    assert task["name"] == "Buy oat milk" and task["notesMarkdown"] == "two litres", task
+    assert task["dateDue"].startswith("2030-01-02"), task
 
     # Shortcuts: `?` lists them.
     page.evaluate("document.activeElement && document.activeElement.blur()")
