@@ -6,7 +6,7 @@
 It starts the given taskd on a temporary data directory (port 0), opens `/`, pastes the
 token, adds a task, checks it off, makes a task through the API and waits for the page to
 show it within a second, reloads and finds the same state, un-checks, indents, outdents,
-reorders, deletes, edits, opens the shortcuts and shows an error's `detail`. Exits non-zero on any failure;
+reorders, deletes, edits, follows a list live, opens the shortcuts and shows an error's `detail`. Exits non-zero on any failure;
 every wait is bounded, and the whole run is stopped after 120 s.
 """
 
@@ -62,6 +62,7 @@ def run(browser, server):
     page.get_by_label("Use this token").click()
     expect(page.locator("#main")).to_be_visible()
     expect(page.get_by_label("Space")).to_have_value(default_space(server))
+    expect(page.locator("#live")).to_have_text("Live")  # the §24 stream, not the fallback
 
     # Add a task through the page; the API has it.
     page.get_by_label("New task name").fill("Buy milk")
@@ -128,6 +129,22 @@ def run(browser, server):
     task = api_tasks(server)[0]
     assert task["name"] == "Buy oat milk" and task["notesMarkdown"] == "two litres", task
     assert task["dateDue"].startswith("2030-01-02"), task
+
+    # A list one pick away; the stream follows it (a task made in it shows within a second).
+    status, body = server.api("POST", "/api/v1/lists", {"listId": "errands", "name": "Errands"})
+    assert status == 201, (status, body)
+    page.reload()
+    page.get_by_label("List or view").select_option("list:errands")
+    expect(page.locator("li.task")).to_have_count(0)
+    expect(page.locator("#live")).to_have_text("Live")
+    status, body = server.api("POST", "/api/v1/tasks", {"name": "Stamps", "listId": "errands"})
+    assert status == 201, (status, body)
+    made = time.monotonic()
+    expect(page.locator("li.task", has_text="Stamps")).to_have_count(1, timeout=3_000)
+    assert time.monotonic() - made < 1.0, "the list's task took over a second"
+    expect(page.locator("li.task")).to_have_count(1)
+    page.get_by_label("List or view").select_option("")
+    expect(page.locator("li.task")).to_have_count(2)
 
     # Shortcuts: `?` lists them.
     page.evaluate("document.activeElement && document.activeElement.blur()")
