@@ -6,8 +6,9 @@
 It starts the given taskd on a temporary data directory (port 0), opens `/`, pastes the
 token, adds a task, checks it off, makes a task through the API and waits for the page to
 show it within a second, reloads and finds the same state, un-checks, indents, outdents,
-reorders, deletes, edits, follows a list live, opens the shortcuts and shows an error's `detail`. Exits non-zero on any failure;
-every wait is bounded, and the whole run is stopped after 120 s.
+reorders, deletes, edits, follows a list live, reconnects after the server restarts,
+opens the shortcuts and shows an error's `detail`. Exits non-zero on any failure; every
+wait is bounded, and the whole run is stopped after 120 s.
 """
 
 import os
@@ -157,6 +158,14 @@ def run(browser, server):
     page.get_by_label("Add the task").click()
     expect(page.get_by_role("alert")).to_be_visible()
     assert "name" in page.get_by_role("alert").inner_text(), page.get_by_role("alert").inner_text()
+
+    # A dropped connection: the server stops and comes back on the same port and data; the
+    # page reconnects (backoff) and shows a task made after it.
+    server.restart()
+    expect(page.locator("#live")).to_have_text("Live", timeout=15_000)
+    status, body = server.api("POST", "/api/v1/tasks", {"name": "After a restart"})
+    assert status == 201, (status, body)
+    expect(page.locator("li.task", has_text="After a restart")).to_have_count(1, timeout=3_000)
 
     # Every control has an accessible name.
     unnamed = page.evaluate("""() => [...document.querySelectorAll('button, input, select')]
