@@ -54,19 +54,29 @@ pub(crate) fn configure_page(cfg: &mut ServiceConfig) {
     }
 }
 
-/// Whether `Accept` names `text/html` (any parameters, any position in the list).
+/// Whether `Accept` names `text/html` (any position in the list, any parameters, but not
+/// with `q=0`, which refuses it). `*/*` alone does not count: a client that takes anything
+/// keeps the JSON `404` it had before the page.
 fn accepts_html(headers: &header::HeaderMap) -> bool {
-    headers.get_all(header::ACCEPT).any(|value| {
-        value.to_str().is_ok_and(|v| {
-            v.split(',').any(|item| {
-                item.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .eq_ignore_ascii_case("text/html")
+    headers
+        .get_all(header::ACCEPT)
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(names_html)
+}
+
+/// One item of an `Accept` list: `text/html`, with a `q` above zero.
+fn names_html(item: &str) -> bool {
+    let mut parts = item.split(';').map(str::trim);
+    let is_html = parts
+        .next()
+        .is_some_and(|media| media.eq_ignore_ascii_case("text/html"));
+    is_html
+        && !parts.any(|p| {
+            p.split_once('=').is_some_and(|(k, v)| {
+                k.trim().eq_ignore_ascii_case("q") && v.trim().parse::<f32>() == Ok(0.0)
             })
         })
-    })
 }
 
 /// `GET /`: the page when `Accept` names `text/html`; otherwise `404 not_found`
@@ -103,4 +113,20 @@ fn file(content_type: &'static str, body: &'static str) -> HttpResponse {
             HeaderValue::from_static("no-referrer"),
         ))
         .body(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_html;
+
+    #[test]
+    fn text_html_counts_in_any_case_with_parameters_but_not_refused() {
+        assert!(names_html("text/html"));
+        assert!(names_html(" Text/HTML;charset=utf-8"));
+        assert!(names_html("text/html;q=0.5"));
+        assert!(!names_html("text/html;q=0"));
+        assert!(!names_html("text/html; q=0.0"));
+        assert!(!names_html("*/*"));
+        assert!(!names_html("application/xhtml+xml"));
+    }
 }

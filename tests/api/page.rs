@@ -40,7 +40,12 @@ async fn root_with_accept_html_serves_the_page_with_a_strict_csp() {
 #[actix_web::test]
 async fn root_without_accept_html_is_still_404_problem_json() {
     let app = spawn_app();
-    for accept in [None, Some("application/json"), Some("*/*")] {
+    for accept in [
+        None,
+        Some("application/json"),
+        Some("*/*"),
+        Some("text/html;q=0, application/json"),
+    ] {
         let mut request = app.request(Method::GET, "/");
         if let Some(accept) = accept {
             request = request.insert_header(("Accept", accept));
