@@ -290,6 +290,7 @@ impl State {
             .configure(crate::http::configure)
             .configure(crate::dav::configure)
             .configure(crate::http::configure_docs)
+            .configure(crate::http::configure_page)
             .configure(crate::http::configure_fallback);
     }
 

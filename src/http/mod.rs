@@ -19,6 +19,7 @@ pub(crate) mod handlers;
 pub(crate) mod idempotency;
 pub(crate) mod live;
 pub(crate) mod openapi;
+pub(crate) mod page;
 pub(crate) mod render;
 pub(crate) mod spaces;
 pub(crate) mod stream;
@@ -38,6 +39,7 @@ use crate::model::Kind;
 use idempotency::Guard;
 
 pub(crate) use error::ApiError;
+pub(crate) use page::configure_page;
 
 /// How the edge words its refusals and notes the JSON API's errors: as problem+json,
 /// through [`ApiError`], for every front alike.

@@ -24,6 +24,7 @@ mod health_and_routing;
 mod invitations;
 mod limits;
 mod listing;
+mod page;
 mod persistence;
 mod queries;
 mod records;

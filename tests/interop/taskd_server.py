@@ -22,21 +22,28 @@ import threading
 
 class Server:
     def __init__(self, binary, token, prefix="taskd-interop-"):
+        self.binary = binary
         self.token = token
         self.dir = tempfile.mkdtemp(prefix=prefix)
+        self.log = []
+        self.port = None
+        self._start(0)
+
+    def _start(self, port):
         env = {k: v for k, v in os.environ.items() if not k.startswith("TASKD_")}
-        env["TASKD_DEFAULT_TOKEN"] = token
+        env["TASKD_DEFAULT_TOKEN"] = self.token
         self.proc = subprocess.Popen(
-            [binary, "--bind", "127.0.0.1:0", "--data-dir", os.path.join(self.dir, "data"),
+            [self.binary, "--bind", f"127.0.0.1:{port}",
+             "--data-dir", os.path.join(self.dir, "data"),
              "--durability", "write", "--workers", "2"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env=env, text=True)
-        self.log = []
         self.port = None
         found = threading.Event()
+        proc = self.proc
 
         def drain():  # the server logs a line per request: keep the pipe empty
-            for line in self.proc.stderr:
+            for line in proc.stderr:
                 self.log.append(line)
                 del self.log[:-200]
                 m = re.search(r"taskd listening on http://([^ :]+):(\d+)", line)
@@ -73,11 +80,22 @@ class Server:
                 if attempt == 2:
                     raise
 
-    def stop(self):
+    def restart(self):
+        """Stops the server and starts it again on the same port and data directory (a
+        client sees its connections dropped, then the same server back)."""
+        port = self.port
+        self._halt()
+        self.conn = None
+        self._start(port)
+
+    def _halt(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+    def stop(self):
+        self._halt()
         shutil.rmtree(self.dir, ignore_errors=True)
