@@ -16,6 +16,7 @@ fn write(space: &str, base: u64) -> Entry {
             base,
             version: base + 1,
             steps: Vec::new(),
+            meta: Default::default(),
         }),
         key: None,
     }
