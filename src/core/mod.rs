@@ -187,9 +187,10 @@ impl Core {
         self.spaces.read_durable(space, version, read).await
     }
 
-    /// [`Core::read`] for a read whose work grows with a request's parameters (the
-    /// occurrences of a rule: up to 100,000 candidate instances, docs §27): it runs on the
-    /// heavy pool in `owner`'s turn (an account's id), off the HTTP workers.
+    /// [`Core::read`] for a read whose work grows with a request's parameters or the
+    /// space (the occurrences of a rule: up to 100,000 candidate instances, docs §27; a
+    /// live view's start, docs §24): it runs on the heavy pool in `owner`'s turn (an
+    /// account's id), off the HTTP workers.
     pub(crate) async fn read_heavy<T: Send + 'static>(
         &self,
         owner: &str,

@@ -431,8 +431,13 @@ pub(crate) async fn live(
     let space: Box<str> = space_of(&caller, params.space_id(), None, Action::Read)?.into();
     let plan = core.plan();
     let asked = view.clone();
+    // A start may run the view's query over the space and, for a view of `now` or
+    // `today`, gather its every task: heavy work, off the HTTP workers (docs §27).
+    let owner = caller.account.id.clone();
     let (reset, definition, all) = core
-        .read(&space, move |s| start(s, asked.as_deref(), query, plan))
+        .read_heavy(&owner, &space, move |s| {
+            start(s, asked.as_deref(), query, plan)
+        })
         .await??;
     let slot = streams.open(&caller, &space, budget::charged(&req))?;
     let expires_at = match &caller.scope {
@@ -483,7 +488,9 @@ pub(crate) async fn live(
                                 let asked = live.view.clone();
                                 let query = live.query.clone();
                                 let read = core
-                                    .read(&live.space, move |s| start(s, asked.as_deref(), query, plan))
+                                    .read_heavy(&owner, &live.space, move |s| {
+                                        start(s, asked.as_deref(), query, plan)
+                                    })
                                     .await;
                                 match read {
                                     Ok(Ok((reset, definition, all))) => {
