@@ -1,6 +1,7 @@
 //! Applying a write: deciding each command's step ([`Space::apply`]), committing it, the
 //! checks a step must pass, taking a write back, and telling heavy writes from light ones.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::activity::Meta;
@@ -147,6 +148,9 @@ impl Space {
         let mut budget = Budget::request();
         let mut touched: Vec<(Touched, Option<Arc<Record>>)> = Vec::new();
         let mut cascades: Vec<(Touched, Option<Arc<Record>>)> = Vec::new();
+        // Where each record touched so far is: named (in `touched`) or not, and its place;
+        // a batch's revert touches a record many times at most once a lookup.
+        let mut places: HashMap<(Kind, Id), (bool, usize)> = HashMap::new();
         for (index, command) in commands.iter().enumerate() {
             match self.plan(command, now, &mut budget) {
                 Ok(step) => {
@@ -155,16 +159,18 @@ impl Space {
                     self.version = base;
                     let formers = undo.before[start..].iter().map(|f| f.2.clone());
                     for (at, (t, former)) in step.touched.into_iter().zip(formers).enumerate() {
-                        let same = |(o, _): &&mut (Touched, _)| {
-                            o.kind == t.kind && o.record.id == t.record.id
-                        };
-                        if let Some(seen) = touched.iter_mut().chain(cascades.iter_mut()).find(same)
-                        {
-                            seen.0 = t;
-                        } else if at == 0 {
-                            touched.push((t, former));
-                        } else {
-                            cascades.push((t, former));
+                        let key = (t.kind, t.record.id.clone());
+                        match places.get(&key) {
+                            Some(&(true, i)) => touched[i].0 = t,
+                            Some(&(false, i)) => cascades[i].0 = t,
+                            None if at == 0 => {
+                                places.insert(key, (true, touched.len()));
+                                touched.push((t, former));
+                            }
+                            None => {
+                                places.insert(key, (false, cascades.len()));
+                                cascades.push((t, former));
+                            }
                         }
                     }
                 }
