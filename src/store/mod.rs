@@ -401,6 +401,7 @@ impl Store {
             }
             space.skip_reserved();
         }
+        finish_loads(spaces.values_mut());
         for id in directory.deleted() {
             covered.forget(id);
         }
@@ -431,6 +432,7 @@ impl Store {
             _ => Ok(()),
         })?;
         space.skip_reserved();
+        space.finish_load();
         Ok(space)
     }
 
@@ -447,7 +449,7 @@ impl Store {
         }
     }
 
-    /// Every space file, each checked and rebuilt into a [`Space`].
+    /// Every space file, each checked and loading (see [`Space::load`]).
     fn load_spaces(&self) -> Result<HashMap<Box<str>, Space>, StoreError> {
         let dir = self.path(SPACES_DIR);
         let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
@@ -466,7 +468,8 @@ impl Store {
         Ok(spaces)
     }
 
-    /// One space file, checked against its name; `None` if it does not exist.
+    /// One space file, checked against its name and loading (see [`Space::load`]); `None`
+    /// if it does not exist.
     fn load_space_file(&self, path: &Path) -> Result<Option<Space>, StoreError> {
         let bytes = match fs::read(path) {
             Ok(bytes) => bytes,
@@ -481,7 +484,7 @@ impl Store {
                 Problem::Inconsistent(format!("holds space '{}'", snapshot.id)),
             ));
         }
-        Space::from_snapshot(snapshot)
+        Space::load(snapshot)
             .map(Some)
             .map_err(|e| StoreError::new(path, Problem::Inconsistent(e)))
     }
@@ -645,6 +648,21 @@ fn replay(
             Ok(())
         }
     }
+}
+
+/// Ends the loading of `spaces` (see [`Space::load`]), on as many threads as the machine
+/// has cores: the journal has been replayed over them.
+fn finish_loads<'a>(spaces: impl Iterator<Item = &'a mut Space>) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut shares: Vec<Vec<&mut Space>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, space) in spaces.enumerate() {
+        shares[i % threads].push(space);
+    }
+    std::thread::scope(|scope| {
+        for share in shares {
+            scope.spawn(|| share.into_iter().for_each(Space::finish_load));
+        }
+    });
 }
 
 /// The space `id` of `spaces`, a new one if it has none yet.

@@ -33,11 +33,14 @@ use std::cmp::Ordering;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
 
-use imbl::OrdSet;
+use std::collections::BTreeMap;
+
+use imbl::{OrdMap, OrdSet, Vector};
 
 use super::collection::Collection;
-use super::indexes::{packed_set, OrderKey};
+use super::indexes::{packed_map, packed_set, OrderKey};
 use super::list::ListQuery;
+use super::postings::{Handle, Terms};
 use crate::model::kind::Kind;
 use crate::model::query::{
     self, search, Constraint, Filter, Literal, OrderBy, Position, Scalar, Search, SortKey,
@@ -51,9 +54,6 @@ pub const SCAN_BELOW: usize = 2_000;
 
 /// Tasks by a date-time field: its value in milliseconds, then the task's default place.
 type TimeIndex = OrdSet<(i64, OrderKey)>;
-/// Tasks by a word (a tag id, a folded word): the word, then the task's default place.
-/// Entries of one word share its allocation.
-type WordIndex = OrdSet<(Id, OrderKey)>;
 
 /// How a listing may find its records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,8 +75,15 @@ pub(super) struct TaskIndexes {
     /// The `name` and `notesMarkdown` fields, whose words the word index holds.
     name_field: TaskField,
     notes_field: TaskField,
-    tags: WordIndex,
-    words: WordIndex,
+    /// Each task's handle in the posting lists of `tags` and `words`, by id.
+    handles: OrdMap<Id, Handle>,
+    /// Each handle's task, by its place in the default order (`None`: handed out to a task
+    /// that is gone).
+    keys: Vector<Option<OrderKey>>,
+    /// Tasks by tag id.
+    tags: Terms,
+    /// Tasks by folded word of their name and notes.
+    words: Terms,
 }
 
 /// The smallest key of the default order, below every record's.
@@ -93,19 +100,6 @@ fn task_field(name: &str) -> TaskField {
     TaskField::by_name(name).unwrap_or(TaskField::Id)
 }
 
-/// `text` as the index holds it: the allocation of an entry with the same word when there
-/// is one, so that a word's entries share one.
-fn shared(index: &WordIndex, text: &str) -> Id {
-    let probe = Id::from(text);
-    match index
-        .range((Included((probe.clone(), min_key())), Unbounded))
-        .next()
-    {
-        Some((word, _)) if **word == *text => word.clone(),
-        _ => probe,
-    }
-}
-
 impl TaskIndexes {
     pub(super) fn new() -> TaskIndexes {
         TaskIndexes {
@@ -117,23 +111,26 @@ impl TaskIndexes {
             tag_field: task_field("tagIds"),
             name_field: task_field("name"),
             notes_field: task_field("notesMarkdown"),
-            tags: OrdSet::new(),
-            words: OrdSet::new(),
+            handles: OrdMap::new(),
+            keys: Vector::new(),
+            tags: Terms::default(),
+            words: Terms::default(),
         }
     }
 
-    /// The indexes of `keyed`, the tasks with their keys, built from sorted runs; the word
-    /// index on a thread of its own when `parallel`.
+    /// The indexes of `keyed`, the tasks with their keys in the default order, built from
+    /// sorted runs; the word index on a thread of its own when `parallel`. Handles are
+    /// handed out in the default order.
     pub(super) fn build(keyed: &[(OrderKey, &Record)], parallel: bool) -> TaskIndexes {
         let mut indexes = TaskIndexes::new();
         let tag_field = indexes.tag_field;
         let build_words = || {
-            let entries = keyed.iter().flat_map(|(key, record)| {
-                search::task_words(record)
-                    .into_iter()
-                    .map(move |w| (w, key.clone()))
-            });
-            word_index(entries.collect())
+            terms(
+                keyed
+                    .iter()
+                    .zip(0..)
+                    .map(|((_, record), handle)| (search::task_words(record).into_iter(), handle)),
+            )
         };
         let words = std::thread::scope(|scope| {
             let words = parallel.then(|| scope.spawn(build_words));
@@ -148,16 +145,21 @@ impl TaskIndexes {
                 entries.sort_unstable();
                 *index = packed_set(entries);
             }
-            let tags = keyed
+            indexes.tags = terms(keyed.iter().zip(0..).map(|((_, record), handle)| {
+                let tags = match tag_field.value(record) {
+                    Scalar::Ids(ids) => ids,
+                    _ => &[],
+                };
+                (tags.iter().cloned(), handle)
+            }));
+            let mut handles: Vec<(Id, Handle)> = keyed
                 .iter()
-                .flat_map(|(key, record)| match tag_field.value(record) {
-                    Scalar::Ids(ids) => ids
-                        .iter()
-                        .map(|t| (String::from(&**t), key.clone()))
-                        .collect(),
-                    _ => Vec::new(),
-                });
-            indexes.tags = word_index(tags.collect());
+                .zip(0..)
+                .map(|((key, _), handle)| (key.id.clone(), handle))
+                .collect();
+            handles.sort_unstable();
+            indexes.handles = packed_map(handles);
+            indexes.keys = keyed.iter().map(|(key, _)| Some(key.clone())).collect();
             match words {
                 Some(thread) => thread
                     .join()
@@ -169,15 +171,15 @@ impl TaskIndexes {
         indexes
     }
 
-    /// Puts task `new` in place of `old` (either may be absent), each with its key in the
-    /// default order. An index whose entries for the task stay the same is not touched, so
-    /// a write that changes neither the name, the notes nor the tags folds no word.
+    /// Puts task `new` in place of `old` (either may be absent; both of one id), each with
+    /// its key in the default order. A task keeps its handle while it is held, so only
+    /// the terms that differ are touched: a write that changes neither the name, the notes
+    /// nor the tags folds no word.
     pub(super) fn replace<'t>(
         &mut self,
         old: Option<(&'t Record, &OrderKey)>,
         new: Option<(&'t Record, &OrderKey)>,
     ) {
-        let same_key = matches!((old, new), (Some((_, a)), Some((_, b))) if a == b);
         for (field, index) in &mut self.times {
             let entry = |task: Option<(&Record, &OrderKey)>| match task {
                 Some((record, key)) => match field.value(record) {
@@ -196,37 +198,61 @@ impl TaskIndexes {
                 }
             }
         }
-        let (old_tags, new_tags) = (ids_of(self.tag_field, old), ids_of(self.tag_field, new));
-        if !same_key || old_tags != new_tags {
-            if let Some((_, key)) = old {
-                for tag in old_tags {
-                    self.tags.remove(&(Id::from(&**tag), key.clone()));
+        let handle = match (old, new) {
+            (Some((_, was)), Some((_, is))) => {
+                let handle = self.handles[&is.id];
+                if was != is {
+                    self.keys.set(handle as usize, Some(is.clone()));
                 }
+                handle
             }
-            if let Some((_, key)) = new {
-                for tag in new_tags {
-                    let tag = shared(&self.tags, tag);
-                    self.tags.insert((tag, key.clone()));
-                }
+            (None, Some((_, is))) => {
+                let handle = Handle::try_from(self.keys.len()).expect("below 2^32 tasks");
+                self.keys.push_back(Some(is.clone()));
+                self.handles.insert(is.id.clone(), handle);
+                handle
+            }
+            (Some((_, was)), None) => {
+                let handle = self.handles.remove(&was.id).expect("a held task's handle");
+                self.keys.set(handle as usize, None);
+                handle
+            }
+            (None, None) => return,
+        };
+        let (old_tags, new_tags) = (ids_of(self.tag_field, old), ids_of(self.tag_field, new));
+        if old_tags != new_tags {
+            for tag in old_tags.iter().filter(|t| !new_tags.contains(t)) {
+                self.tags.remove(tag, handle);
+            }
+            for tag in new_tags.iter().filter(|t| !old_tags.contains(t)) {
+                self.tags.insert(tag, handle);
             }
         }
         let texts = [self.name_field, self.notes_field];
         let text_of = |task: Option<(&'t Record, &OrderKey)>| {
             task.map(|(record, _)| texts.map(|field| field.value(record)))
         };
-        if !same_key || text_of(old) != text_of(new) {
-            if let Some((record, key)) = old {
-                for word in search::task_words(record) {
-                    self.words.remove(&(Id::from(word), key.clone()));
-                }
+        if text_of(old) != text_of(new) {
+            let words = |task: Option<(&Record, &OrderKey)>| {
+                task.map_or_else(Vec::new, |(record, _)| search::task_words(record))
+            };
+            let (was, is) = (words(old), words(new));
+            // Both sorted: the words only one of them holds.
+            for word in was.iter().filter(|w| is.binary_search(w).is_err()) {
+                self.words.remove(word, handle);
             }
-            if let Some((record, key)) = new {
-                for word in search::task_words(record) {
-                    let word = shared(&self.words, &word);
-                    self.words.insert((word, key.clone()));
-                }
+            for word in is.iter().filter(|w| was.binary_search(w).is_err()) {
+                self.words.insert(word, handle);
             }
         }
+    }
+
+    /// The tasks of `handles`, by their places in the default order.
+    fn keyed<'a>(
+        &'a self,
+        handles: impl Iterator<Item = Handle> + 'a,
+    ) -> impl Iterator<Item = &'a OrderKey> + 'a {
+        handles.filter_map(|h| self.keys.get(h as usize).and_then(Option::as_ref))
     }
 
     fn time_index(&self, field: TaskField) -> Option<&TimeIndex> {
@@ -242,40 +268,23 @@ fn ids_of<'t>(field: TaskField, task: Option<(&'t Record, &OrderKey)>) -> &'t [B
     }
 }
 
-/// A word index of `entries`: sorted, and each word allocated once for all its entries.
-fn word_index(mut entries: Vec<(String, OrderKey)>) -> WordIndex {
-    entries.sort_unstable();
-    let mut last: Option<Id> = None;
-    let shared = entries
-        .into_iter()
-        .map(|(word, key)| {
-            let shared = match &last {
-                Some(id) if **id == *word => id.clone(),
-                _ => Id::from(word),
-            };
-            last = Some(shared.clone());
-            (shared, key)
-        })
-        .collect();
-    packed_set(shared)
-}
-
-/// Entries of `index` whose word starts with `prefix` (the whole word when `whole`).
-fn words_from<'a>(
-    index: &'a WordIndex,
-    prefix: &'a str,
-    whole: bool,
-) -> impl Iterator<Item = &'a OrderKey> + 'a {
-    index
-        .range((Included((Id::from(prefix), min_key())), Unbounded))
-        .take_while(move |(w, _)| {
-            if whole {
-                **w == *prefix
-            } else {
-                w.starts_with(prefix)
-            }
-        })
-        .map(|(_, k)| k)
+/// The posting lists of `tasks`: each task's terms (distinct) with its handle, handles
+/// ascending.
+fn terms<T: Into<Box<str>> + Ord>(
+    tasks: impl Iterator<Item = (impl Iterator<Item = T>, Handle)>,
+) -> Terms {
+    let mut postings: BTreeMap<T, Vec<Handle>> = BTreeMap::new();
+    for (terms, handle) in tasks {
+        for term in terms {
+            postings.entry(term).or_default().push(handle);
+        }
+    }
+    Terms::build(
+        postings
+            .into_iter()
+            .map(|(term, handles)| (term.into(), handles))
+            .collect(),
+    )
 }
 
 /// The entries of a time index within the bounds, as milliseconds.
@@ -436,13 +445,15 @@ fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>>
             }
             Constraint::Has(field, id) => {
                 if field == tasks.tag_field {
-                    out.push(Source::walked(words_from(&tasks.tags, id, true)));
+                    out.push(Source::walked(tasks.keyed(tasks.tags.starting(id, true))));
                 }
             }
         }
     }
     for word in scope.search.map_or(&[][..], |s| s.words()) {
-        out.push(Source::walked(words_from(&tasks.words, word, false)));
+        out.push(Source::walked(
+            tasks.keyed(tasks.words.starting(word, false)),
+        ));
     }
     out
 }

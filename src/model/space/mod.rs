@@ -43,6 +43,7 @@ mod feed;
 mod find;
 mod indexes;
 mod list;
+mod postings;
 mod restore;
 #[cfg(test)]
 mod tests;
@@ -77,6 +78,8 @@ pub struct Space {
     /// Every record by `versionUpdatedAt`, then kind, then id: the change feed's order.
     /// The records sit beside their keys, so a feed page looks nothing up.
     feed: OrdMap<FeedKey, Arc<Record>>,
+    /// `Some` while the space is loading (see [`Space::load`]): writes put records only.
+    loading: Option<restore::Loading>,
 }
 
 /// A record's place in the change feed.
@@ -91,6 +94,7 @@ impl Space {
             reserved: 0,
             collections: Kind::ALL.map(Collection::new),
             feed: OrdMap::new(),
+            loading: None,
         }
     }
 
@@ -192,6 +196,14 @@ impl Space {
     /// Puts `record` in place of record `id` of `kind` (or removes it), keeping the feed in
     /// step; returns the record it replaced.
     fn put(&mut self, kind: Kind, id: &str, record: Option<Arc<Record>>) -> Option<Arc<Record>> {
+        if let Some(loading) = &mut self.loading {
+            loading.replayed[kind.index()] = true;
+            let records = &mut self.collection_mut(kind).records;
+            return match record {
+                Some(record) => records.insert(record.id.clone(), record),
+                None => records.remove(id),
+            };
+        }
         if let Some(new) = &record {
             self.feed
                 .insert((new.version, kind, new.id.clone()), Arc::clone(new));

@@ -69,41 +69,70 @@ impl Space {
         Ok(Some(before.into_iter().map(|(_, _, r)| r).collect()))
     }
 
-    /// Rebuilds a space from a snapshot file's contents, checking that it is consistent.
-    /// A large collection builds its map and its indexes on two threads.
+    /// Rebuilds a space from a snapshot file's contents, checking that it is consistent:
+    /// [`Space::load`] then [`Space::finish_load`].
     pub fn from_snapshot(snapshot: SpaceSnapshot) -> Result<Space, String> {
+        let mut space = Space::load(snapshot)?;
+        space.finish_load();
+        Ok(space)
+    }
+
+    /// The records of a snapshot file's contents, checked, without the structures derived
+    /// from them (indexes, graph, tree, reminders, calendar names, feed): the space is
+    /// *loading*. Its journal is replayed over it ([`Space::replay`] then only puts records),
+    /// and [`Space::finish_load`] builds the derived structures once, in bulk, rather than
+    /// entry by entry. Until then the space must serve no read and decide no write.
+    pub fn load(snapshot: SpaceSnapshot) -> Result<Space, String> {
         let mut space = Space::new(&snapshot.id);
         space.version = snapshot.version;
         space.reserved = snapshot.reserved.max(snapshot.version);
+        space.loading = Some(Loading::default());
         for (kind, records) in snapshot.collections {
-            let collection = space.collection_mut(kind);
-            let fill_map = |map: &mut Records| {
-                let mut sorted = Vec::with_capacity(records.len());
-                for record in &records {
-                    check_record(kind, record, snapshot.version)?;
-                    sorted.push((record.id.clone(), Arc::clone(record)));
-                }
-                // Snapshots list records by id, so this sort only checks that they are.
-                sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                if let Some(twice) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
-                    return Err(format!("{} '{}' appears twice", kind.noun(), twice[0].0));
-                }
-                *map = packed_map(sorted);
-                Ok(())
-            };
+            let mut sorted = Vec::with_capacity(records.len());
+            for record in records {
+                check_record(kind, &record, snapshot.version)?;
+                sorted.push((record.id.clone(), record));
+            }
+            // Snapshots list records by id, so this sort only checks that they are.
+            sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            if let Some(twice) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(format!("{} '{}' appears twice", kind.noun(), twice[0].0));
+            }
+            space.collection_mut(kind).records = packed_map(sorted);
+        }
+        Ok(space)
+    }
+
+    /// Ends the loading begun by [`Space::load`]: builds every structure derived from the
+    /// records, a large collection's on two threads. Does nothing to a space that is not
+    /// loading.
+    pub fn finish_load(&mut self) {
+        let Some(loading) = self.loading.take() else {
+            return;
+        };
+        for collection in &mut self.collections {
+            let kind = collection.kind;
+            let records: Vec<Arc<Record>> = collection.records.values().cloned().collect();
             let Collection {
                 records: map,
                 indexes,
                 ..
             } = collection;
+            // Replayed records were put one at a time, into nodes a bulk build fills.
+            let repack = |map: &mut Records| {
+                if loading.replayed[kind.index()] {
+                    let sorted = records.iter().map(|r| (r.id.clone(), Arc::clone(r)));
+                    *map = packed_map(sorted.collect());
+                }
+            };
             if records.len() < PARALLEL_LOAD {
-                fill_map(map)?;
+                repack(map);
                 *indexes = Indexes::build(kind, &records);
             } else {
                 std::thread::scope(|scope| {
                     scope.spawn(|| *indexes = Indexes::build(kind, &records));
-                    fill_map(map)
-                })?;
+                    repack(map);
+                });
             }
             if let Some(graph) = &mut collection.graph {
                 graph.rebuild(&collection.records);
@@ -120,7 +149,7 @@ impl Space {
                 collection.objects = Objects::build(fields, &records);
             }
         }
-        let mut feed: Vec<(FeedKey, Arc<Record>)> = space
+        let mut feed: Vec<(FeedKey, Arc<Record>)> = self
             .collections
             .iter()
             .flat_map(|c| {
@@ -130,9 +159,15 @@ impl Space {
             })
             .collect();
         feed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        space.feed = packed_map(feed);
-        Ok(space)
+        self.feed = packed_map(feed);
     }
+}
+
+/// What a loading space notes for [`Space::finish_load`].
+#[derive(Debug, Clone, Default)]
+pub(super) struct Loading {
+    /// Whether the journal put records of each kind (in [`Kind::ALL`] order).
+    pub(super) replayed: [bool; Kind::ALL.len()],
 }
 
 /// Checks a stored record against its kind's table and the version it must not exceed.
