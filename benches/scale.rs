@@ -1,7 +1,7 @@
 //! taskd at scale, as its own process (the release binary), the way a self-hoster runs it.
 //!
 //! `cargo bench --bench scale` fills one space with a million tasks (batches of 100 over
-//! HTTP, the load tests' body with a line of notes: [`task`]) next to a 1,000-task space, then reports: RSS per
+//! HTTP, the load tests' body with a line of notes: `support::load_task`) next to a 1,000-task space, then reports: RSS per
 //! task, pages of open tasks in the big space against the small one, POST latency into the
 //! big space while it is snapshotted every second against the small one (both measured
 //! with `taskd bench`), SIGTERM time, restart
@@ -18,51 +18,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use support::{bench, connect, env_or, exchange, mib, request, Server, ADMIN, TOKEN};
+use support::{
+    bench, connect, env_or, exchange, load_task as task, mib, request, Server, ADMIN, TOKEN,
+};
 
 const SMALL: usize = 1_000;
 const CONNECTIONS: usize = 32;
-
-/// Words of the bench's names and notes: 1,000 made of two syllables each.
-const SYLLABLES: [&str; 40] = [
-    "ba", "ce", "di", "fo", "gu", "ha", "je", "ki", "lo", "mu", "na", "pe", "qui", "ro", "su",
-    "ta", "ve", "wi", "xo", "yu", "zan", "bel", "cor", "dun", "fes", "gal", "hin", "jor", "kem",
-    "lun", "mar", "nov", "pol", "ras", "sil", "tor", "ven", "wol", "yar", "zet",
-];
-
-/// The `n`th word of the bench's vocabulary, picked by a multiplicative hash of `n` so
-/// that words repeat as in a real text (the 1,000 words unevenly).
-fn word(n: usize) -> String {
-    let h = n.wrapping_mul(0x9E37_79B9) >> 7;
-    let (a, b) = (h % 40, (h / 40) % 25);
-    format!("{}{}", SYLLABLES[a], SYLLABLES[b])
-}
-
-/// The load tests' task (issue 38): a three-word name, a line of notes of 20 words, a
-/// status, two tags, `isImportant` on one in ten, a due date within a week on one in
-/// a hundred, and a rare word (seen once) in the notes of one in a thousand: about 250
-/// bytes of data.
-fn task(i: usize) -> Value {
-    let words =
-        |from: usize, count: usize| (from..from + count).map(word).collect::<Vec<_>>().join(" ");
-    let mut notes = words(i * 31 + 7, 20);
-    if i.is_multiple_of(1000) {
-        notes.push_str(&format!(" rare{i}"));
-    }
-    let mut task = json!({
-        "todoId": format!("t{i}"),
-        "name": words(i * 7, 3),
-        "notesMarkdown": notes,
-        "status": "open",
-        "tagIds": [format!("tag{}", i % 20), format!("tag{}", i % 7 + 20)],
-        "isImportant": i.is_multiple_of(10),
-    });
-    if i.is_multiple_of(100) {
-        let day = 1 + i / 100 % 7;
-        task["dateDue"] = json!(format!("2030-01-0{day}T09:00:00Z"));
-    }
-    task
-}
 
 /// Creates tasks `t0..t{count}` in `token`'s default space, 100 a batch over
 /// [`CONNECTIONS`] connections.

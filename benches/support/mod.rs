@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The default user's token of a [`Server`].
 pub const TOKEN: &str = "bench-token-0123456789abcdef0123456789";
@@ -444,4 +444,45 @@ pub fn print_neighbours(
         "load average (1 min) before the baseline {}, before the attack {}, after it {}",
         loads[0], loads[1], loads[2]
     );
+}
+
+/// Words of the bench's names and notes: 1,000 made of two syllables each.
+const SYLLABLES: [&str; 40] = [
+    "ba", "ce", "di", "fo", "gu", "ha", "je", "ki", "lo", "mu", "na", "pe", "qui", "ro", "su",
+    "ta", "ve", "wi", "xo", "yu", "zan", "bel", "cor", "dun", "fes", "gal", "hin", "jor", "kem",
+    "lun", "mar", "nov", "pol", "ras", "sil", "tor", "ven", "wol", "yar", "zet",
+];
+
+/// The `n`th word of the bench's vocabulary, picked by a multiplicative hash of `n` so
+/// that words repeat as in a real text (the 1,000 words unevenly).
+fn word(n: usize) -> String {
+    let h = n.wrapping_mul(0x9E37_79B9) >> 7;
+    let (a, b) = (h % 40, (h / 40) % 25);
+    format!("{}{}", SYLLABLES[a], SYLLABLES[b])
+}
+
+/// The load tests' task (issue 38): a three-word name, a line of notes of 20 words, a
+/// status, two tags, `isImportant` on one in ten, a due date within a week on one in
+/// a hundred, and a rare word (seen once) in the notes of one in a thousand: about 250
+/// bytes of data.
+pub fn load_task(i: usize) -> Value {
+    let words =
+        |from: usize, count: usize| (from..from + count).map(word).collect::<Vec<_>>().join(" ");
+    let mut notes = words(i * 31 + 7, 20);
+    if i.is_multiple_of(1000) {
+        notes.push_str(&format!(" rare{i}"));
+    }
+    let mut task = json!({
+        "todoId": format!("t{i}"),
+        "name": words(i * 7, 3),
+        "notesMarkdown": notes,
+        "status": "open",
+        "tagIds": [format!("tag{}", i % 20), format!("tag{}", i % 7 + 20)],
+        "isImportant": i.is_multiple_of(10),
+    });
+    if i.is_multiple_of(100) {
+        let day = 1 + i / 100 % 7;
+        task["dateDue"] = json!(format!("2030-01-0{day}T09:00:00Z"));
+    }
+    task
 }

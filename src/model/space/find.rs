@@ -33,7 +33,7 @@ use std::cmp::Ordering;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 use std::sync::Arc;
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use imbl::{OrdMap, OrdSet, Vector};
 
@@ -125,12 +125,11 @@ impl TaskIndexes {
         let mut indexes = TaskIndexes::new();
         let tag_field = indexes.tag_field;
         let build_words = || {
-            terms(
-                keyed
-                    .iter()
-                    .zip(0..)
-                    .map(|((_, record), handle)| (search::task_words(record).into_iter(), handle)),
-            )
+            let mut postings = Gathered::default();
+            for ((_, record), handle) in keyed.iter().zip(0..) {
+                search::each_task_word(record, |word| postings.add(word, handle));
+            }
+            postings.terms()
         };
         let words = std::thread::scope(|scope| {
             let words = parallel.then(|| scope.spawn(build_words));
@@ -145,13 +144,13 @@ impl TaskIndexes {
                 entries.sort_unstable();
                 *index = packed_set(entries);
             }
-            indexes.tags = terms(keyed.iter().zip(0..).map(|((_, record), handle)| {
-                let tags = match tag_field.value(record) {
-                    Scalar::Ids(ids) => ids,
-                    _ => &[],
-                };
-                (tags.iter().cloned(), handle)
-            }));
+            let mut tags = Gathered::default();
+            for ((_, record), handle) in keyed.iter().zip(0..) {
+                if let Scalar::Ids(ids) = tag_field.value(record) {
+                    ids.iter().for_each(|tag| tags.add(tag, handle));
+                }
+            }
+            indexes.tags = tags.terms();
             let mut handles: Vec<(Id, Handle)> = keyed
                 .iter()
                 .zip(0..)
@@ -268,23 +267,30 @@ fn ids_of<'t>(field: TaskField, task: Option<(&'t Record, &OrderKey)>) -> &'t [B
     }
 }
 
-/// The posting lists of `tasks`: each task's terms (distinct) with its handle, handles
-/// ascending.
-fn terms<T: Into<Box<str>> + Ord>(
-    tasks: impl Iterator<Item = (impl Iterator<Item = T>, Handle)>,
-) -> Terms {
-    let mut postings: BTreeMap<T, Vec<Handle>> = BTreeMap::new();
-    for (terms, handle) in tasks {
-        for term in terms {
-            postings.entry(term).or_default().push(handle);
+/// The posting lists of a bulk build, gathered task after task in handle order; a term is
+/// allocated once, when first seen.
+#[derive(Default)]
+struct Gathered(HashMap<Box<str>, Vec<Handle>>);
+
+impl Gathered {
+    /// Notes that task `handle`, the newest so far, holds `term`.
+    fn add(&mut self, term: &str, handle: Handle) {
+        let handles = match self.0.get_mut(term) {
+            Some(handles) => handles,
+            None => self.0.entry(term.into()).or_default(),
+        };
+        // Handles come in order, so a term a task holds twice is a repeat of the last.
+        if handles.last() != Some(&handle) {
+            handles.push(handle);
         }
     }
-    Terms::build(
-        postings
-            .into_iter()
-            .map(|(term, handles)| (term.into(), handles))
-            .collect(),
-    )
+
+    /// The terms with their posting lists.
+    fn terms(self) -> Terms {
+        let mut sorted: Vec<(Box<str>, Vec<Handle>)> = self.0.into_iter().collect();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Terms::build(sorted)
+    }
 }
 
 /// The entries of a time index within the bounds, as milliseconds.
