@@ -78,7 +78,7 @@ impl Serialize for RecordJson<'_> {
         map.serialize_entry(self.kind.id_field(), &*r.id)?;
         map.serialize_entry("spaceId", self.space)?;
         map.serialize_entry("sortOrder", &r.sort_order)?;
-        for (field, value) in fields.iter().zip(&r.fields) {
+        for (field, value) in fields.iter().zip(r.fields.iter()) {
             if !field.ty.is_hidden() {
                 map.serialize_entry(field.name, &ValueJson(value))?;
             }

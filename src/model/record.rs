@@ -42,8 +42,8 @@ pub enum Value {
     Sent(Box<Sent>),
 }
 
-/// A task holds 30 values, so each byte of a value is 30 of a task: arrays are boxed slices
-/// (16 bytes, not a `Vec`'s 24), keeping a value at 24 bytes.
+/// A task stores about 15 values (see [`Fields`]), so each byte of a value is 15 of a task:
+/// arrays are boxed slices (16 bytes, not a `Vec`'s 24), keeping a value at 24 bytes.
 const _: () = assert!(std::mem::size_of::<Value>() == 24);
 
 impl Value {
@@ -164,7 +164,7 @@ pub struct Record {
     /// The space version of the last write that touched the record (`versionUpdatedAt`).
     pub version: u64,
     /// Values of the kind's fields, in table order.
-    pub fields: Box<[Value]>,
+    pub fields: Fields,
 }
 
 impl Record {
@@ -197,5 +197,199 @@ impl Record {
     }
 }
 
+/// The values of a record's fields, in its kind's table order, where a `Null` takes no
+/// room: the values that are not `Null` are kept in order beside a mask of their positions,
+/// so a task costs the bytes of the fields it has (most of a task's 30 fields are unset).
+/// Reads see every field ([`Fields::get`], indexing, [`Fields::iter`]); serde reads and
+/// writes the whole sequence, the same bytes as a slice of values.
+#[derive(Clone, Default)]
+pub struct Fields {
+    /// The mask of the positions with a stored value (bits 0 to 55) and the number of
+    /// fields (bits 56 to 63).
+    bits: u64,
+    /// The stored values, by position.
+    values: Box<[Value]>,
+}
+
+/// A record has at most this many fields.
+const MAX_FIELDS: usize = 56;
+
+/// What an unstored field reads as.
+static NULL: Value = Value::Null;
+
+const _: () = assert!(std::mem::size_of::<Fields>() == 24);
+
+impl Fields {
+    /// How many fields the record has.
+    pub fn len(&self) -> usize {
+        (self.bits >> MAX_FIELDS) as usize
+    }
+
+    /// Whether the record has no field.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Where the value of field `at` is stored, if it is.
+    fn slot(&self, at: usize) -> Option<usize> {
+        let below = (1u64 << at) - 1;
+        (at < MAX_FIELDS && self.bits >> at & 1 == 1)
+            .then(|| (self.bits & below).count_ones() as usize)
+    }
+
+    /// The value of field `at`; `None` past the last field.
+    pub fn get(&self, at: usize) -> Option<&Value> {
+        (at < self.len()).then(|| self.slot(at).map_or(&NULL, |slot| &self.values[slot]))
+    }
+
+    /// Every field's value, in table order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Value> + '_ {
+        (0..self.len()).map(|at| &self[at])
+    }
+
+    /// Every field's value, in table order, owned.
+    pub fn into_vec(self) -> Vec<Value> {
+        let mut values = self.values.into_vec().into_iter();
+        (0..(self.bits >> MAX_FIELDS) as usize)
+            .map(|at| match self.bits >> at & 1 {
+                1 => values.next().unwrap_or(Value::Null),
+                _ => Value::Null,
+            })
+            .collect()
+    }
+}
+
+impl FromIterator<Value> for Fields {
+    /// The fields of `values`, every field's value in table order; at most 56.
+    fn from_iter<I: IntoIterator<Item = Value>>(values: I) -> Fields {
+        let mut bits = 0;
+        let mut stored = Vec::new();
+        let mut len = 0;
+        for (at, value) in values.into_iter().enumerate() {
+            assert!(at < MAX_FIELDS, "a record has at most {MAX_FIELDS} fields");
+            if value != Value::Null {
+                bits |= 1 << at;
+                stored.push(value);
+            }
+            len = at + 1;
+        }
+        Fields {
+            bits: bits | (len as u64) << MAX_FIELDS,
+            values: stored.into_boxed_slice(),
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Fields {
+    type Output = Value;
+
+    fn index(&self, at: usize) -> &Value {
+        match self.get(at) {
+            Some(value) => value,
+            None => panic!("field {at} of a record of {} fields", self.len()),
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Fields {
+    /// The value of field `at` to change in place; an unstored field gets a stored `Null`.
+    fn index_mut(&mut self, at: usize) -> &mut Value {
+        assert!(
+            at < self.len(),
+            "field {at} of a record of {} fields",
+            self.len()
+        );
+        let slot = (self.bits & ((1u64 << at) - 1)).count_ones() as usize;
+        if self.bits >> at & 1 == 0 {
+            let mut values = std::mem::take(&mut self.values).into_vec();
+            values.insert(slot, Value::Null);
+            self.values = values.into_boxed_slice();
+            self.bits |= 1 << at;
+        }
+        &mut self.values[slot]
+    }
+}
+
+impl PartialEq for Fields {
+    fn eq(&self, other: &Fields) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for Fields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Fields {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Fields {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Fields, D::Error> {
+        let values = Vec::<Value>::deserialize(deserializer)?;
+        if values.len() > MAX_FIELDS {
+            return Err(serde::de::Error::custom(format!(
+                "a record of {} fields (at most {MAX_FIELDS})",
+                values.len()
+            )));
+        }
+        Ok(values.into_iter().collect())
+    }
+}
+
 /// The records of one kind by id: a persistent map, cloned in O(1).
 pub type Records = imbl::OrdMap<Id, Arc<Record>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values() -> Vec<Value> {
+        vec![
+            Value::Text("name".into()),
+            Value::Null,
+            Value::Bool(false),
+            Value::Null,
+            Value::Ids(Box::new(["a".into()])),
+            Value::Null,
+        ]
+    }
+
+    #[test]
+    fn fields_read_every_value_and_store_only_those_not_null() {
+        let fields: Fields = values().into_iter().collect();
+        assert_eq!(fields.len(), 6);
+        assert_eq!(fields.values.len(), 3, "the nulls take no room");
+        assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), values());
+        assert_eq!(fields[3], Value::Null);
+        assert_eq!(fields.get(6), None);
+        assert_eq!(fields.clone().into_vec(), values());
+    }
+
+    #[test]
+    fn a_field_written_in_place_is_stored_and_the_others_stay() {
+        let mut fields: Fields = values().into_iter().collect();
+        fields[3] = Value::Integer(7);
+        fields[0] = Value::Null;
+        let mut expected = values();
+        expected[3] = Value::Integer(7);
+        expected[0] = Value::Null;
+        assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), expected);
+        assert_eq!(fields, expected.into_iter().collect::<Fields>());
+    }
+
+    #[test]
+    fn fields_are_the_bytes_of_a_slice_of_values_on_disk() {
+        let fields: Fields = values().into_iter().collect();
+        let slice: Box<[Value]> = values().into_boxed_slice();
+        let bytes = bincode::serialize(&fields).unwrap();
+        assert_eq!(bytes, bincode::serialize(&slice).unwrap());
+        assert_eq!(bincode::deserialize::<Fields>(&bytes).unwrap(), fields);
+        let too_many = vec![Value::Null; MAX_FIELDS + 1];
+        assert!(bincode::deserialize::<Fields>(&bincode::serialize(&too_many).unwrap()).is_err());
+    }
+}

@@ -826,9 +826,10 @@ mod tests {
         let check = |kind: Kind, record: &Record| {
             assert_eq!(record.fields.len(), kind.fields().len(), "{kind:?}");
             if kind == Kind::Task {
+                let values: Vec<&Value> = record.fields.iter().collect();
                 assert_eq!(
-                    record.fields[TASK_FIELDS_BEFORE_3..TASK_FIELDS_BEFORE_5],
-                    added
+                    values[TASK_FIELDS_BEFORE_3..TASK_FIELDS_BEFORE_5],
+                    added.each_ref()
                 );
             }
         };
@@ -876,7 +877,8 @@ mod tests {
         let mut check = |kind: Kind, record: &Record| {
             assert_eq!(record.fields.len(), kind.fields().len(), "{kind:?}");
             if kind == Kind::Task {
-                assert_eq!(record.fields[had..], defaults);
+                let values: Vec<&Value> = record.fields.iter().skip(had).collect();
+                assert_eq!(values, defaults.iter().collect::<Vec<_>>());
                 tasks += 1;
             }
         };
