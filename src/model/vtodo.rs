@@ -280,6 +280,11 @@ pub fn same_name(a: &str, b: &str) -> bool {
 /// RFC 5545 §3.1 writes it: unfolded, then `name *(";" param) ":" value`, a quoted
 /// parameter value taken whole, the value unescaped as TEXT.
 fn leading_parent(kept: &str) -> Option<(&str, String)> {
+    // Most kept lines are not one: told apart without reading the line (a name is never
+    // folded, lines fold at 75 octets).
+    if !kept.get(..10)?.eq_ignore_ascii_case("RELATED-TO") {
+        return None;
+    }
     let mut end = 0;
     loop {
         end += kept[end..].find('\n')? + 1;
