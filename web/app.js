@@ -243,6 +243,13 @@ function row(task, depth) {
   const due = task.dateDue ? "due " + new Date(task.dateDue).toLocaleString() : "";
   meta.textContent = [task.status, due].filter(Boolean).join(" · ");
   li.append(box, name, meta);
+  // Past due and not finished (by the browser's clock, as of this render).
+  if (task.dateDue && !isDone(task) && new Date(task.dateDue) < new Date()) {
+    const late = document.createElement("span");
+    late.className = "overdue";
+    late.textContent = "overdue";
+    li.append(late);
+  }
   if (task.isBlocked) {
     const b = document.createElement("span");
     b.className = "blocked";

@@ -95,8 +95,11 @@ pub(crate) async fn export(
 /// docs §20: a `text/calendar` body (at most 1 MiB) whose VTODOs create or update one
 /// task each, found by `UID` (a new task's `todoId` is the `UID` when that is an id free in
 /// the space, else a new UUID; with `listId`, every task is put in that list), as one
-/// write under the batch rules of §12. Other components (`VEVENT`, …) are skipped and
-/// counted. A body that is not iCalendar, a VTODO without or with two `UID`s, a value
+/// write under the batch rules of §12. A VTODO's parent (`RELATED-TO;RELTYPE=PARENT`, or
+/// no `RELTYPE`) is its `parentId` when a task of the space or of the import has that
+/// `UID`; else it is kept as sent and the task is linked by the write that later brings
+/// a task with that `UID`, through any door (docs §22). Other components (`VEVENT`, …)
+/// are skipped and counted. A body that is not iCalendar, a VTODO without or with two `UID`s, a value
 /// taskd cannot map and a field a task refuses are 400 `validation_failed` naming the
 /// VTODO; a write the space refuses names its `operationIndex`.
 #[utoipa::path(

@@ -591,9 +591,10 @@ pub(crate) fn kept_calendar(task: &Record) -> Option<Cow<'_, Calendar>> {
     }
 }
 
-/// The calendar data of `sent` with the free categories and kept lines of its object. The
-/// object was read when it was stored, so it reads again; were it not to, the task keeps
-/// what it has besides.
+/// The calendar data of `sent` with the free categories and kept lines of its object,
+/// after the parent line the task waits for, if it does (kept beside the object: the
+/// object's first parent is not among its kept lines). The object was read when it was
+/// stored, so it reads again; were it not to, the task keeps what it has besides.
 fn from_sent(sent: &Sent) -> Calendar {
     let todo = parse_calendar(&sent.text)
         .ok()
@@ -608,7 +609,7 @@ fn from_sent(sent: &Sent) -> Calendar {
             .filter(|c| !is_id(c))
             .map(String::into_boxed_str)
             .collect(),
-        kept: todo.kept.into_boxed_str(),
+        kept: format!("{}{}", sent.calendar.kept, todo.kept).into(),
         ..sent.calendar.clone()
     }
 }

@@ -411,6 +411,26 @@ fn depends_on_is_predecessors_and_other_relations_are_kept() {
 }
 
 #[test]
+fn a_task_waits_for_the_parent_uid_its_vtodo_names_as_the_parser_reads_it() {
+    let fields = CalendarFields::of(Kind::Task).unwrap();
+    let long = format!("{}\\,\\;x@host", "p".repeat(80));
+    for line in [
+        format!("RELATED-TO;RELTYPE=PARENT:{long}"),
+        format!("RELATED-TO;X-N=\"a:b\":{long}"),
+    ] {
+        let mut space = Space::new("s");
+        let lines = format!("UID:a\r\n{line}\r\nX-A:1\r\n");
+        let sent = parse_one(&lines).parent().unwrap().to_owned();
+        assert!(
+            sent.starts_with("pppp") && sent.ends_with("x@host"),
+            "{sent}"
+        );
+        let task = import(&mut space, "a", &lines, 1);
+        assert_eq!(fields.waiting(&task), Some(sent), "{line}");
+    }
+}
+
+#[test]
 fn stamps_are_created_last_modified_dtstamp_and_sequence() {
     let mut space = Space::new("s");
     import(&mut space, "a", "UID:a\r\n", PARIS_NINE);

@@ -347,6 +347,48 @@ impl Tree {
         Ok(())
     }
 
+    /// The late link (docs §22): the tasks of `waiting`, roots that wait for the `UID` of
+    /// `parent`, a record being created, that it takes as children, each in its new state
+    /// (`parentId` set, not yet touched). In `waiting`'s order, a task is taken when it is
+    /// not deleted and linking it keeps the rules: it is not `parent` or one of its
+    /// ancestors (a cycle), no chain through its subtree gets longer than
+    /// [`TREE_MAX_DEPTH`], and `parent` gets at most [`TREE_MAX_CHILDREN`] children that
+    /// are not deleted. A task left out is not refused: it stays a root and keeps waiting.
+    pub fn adopt<'a>(
+        &self,
+        records: &Records,
+        parent: &Record,
+        waiting: impl Iterator<Item = &'a Id>,
+    ) -> Vec<Record> {
+        let above: Vec<&str> = match self.fields.parent(parent) {
+            Some(grand) => self.chain(records, grand).map(|r| &*r.id).collect(),
+            None => Vec::new(),
+        };
+        let depth = above.len() + 1;
+        let mut children = self.active_children(&parent.id);
+        let mut adopted = Vec::new();
+        for id in waiting {
+            if children >= TREE_MAX_CHILDREN {
+                break;
+            }
+            let Some(child) = records.get(id).filter(|c| !c.is_deleted()) else {
+                continue;
+            };
+            if child.id == parent.id || above.contains(&&*child.id) {
+                continue;
+            }
+            let room = TREE_MAX_DEPTH.saturating_sub(depth);
+            if depth + self.height(records, &child.id, room, |r| !r.is_deleted()) > TREE_MAX_DEPTH {
+                continue;
+            }
+            let mut child = Record::clone(child);
+            child.fields[self.fields.parent] = Value::Text((*parent.id).into());
+            adopted.push(child);
+            children += 1;
+        }
+        adopted
+    }
+
     /// On create: a new child whose create names no `listId` takes its parent's.
     pub fn inherit_list(&self, records: &Records, record: &mut Record, changes: &[(usize, Value)]) {
         if changes.iter().any(|(f, _)| *f == self.fields.list) {
@@ -645,6 +687,77 @@ mod tests {
         assert_eq!(field(&space, "w", "isBlocked"), Value::Bool(true));
         assert_eq!(field(&space, "open", "status"), Value::Text("doing".into()));
         assert_eq!(field(&space, "gone", "status"), Value::Text("done".into()));
+    }
+
+    /// Creates task `id` that waits for a parent whose `UID` is `parent`, as a VTODO naming
+    /// a parent no task has leaves it (`crate::ical`).
+    fn waiting(space: &mut Space, id: &str, parent: &str) {
+        let mut changes = body(Mode::Create, json!({}));
+        let calendar = crate::model::vtodo::Calendar {
+            kept: format!("RELATED-TO;RELTYPE=PARENT:{parent}\r\nX-A:1\r\n").into(),
+            ..Default::default()
+        };
+        let at = Kind::Task.field_of_type(FieldType::Calendar).unwrap();
+        changes
+            .fields
+            .push((at, Value::Calendar(Box::new(calendar))));
+        write(space, id, Op::Create(changes), 1_000).unwrap();
+    }
+
+    #[test]
+    fn a_created_task_adopts_the_tasks_waiting_for_its_uid_as_far_as_the_rules_allow() {
+        let mut space = Space::new("s");
+        for i in 0..=TREE_MAX_CHILDREN {
+            waiting(&mut space, &format!("w{i:04}"), "p");
+        }
+        waiting(&mut space, "gone", "p");
+        write(&mut space, "gone", Op::SetDeleted(true), 1_500).unwrap();
+        let created = create(&mut space, "p", json!({})).unwrap();
+        let ids = touched(&created);
+        assert_eq!(
+            ids.len(),
+            1 + TREE_MAX_CHILDREN,
+            "the parent and 1,000 children"
+        );
+        assert_eq!(ids[0], "p");
+        let fields = crate::model::vtodo::CalendarFields::of(Kind::Task).unwrap();
+        for t in created.touched().skip(1) {
+            assert_eq!(t.record.version, created.version);
+            assert_eq!(
+                t.record.fields[fields.calendar()]
+                    .as_calendar()
+                    .unwrap()
+                    .kept
+                    .as_ref(),
+                "X-A:1\r\n",
+                "the waiting line is dropped"
+            );
+        }
+        // The 1,001st and the deleted one stay roots and keep waiting.
+        let last = format!("w{TREE_MAX_CHILDREN:04}");
+        for id in [last.as_str(), "gone"] {
+            assert_eq!(field(&space, id, "parentId"), Value::Null);
+            let record = space.get(Kind::Task, id).unwrap().record;
+            assert_eq!(fields.waiting(&record).as_deref(), Some("p"));
+        }
+        assert_eq!(field(&space, "w0000", "parentId"), Value::Text("p".into()));
+
+        // A chain of 7 with `deep` waiting for q below its end: q would be the 8th, and
+        // `deep` with its child 10 deep; `top`, waiting for r, would close a cycle.
+        chain(&mut space, "c", 7);
+        waiting(&mut space, "deep", "q");
+        create(&mut space, "deep-kid", json!({"parentId": "deep"})).unwrap();
+        waiting(&mut space, "single", "q");
+        let created = create(&mut space, "q", json!({"parentId": "c6"})).unwrap();
+        assert_eq!(touched(&created), ["q"], "single is 9 deep too");
+        waiting(&mut space, "top", "r");
+        create(&mut space, "mid", json!({"parentId": "top"})).unwrap();
+        let created = create(&mut space, "r", json!({"parentId": "mid"})).unwrap();
+        assert_eq!(touched(&created), ["r"]);
+        assert_eq!(field(&space, "top", "parentId"), Value::Null);
+        waiting(&mut space, "short", "s");
+        let created = create(&mut space, "s", json!({"parentId": "c5"})).unwrap();
+        assert_eq!(touched(&created), ["s", "short"], "8 deep fits");
     }
 
     #[test]

@@ -6,6 +6,13 @@
 //! names it) holding a [`Calendar`]: what of a client's VTODO has no task field of its own.
 //! The VTODO mapping itself is `crate::ical`; [`Space`](super::space::Space) calls
 //! [`CalendarFields::settle`] while it plans a write, after the time fields are settled.
+//!
+//! A VTODO may name a parent `UID` that no task of the space has yet (docs §22: sync
+//! clients upload in any order). Its task keeps that `RELATED-TO` line first among its
+//! kept lines, with `parentId` null: it *waits* for that `UID`
+//! ([`CalendarFields::waiting`]). The [`Objects`] index holds the waiting tasks by the
+//! `UID` they wait for, derived from the records like its other entries, so no file
+//! stores it; the write that creates a task with that `UID` links them (`model::tree`).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -37,7 +44,9 @@ pub struct Calendar {
     pub categories: Vec<Box<str>>,
     /// Every other property and component of the VTODO, as iCalendar content lines (the
     /// calendar module writes and reads them), at most
-    /// [`CALENDAR_KEPT_MAX_BYTES`](super::limits::CALENDAR_KEPT_MAX_BYTES).
+    /// [`CALENDAR_KEPT_MAX_BYTES`](super::limits::CALENDAR_KEPT_MAX_BYTES). A parent
+    /// `RELATED-TO` no task had when the VTODO was written comes first (see
+    /// [`CalendarFields::waiting`]).
     pub kept: Box<str>,
 }
 
@@ -46,8 +55,10 @@ pub struct Calendar {
 /// the on-disk format (`store::codec`, from format 8).
 ///
 /// The object replaces the copies a [`Calendar`] holds of what the task has no field for:
-/// `calendar.categories` and `calendar.kept` are empty, and are read from `text` when the
-/// object is rendered anew (`crate::ical`), so a task holds its client's words once.
+/// `calendar.categories` is empty and `calendar.kept` holds at most the parent `RELATED-TO`
+/// line the task waits for (see [`CalendarFields::waiting`]); the rest is read from `text`
+/// when the object is rendered anew (`crate::ical`), so a task holds its client's words
+/// once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sent {
@@ -64,13 +75,15 @@ pub struct Sent {
 
 impl Calendar {
     /// The calendar data of a task whose object is `text`, as sent: its free categories
-    /// and kept lines are dropped, since `text` holds them (see [`Sent`]). The version is
-    /// set by the write that stores it ([`CalendarFields::settle`]).
+    /// and kept lines are dropped, since `text` holds them (see [`Sent`]), all but a
+    /// leading parent `RELATED-TO` ([`CalendarFields::settle`] drops that one too unless
+    /// the task waits for it). The version is set by the write that stores it.
     pub fn into_sent(self, text: &str) -> Sent {
+        let waiting = leading_parent(&self.kept).map_or("", |(line, _)| line);
         Sent {
             calendar: Calendar {
                 categories: Vec::new(),
-                kept: Box::default(),
+                kept: waiting.into(),
                 ..self
             },
             text: text.into(),
@@ -87,6 +100,7 @@ pub fn is_important_priority(priority: u8) -> bool {
 /// Where a kind keeps the fields of this module: positions in its field table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CalendarFields {
+    parent: usize,
     status: usize,
     important: usize,
     completed_at: usize,
@@ -97,6 +111,7 @@ impl CalendarFields {
     /// The calendar fields of `kind`, when it has them (tasks).
     pub fn of(kind: Kind) -> Option<CalendarFields> {
         Some(CalendarFields {
+            parent: kind.field_of_type(FieldType::Ref(kind))?,
             status: kind.field_index("status")?,
             important: kind.field_index("isImportant")?,
             completed_at: kind.field_index("completedAt")?,
@@ -141,6 +156,18 @@ impl CalendarFields {
             .unwrap_or(&record.id)
     }
 
+    /// The parent `UID` `record` waits for (docs §22): the one its first kept line names
+    /// when that line is a parent `RELATED-TO` (`RELTYPE=PARENT` or none) and the task has
+    /// no `parentId`. A VTODO whose first parent no task had keeps that line first
+    /// (`crate::ical`); a JSON write of `parentId` and the late link drop it
+    /// ([`CalendarFields::settle`]).
+    pub fn waiting(&self, record: &Record) -> Option<String> {
+        if record.fields[self.parent] != Value::Null {
+            return None;
+        }
+        leading_parent(&self.kept(record)?.kept).map(|(_, uid)| uid)
+    }
+
     /// The name of `record`'s object in its calendar: the client's, kept as sent, or
     /// `<todoId>.ics`.
     pub fn object_name<'a>(&self, record: &'a Record) -> Cow<'a, str> {
@@ -165,7 +192,11 @@ impl CalendarFields {
     /// - an object a write sends ([`Sent`]) is stamped with `version`, which makes it the
     ///   task's object, unless the write left a field other than it was sent (a
     ///   completion that rolled a repeating task to its next occurrence): then the object
-    ///   is rendered anew from the task.
+    ///   is rendered anew from the task. It keeps a leading parent line only while the
+    ///   task waits for that parent;
+    /// - a write that sets `parentId` and not the calendar data (a JSON write, the late
+    ///   link) on a task that waited for a parent drops the line it waited by: the parent
+    ///   link is `parentId` now, whatever its value, and the object shows one.
     ///
     /// Called after the time fields are settled, so a roll is seen.
     pub fn settle(
@@ -181,9 +212,22 @@ impl CalendarFields {
             .fields
             .iter()
             .all(|(at, value)| record.fields[*at] == *value);
+        let has_parent = record.fields[self.parent] != Value::Null;
         if let (true, Value::Sent(sent)) = (sets(self.calendar), &mut record.fields[self.calendar])
         {
             sent.version = if as_sent { version } else { 0 };
+            if has_parent {
+                sent.calendar.kept = Box::default();
+            }
+        }
+        if sets(self.parent)
+            && !sets(self.calendar)
+            && before.is_some_and(|b| self.waiting(b).is_some())
+        {
+            if let Some(kept) = record.fields[self.calendar].as_calendar_mut() {
+                let line = leading_parent(&kept.kept).map_or(0, |(line, _)| line.len());
+                kept.kept = kept.kept[line..].into();
+            }
         }
         let finished = |r: &Record| {
             r.fields[self.status]
@@ -231,6 +275,68 @@ pub fn same_name(a: &str, b: &str) -> bool {
     a == b || percent_decode_str(a).eq(percent_decode_str(b))
 }
 
+/// The first content line of `kept` (as stored, folded) and the `UID` it names, when it is
+/// a parent `RELATED-TO`: `RELTYPE=PARENT` or no `RELTYPE` (docs §22). Reads the line as
+/// RFC 5545 §3.1 writes it: unfolded, then `name *(";" param) ":" value`, a quoted
+/// parameter value taken whole, the value unescaped as TEXT.
+fn leading_parent(kept: &str) -> Option<(&str, String)> {
+    // Most kept lines are not one: told apart without reading the line (a name is never
+    // folded, lines fold at 75 octets).
+    if !kept.get(..10)?.eq_ignore_ascii_case("RELATED-TO") {
+        return None;
+    }
+    let mut end = 0;
+    loop {
+        end += kept[end..].find('\n')? + 1;
+        if !matches!(kept.as_bytes().get(end), Some(b' ' | b'\t')) {
+            break;
+        }
+    }
+    let line = &kept[..end];
+    let unfolded = line
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l } else { l.get(1..).unwrap_or("") })
+        .collect::<String>();
+    let (name, mut rest) = unfolded.split_at(unfolded.find([';', ':'])?);
+    if !name.eq_ignore_ascii_case("RELATED-TO") {
+        return None;
+    }
+    while let Some(param) = rest.strip_prefix(';') {
+        let (param_name, after) = param.split_at(param.find('=')?);
+        let after = &after[1..];
+        let (value, next) = match after.strip_prefix('"') {
+            Some(quoted) => {
+                let close = quoted.find('"')?;
+                (&quoted[..close], &quoted[close + 1..])
+            }
+            None => after.split_at(after.find([';', ':'])?),
+        };
+        if param_name.eq_ignore_ascii_case("RELTYPE") && !value.eq_ignore_ascii_case("PARENT") {
+            return None;
+        }
+        rest = next;
+    }
+    let value = rest.strip_prefix(':')?;
+    if value.is_empty() {
+        return None;
+    }
+    let mut uid = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == '\\') {
+            (_, true) => match chars.next() {
+                Some('n' | 'N') => uid.push('\n'),
+                Some(escaped) => uid.push(escaped),
+                None => uid.push('\\'),
+            },
+            (c, false) => uid.push(c),
+        }
+    }
+    Some((line, uid))
+}
+
 /// An object name as the [`Objects`] index keys it: percent-decoded.
 fn name_key(name: &str) -> Box<[u8]> {
     percent_decode_str(name).collect()
@@ -241,11 +347,13 @@ fn name_key(name: &str) -> Box<[u8]> {
 /// whose object name is not `<todoId>.ics`, by that name percent-decoded. The others are
 /// found by id, so a space written only through the JSON API, or by clients whose `UID`s
 /// are ids, has no entry here. Deleted tasks stay in it (a `PUT` of their `UID` restores
-/// them).
+/// them). Beside them, the tasks that wait for a parent (see [`CalendarFields::waiting`]),
+/// by the parent's `UID`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Objects {
     uids: OrdSet<UidKey>,
     names: OrdSet<NameKey>,
+    waiting: OrdSet<UidKey>,
 }
 
 /// An entry of [`Objects`] by `UID`.
@@ -253,11 +361,15 @@ type UidKey = (Box<str>, Id);
 /// An entry of [`Objects`] by object name (percent-decoded).
 type NameKey = (Box<[u8]>, Id);
 
+/// The entries of a record in [`Objects`]: by `UID`, by name, by the parent it waits for.
+type Keys = (Option<UidKey>, Option<NameKey>, Option<UidKey>);
+
 impl Objects {
-    /// The index entries of `record`: by `UID` and by name, where those are not its id's.
-    fn keys(fields: &CalendarFields, record: &Record) -> (Option<UidKey>, Option<NameKey>) {
+    /// The index entries of `record`: by `UID` and by name, where those are not its id's,
+    /// and by the parent `UID` it waits for.
+    fn keys(fields: &CalendarFields, record: &Record) -> Keys {
         let Some(kept) = fields.kept(record) else {
-            return (None, None);
+            return (None, None, None);
         };
         let uid = kept
             .uid
@@ -270,7 +382,10 @@ impl Objects {
             .map(name_key)
             .filter(|key| **key != *format!("{}.ics", record.id).as_bytes())
             .map(|key| (key, record.id.clone()));
-        (uid, name)
+        let waiting = fields
+            .waiting(record)
+            .map(|parent| (parent.into_boxed_str(), record.id.clone()));
+        (uid, name, waiting)
     }
 
     /// Replaces the entries of `old` with those of `new` (either may be absent).
@@ -281,15 +396,27 @@ impl Objects {
         new: Option<&Record>,
     ) {
         if let Some(old) = old {
-            let (uid, name) = Objects::keys(fields, old);
+            let (uid, name, waiting) = Objects::keys(fields, old);
             uid.map(|k| self.uids.remove(&k));
             name.map(|k| self.names.remove(&k));
+            waiting.map(|k| self.waiting.remove(&k));
         }
         if let Some(new) = new {
-            let (uid, name) = Objects::keys(fields, new);
+            let (uid, name, waiting) = Objects::keys(fields, new);
             uid.map(|k| self.uids.insert(k));
             name.map(|k| self.names.insert(k));
+            waiting.map(|k| self.waiting.insert(k));
         }
+    }
+
+    /// The tasks that wait for a parent whose `UID` is `uid` (deleted ones too), by
+    /// `todoId`.
+    pub(crate) fn waiting_for<'a>(&'a self, uid: &'a str) -> impl Iterator<Item = &'a Id> + 'a {
+        let from: UidKey = (uid.into(), Id::from(""));
+        self.waiting
+            .range(from..)
+            .take_while(move |(u, _)| **u == *uid)
+            .map(|(_, id)| id)
     }
 
     /// How many entries it has by `UID` and by name.
@@ -496,6 +623,28 @@ mod tests {
         later.touch(9, 6);
         assert_eq!(f.sent(&later).map(|s| s.version), Some(before.version));
         assert_eq!(f.object_as_sent(&later), None);
+    }
+
+    #[test]
+    fn a_leading_parent_line_is_read_unfolded_with_its_params_and_escapes() {
+        let read = |kept: &str| leading_parent(kept).map(|(line, uid)| (line.len(), uid));
+        let folded =
+            "RELATED-TO;X-NOTE=\"a:b;c\";RELTYPE=parent:long-\r\n uid\\,x@host\r\nX-A:1\r\n";
+        assert_eq!(
+            read(folded),
+            Some((folded.len() - 7, "long-uid,x@host".into()))
+        );
+        assert_eq!(read("related-to:p\r\n"), Some((14, "p".into())));
+        for other in [
+            "RELATED-TO;RELTYPE=CHILD:p\r\n",
+            "RELATED-TO;RELTYPE=DEPENDS-ON:p\r\n",
+            "X-A:1\r\nRELATED-TO:p\r\n",
+            "RELATED-TO:\r\n",
+            "RELATED-TO:p",
+            "",
+        ] {
+            assert_eq!(read(other), None, "{other:?}");
+        }
     }
 
     #[test]

@@ -622,3 +622,257 @@ async fn a_caldav_put_sets_the_parent_and_one_breaking_a_rule_is_403_with_the_co
     let kid = task(&app, kid["todoId"].as_str().unwrap()).await;
     assert_eq!(kid["listId"], "trips");
 }
+
+/// The one task (deleted ones too) whose `name` is `name`.
+async fn named(app: &TestApp, name: &str) -> Value {
+    let all = app
+        .default_user()
+        .list_all("/api/v1/tasks?includeDeleted=true", 100)
+        .await;
+    all.into_iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no task named {name}"))
+}
+
+/// How many parent `RELATED-TO` lines (`RELTYPE=PARENT` or none) `object` has, unfolded.
+fn parent_lines(object: &str) -> usize {
+    object
+        .replace("\r\n ", "")
+        .lines()
+        .filter(|l| l.starts_with("RELATED-TO:") || l.starts_with("RELATED-TO;RELTYPE=PARENT:"))
+        .count()
+}
+
+#[actix_web::test]
+async fn a_child_put_before_its_parent_links_in_the_write_that_brings_the_parent() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let home = format!("/dav/calendars/{user}/{space}/");
+    let get = |name: &str| {
+        app.request(Method::GET, &format!("{home}{name}"))
+            .insert_header(("Authorization", auth.as_str()))
+    };
+    // vdirsyncer's order: the children first, one with RELTYPE=PARENT, one without.
+    let kid = calendar(&[(
+        "kid@phone",
+        "SUMMARY:Kid\r\nRELATED-TO;RELTYPE=PARENT:mom@phone\r\n",
+    )]);
+    let bare = calendar(&[("bare@phone", "SUMMARY:Bare\r\nRELATED-TO:mom@phone\r\n")]);
+    for (name, body) in [("kid.ics", &kid), ("bare.ics", &bare)] {
+        let reply = put(&app, &format!("{home}{name}"), &auth, &[], body).await;
+        assert_eq!(reply.status, 201, "{reply:?}");
+    }
+    assert_eq!(named(&app, "Kid").await["parentId"], Value::Null);
+    let before = app.send(get("kid.ics"), None).await;
+    assert_eq!(before.body.as_str(), Some(kid.as_str()), "kept as sent");
+    let version = app.space_version().await;
+
+    let mom = calendar(&[("mom@phone", "SUMMARY:Mom\r\n")]);
+    let reply = put(&app, &format!("{home}mom.ics"), &auth, &[], &mom).await;
+    assert_eq!(reply.status, 201, "{reply:?}");
+    let mom_id = named(&app, "Mom").await["todoId"].clone();
+    let (kid, bare) = (named(&app, "Kid").await, named(&app, "Bare").await);
+    assert_eq!(kid["parentId"], mom_id);
+    assert_eq!(bare["parentId"], mom_id);
+    // One write, one version: the parent and each linked child a change of its own.
+    assert_eq!(app.space_version().await, version + 1);
+    let mut changed = feed(&app, version).await;
+    changed.sort();
+    let mut expected = vec![
+        (version + 1, mom_id.as_str().unwrap().to_string()),
+        (version + 1, kid["todoId"].as_str().unwrap().to_string()),
+        (version + 1, bare["todoId"].as_str().unwrap().to_string()),
+    ];
+    expected.sort();
+    assert_eq!(changed, expected);
+    // CalDAV sees the link: a new ETag, and the object rendered anew with one parent.
+    let after = app.send(get("kid.ics"), None).await;
+    assert_eq!(after.status, 200);
+    assert_ne!(after.header("ETag"), before.header("ETag"));
+    let text = after.body.as_str().unwrap();
+    assert_eq!(parent_lines(text), 1, "{text}");
+    assert!(
+        text.contains("RELATED-TO;RELTYPE=PARENT:mom@phone\r\n"),
+        "{text}"
+    );
+    assert!(app
+        .send(get("bare.ics"), None)
+        .await
+        .body
+        .as_str()
+        .unwrap()
+        .contains("RELATED-TO;RELTYPE=PARENT:mom@phone\r\n"));
+
+    // A JSON create that yields the UID brings the parent too; so does it after a
+    // restart, whose index of waiting tasks is rebuilt from the records.
+    let late = calendar(&[("late@phone", "SUMMARY:Late\r\nRELATED-TO:json-root\r\n")]);
+    let reply = put(&app, &format!("{home}late.ics"), &auth, &[], &late).await;
+    assert_eq!(reply.status, 201, "{reply:?}");
+    let app = app.restart();
+    assert_eq!(named(&app, "Kid").await["parentId"], mom_id, "replayed");
+    app.create("tasks", json!({"todoId": "json-root", "name": "Root"}))
+        .await;
+    assert_eq!(named(&app, "Late").await["parentId"], "json-root");
+    let app = app.restart();
+    assert_eq!(named(&app, "Late").await["parentId"], "json-root");
+    assert_eq!(named(&app, "Bare").await["parentId"], mom_id);
+}
+
+#[actix_web::test]
+async fn an_ics_import_links_a_child_imported_before_its_parent_by_an_earlier_import() {
+    let app = spawn_app();
+    let first = calendar(&[
+        (
+            "orphan",
+            "SUMMARY:Orphan\r\nRELATED-TO;RELTYPE=PARENT:later@x\r\n",
+        ),
+        ("other", "SUMMARY:Other\r\n"),
+    ]);
+    import(&app, &first).await.expect(200);
+    assert_eq!(task(&app, "orphan").await["parentId"], Value::Null);
+    let version = app.space_version().await;
+    let second = calendar(&[("later@x", "SUMMARY:Later\r\n")]);
+    let reply = import(&app, &second).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    let later = named(&app, "Later").await;
+    assert_eq!(task(&app, "orphan").await["parentId"], later["todoId"]);
+    assert_eq!(app.space_version().await, version + 1);
+    let changed: Vec<String> = feed(&app, version).await.into_iter().map(|c| c.1).collect();
+    assert_eq!(changed.len(), 2);
+    assert!(changed.contains(&"orphan".to_string()), "{changed:?}");
+    let text = exported(&app).await;
+    let orphan = text
+        .split("BEGIN:VTODO")
+        .find(|t| t.contains("UID:orphan\r\n"))
+        .unwrap();
+    assert_eq!(parent_lines(orphan), 1, "{orphan}");
+    assert!(orphan.contains("RELATED-TO;RELTYPE=PARENT:later@x\r\n"));
+}
+
+#[actix_web::test]
+async fn a_late_link_that_would_break_a_rule_leaves_the_child_a_root_that_keeps_its_relation() {
+    let app = spawn_app();
+    chain(&app, "t", 7).await;
+    // Two levels waiting for deep@x, which arrives as the 8th task of the chain.
+    import(
+        &app,
+        &calendar(&[("tall", "RELATED-TO;RELTYPE=PARENT:deep@x\r\n")]),
+    )
+    .await
+    .expect(200);
+    child(&app, "tall-kid", Some("tall"), json!({})).await;
+    // One waiting for cyc@x, which arrives below it.
+    import(
+        &app,
+        &calendar(&[("top", "RELATED-TO;RELTYPE=PARENT:cyc@x\r\n")]),
+    )
+    .await
+    .expect(200);
+    let body = calendar(&[
+        ("deep@x", "SUMMARY:Deep\r\nRELATED-TO;RELTYPE=PARENT:t6\r\n"),
+        ("cyc@x", "SUMMARY:Cyc\r\nRELATED-TO;RELTYPE=PARENT:top\r\n"),
+    ]);
+    let reply = import(&app, &body).await;
+    assert_eq!(reply.status, 200, "the parents arrive: {:#}", reply.body);
+    assert_eq!(named(&app, "Deep").await["parentId"], "t6");
+    assert_eq!(named(&app, "Cyc").await["parentId"], "top");
+    assert_eq!(
+        task(&app, "tall").await["parentId"],
+        Value::Null,
+        "too deep"
+    );
+    assert_eq!(task(&app, "top").await["parentId"], Value::Null, "a cycle");
+    let text = exported(&app).await;
+    for (uid, parent) in [("tall", "deep@x"), ("top", "cyc@x")] {
+        let object = text
+            .split("BEGIN:VTODO")
+            .find(|t| t.contains(&format!("UID:{uid}\r\n")))
+            .unwrap();
+        assert!(
+            object.contains(&format!("RELATED-TO;RELTYPE=PARENT:{parent}\r\n")),
+            "kept as sent: {object}"
+        );
+    }
+    // A JSON write links it where it fits, and the object shows that parent alone.
+    app.patch("/api/v1/tasks/tall", json!({"parentId": "t5"}))
+        .await
+        .expect(200);
+    let text = exported(&app).await;
+    let tall = text
+        .split("BEGIN:VTODO")
+        .find(|t| t.contains("UID:tall\r\n"))
+        .unwrap();
+    assert_eq!(parent_lines(tall), 1, "{tall}");
+    assert!(tall.contains("RELATED-TO;RELTYPE=PARENT:t5\r\n"), "{tall}");
+}
+
+#[actix_web::test]
+async fn a_json_parent_id_replaces_a_waiting_parent_relation_in_the_object() {
+    let app = spawn_app();
+    let (user, space) = me(&app).await;
+    let auth = basic(&app.default_token);
+    let home = format!("/dav/calendars/{user}/{space}/");
+    app.create("tasks", json!({"todoId": "real", "name": "Real"}))
+        .await;
+    let get = |name: &str| {
+        app.request(Method::GET, &format!("{home}{name}"))
+            .insert_header(("Authorization", auth.as_str()))
+    };
+    // One kept as a CalDAV client sent it, one imported.
+    let sent = calendar(&[(
+        "sent@phone",
+        "SUMMARY:Sent\r\nRELATED-TO;RELTYPE=PARENT:ghost@phone\r\nX-KEEP:1\r\n",
+    )]);
+    let reply = put(&app, &format!("{home}sent.ics"), &auth, &[], &sent).await;
+    assert_eq!(reply.status, 201, "{reply:?}");
+    import(
+        &app,
+        &calendar(&[("imported", "RELATED-TO:ghost@phone\r\nX-KEEP:2\r\n")]),
+    )
+    .await
+    .expect(200);
+    // Another JSON write keeps the waiting relation in the object rendered anew.
+    let sent_id = named(&app, "Sent").await["todoId"].clone();
+    let sent_path = format!("/api/v1/tasks/{}", sent_id.as_str().unwrap());
+    app.patch(&sent_path, json!({"notesMarkdown": "n"}))
+        .await
+        .expect(200);
+    let text = app.send(get("sent.ics"), None).await.body;
+    let text = text.as_str().unwrap();
+    assert!(
+        text.contains("RELATED-TO;RELTYPE=PARENT:ghost@phone\r\n"),
+        "{text}"
+    );
+    assert!(text.contains("X-KEEP:1\r\n"), "{text}");
+
+    app.patch(&sent_path, json!({"parentId": "real"}))
+        .await
+        .expect(200);
+    app.patch("/api/v1/tasks/imported", json!({"parentId": "real"}))
+        .await
+        .expect(200);
+    let text = app.send(get("sent.ics"), None).await.body;
+    let text = text.as_str().unwrap();
+    assert_eq!(parent_lines(text), 1, "{text}");
+    assert!(
+        text.contains("RELATED-TO;RELTYPE=PARENT:real\r\n"),
+        "{text}"
+    );
+    assert!(text.contains("X-KEEP:1\r\n"), "{text}");
+    let exported = exported(&app).await;
+    let imported = exported
+        .split("BEGIN:VTODO")
+        .find(|t| t.contains("UID:imported\r\n"))
+        .unwrap();
+    assert_eq!(parent_lines(imported), 1, "{imported}");
+    assert!(imported.contains("RELATED-TO;RELTYPE=PARENT:real\r\n"));
+    assert!(imported.contains("X-KEEP:2\r\n"));
+
+    // They wait no more: the ghost arriving links neither.
+    let ghost = calendar(&[("ghost@phone", "SUMMARY:Ghost\r\n")]);
+    let reply = put(&app, &format!("{home}ghost.ics"), &auth, &[], &ghost).await;
+    assert_eq!(reply.status, 201, "{reply:?}");
+    assert_eq!(task(&app, "imported").await["parentId"], "real");
+    assert_eq!(named(&app, "Sent").await["parentId"], "real");
+}

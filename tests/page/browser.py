@@ -1,15 +1,20 @@
 """The page (docs §26) in a real browser: Playwright for Python driving the system Chromium
 (`/usr/bin/chromium`, or $TASKD_CHROMIUM; no browser is downloaded).
 
-    python tests/page/browser.py [target/debug/taskd]
+    python tests/page/browser.py [target/debug/taskd] [--screenshot PATH]
 
 It starts the given taskd on a temporary data directory (port 0), opens `/`, pastes the
 token, adds a task, checks it off, makes a task through the API and waits for the page to
 show it within a second, reloads and finds the same state, un-checks, indents, outdents,
 reorders, deletes, edits, follows a list live, reconnects after the server restarts,
-opens the shortcuts and shows an error's `detail`. Exits non-zero on any failure; every
-wait is bounded, and the whole run is stopped after 120 s.
+opens the shortcuts and shows an error's `detail`. Last, it adds a small project (a task
+with subtasks) and an overdue task through the API and, with `--screenshot PATH` (or
+$TASKD_PAGE_SCREENSHOT), saves a PNG of the page showing them at a desktop width. Exits
+non-zero on any failure; every wait is bounded, and the whole run is stopped after 120 s.
 """
+
+import argparse
+import datetime
 
 import os
 import re
@@ -27,7 +32,7 @@ CHROMIUM = os.environ.get("TASKD_CHROMIUM") or "/usr/bin/chromium"
 WAIT_MS = 10_000
 
 
-def main(binary):
+def main(binary, screenshot):
     signal.signal(signal.SIGALRM, lambda *_: sys.exit("browser test: over 120 s, stopped"))
     signal.alarm(120)
     server = Server(binary, TOKEN, "taskd-page-")
@@ -36,7 +41,7 @@ def main(binary):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
                                         timeout=30_000)
             try:
-                run(browser, server)
+                run(browser, server, screenshot)
             finally:
                 browser.close()
     except Exception:
@@ -47,7 +52,7 @@ def main(binary):
     print("browser test: ok")
 
 
-def run(browser, server):
+def run(browser, server, screenshot):
     page = browser.new_page(viewport={"width": 390, "height": 800})  # a phone's width
     page.set_default_timeout(WAIT_MS)
     errors = []
@@ -174,12 +179,42 @@ def run(browser, server):
     assert status == 201, (status, body)
     expect(page.locator("li.task", has_text="After a restart")).to_have_count(1, timeout=3_000)
 
+    show_a_project(page, server, screenshot)
+
     # Every control has an accessible name.
     unnamed = page.evaluate("""() => [...document.querySelectorAll('button, input, select')]
         .filter(e => !e.getAttribute('aria-label')).map(e => e.outerHTML)""")
     assert not unnamed, unnamed
     assert not outside, f"requests to another host: {outside}"
     assert not errors, f"errors in the page: {errors}"
+
+
+def show_a_project(page, server, path):
+    """Adds a task with two subtasks (one done) and an overdue task through the API; the
+    page shows the subtasks indented and marks the overdue one. With `path`, saves a PNG
+    of the page there."""
+    def create(body):
+        status, reply = server.api("POST", "/api/v1/tasks", body)
+        assert status == 201, (status, reply)
+        return reply["data"]["id"]
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    stamp = lambda days: (now + datetime.timedelta(days=days)).strftime("%Y-%m-%dT09:00:00Z")
+    trip = create({"name": "Plan the trip", "dateDue": stamp(6)})
+    create({"name": "Book the train", "parentId": trip, "status": "done"})
+    create({"name": "Pack the bags", "parentId": trip, "dateDue": stamp(5)})
+    create({"name": "Pay the rent", "dateDue": stamp(-2)})
+    page.set_viewport_size({"width": 760, "height": 460})
+    page.reload()
+    rent = page.locator("li.task", has_text="Pay the rent")
+    expect(rent.locator(".overdue")).to_have_text("overdue")
+    expect(page.locator("li.task", has_text="Plan the trip").locator(".overdue")).to_have_count(0)
+    expect(page.locator("li.task", has_text="Pack the bags")).to_have_css("padding-left", "24px")
+    expect(page.locator("#live")).to_have_text("Live")
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        page.screenshot(path=path, full_page=True)
+        print(f"browser test: screenshot of the page in {path}")
 
 
 def default_space(server):
@@ -203,4 +238,9 @@ def wait_for(check, what, limit=5.0):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "target/debug/taskd")
+    args = argparse.ArgumentParser(description="The page in a real browser (docs §26)")
+    args.add_argument("binary", nargs="?", default="target/debug/taskd")
+    args.add_argument("--screenshot", default=os.environ.get("TASKD_PAGE_SCREENSHOT"),
+                      help="save a PNG of the page here")
+    parsed = args.parse_args()
+    main(parsed.binary, parsed.screenshot)

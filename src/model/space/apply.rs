@@ -30,7 +30,8 @@ impl Space {
     /// a change of the `status` of a repeating task (its roll expands the rule: up to
     /// 100,000 candidate instances, docs §27). A change that may cascade (docs §22: a
     /// delete, a restore, a `listId` or `status` change) over a subtree of more than
-    /// [`LIGHT_DEPENDENTS`] records is heavy too.
+    /// [`LIGHT_DEPENDENTS`] records is heavy too, and so is a create that more than
+    /// [`LIGHT_DEPENDENTS`] tasks wait for (the late link measures each one's subtree).
     /// A guess from what the commands name, at a cost of a few lookups; it errs on the
     /// heavy side.
     pub fn is_heavy(&self, commands: &[Command]) -> bool {
@@ -50,6 +51,11 @@ impl Space {
                 };
                 if cascades && tree.has_more_descendants(&command.id, LIGHT_DEPENDENTS) {
                     return true;
+                }
+                if let Op::Create(changes) = &command.op {
+                    if self.adopts_many(command.kind, &command.id, changes) {
+                        return true;
+                    }
                 }
             }
             let Some(graph) = self.graph(command.kind) else {
@@ -202,6 +208,26 @@ impl Space {
         Ok((outcome, undo))
     }
 
+    /// Whether more than [`LIGHT_DEPENDENTS`] tasks wait for the `UID` a create of record
+    /// `id` with `changes` gives it: the client's `UID` it keeps, else `id`.
+    fn adopts_many(&self, kind: Kind, id: &str, changes: &Changes) -> bool {
+        let collection = self.collection(kind);
+        let Some(fields) = &collection.calendar else {
+            return false;
+        };
+        let kept_uid = changes.fields.iter().find_map(|(at, value)| {
+            (*at == fields.calendar())
+                .then(|| value.as_calendar()?.uid.as_deref())
+                .flatten()
+        });
+        let uid = kept_uid.unwrap_or(id);
+        collection
+            .objects
+            .waiting_for(uid)
+            .nth(LIGHT_DEPENDENTS)
+            .is_some()
+    }
+
     /// Takes back the newest write that has not been taken back yet.
     pub fn undo(&mut self, undo: Undo) {
         for (kind, id, before) in undo.before.into_iter().rev() {
@@ -212,8 +238,11 @@ impl Space {
 
     /// Decides what `command` does at the next version, without changing anything; its
     /// dependency check takes what it follows from `budget`. The step touches the record
-    /// the command names, the descendants its cascades change (docs §22), the records
-    /// losing an exclusive flag, and the records whose `isBlocked` flips, each once.
+    /// the command names, the descendants its cascades change (docs §22), the tasks a
+    /// created task takes as children because they waited for its `UID` (the late link of
+    /// docs §22, `Tree::adopt`), the records losing an exclusive flag, and the records
+    /// whose `isBlocked` flips, each once. All of it is in the step, so a replay of the
+    /// outcome decides nothing again.
     fn plan(&self, command: &Command, now: i64, budget: &mut Budget) -> Result<Step, SpaceError> {
         let Command { kind, id, op, .. } = command;
         let (kind, version) = (*kind, self.version + 1);
@@ -250,6 +279,21 @@ impl Space {
                 }
                 descendant.touch(version, now);
                 changed.push(descendant);
+            }
+        }
+        if let (Op::Create(_), Some(tree), Some(calendar)) =
+            (op, &collection.tree, &collection.calendar)
+        {
+            let waiting = collection.objects.waiting_for(calendar.uid(&changed[0]));
+            for mut child in tree.adopt(&collection.records, &changed[0], waiting) {
+                let link = Changes {
+                    fields: vec![(tree.fields().parent, Value::Text(id.clone()))],
+                    ..Changes::default()
+                };
+                let was = collection.records.get(&child.id).map(|r| &**r);
+                calendar.settle(was, &mut child, &link, now, version);
+                child.touch(version, now);
+                changed.push(child);
             }
         }
         let flipped = match &collection.graph {
