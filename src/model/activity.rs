@@ -34,6 +34,15 @@ pub enum Via {
 }
 
 impl Via {
+    /// Every door, in their on-disk order.
+    pub const ALL: [Via; 5] = [
+        Via::Api,
+        Via::Batch,
+        Via::Caldav,
+        Via::Import,
+        Via::Reminder,
+    ];
+
     /// The name docs §23 gives it.
     pub fn name(self) -> &'static str {
         match self {
@@ -105,6 +114,16 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every action.
+    pub const ALL: [Action; 6] = [
+        Action::Created,
+        Action::Updated,
+        Action::Deleted,
+        Action::Restored,
+        Action::Reminded,
+        Action::Rolled,
+    ];
+
     /// The name docs §23 gives it.
     pub fn name(self) -> &'static str {
         match self {
