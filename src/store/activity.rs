@@ -31,14 +31,15 @@
 //! [`SEGMENT_BYTES`]), its floor and its last frame's numbers: a space's history stays
 //! on disk. A read loads the segments it walks, one at a time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::model::activity::{Entry, Logged};
+use crate::model::activity::{Action, Entry, Logged, Since};
+use crate::model::record::Id;
 use crate::model::Kind;
 
 use super::codec::{self, CodecError};
@@ -489,6 +490,36 @@ impl Log {
             false
         })?;
         Ok(found)
+    }
+
+    /// Which records that `write` created, deleted or restored a later write deleted or
+    /// restored: a walk over the writes since it, newest first.
+    pub fn since(&self, write: &Logged, now: i64) -> Result<Since, StoreError> {
+        let toggles = |action| matches!(action, Action::Deleted | Action::Restored);
+        let wanted: HashSet<(Kind, Id)> = (write.entries.iter())
+            .filter(|e| toggles(e.action) || e.action == Action::Created)
+            .map(|e| (e.kind, Arc::clone(&e.id)))
+            .collect();
+        let mut since = Since {
+            read_to: self.last(),
+            ..Since::default()
+        };
+        if wanted.is_empty() {
+            return Ok(since);
+        }
+        self.walk(None, now, |later| {
+            if later.version <= write.version {
+                return false;
+            }
+            for entry in later.entries.iter().filter(|e| toggles(e.action)) {
+                let record = (entry.kind, Arc::clone(&entry.id));
+                if wanted.contains(&record) {
+                    since.toggled.insert(record);
+                }
+            }
+            true
+        })?;
+        Ok(since)
     }
 
     /// Drops the oldest writes that retention no longer keeps: a new floor first, then
