@@ -7,7 +7,10 @@ use std::time::Duration;
 use awc::http::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, millis, spawn_app, spawn_app_with, Options, TestApp};
+use crate::durability::{kill_after, write_until_killed};
+use crate::helpers::{
+    assert_problem, millis, spawn_app, spawn_app_with, spawn_durable, Options, TestApp,
+};
 use crate::{dav, spaces};
 
 /// The entries of `query` (a query string of `/api/v1/activity`).
@@ -754,4 +757,127 @@ async fn retention_by_count_holds_across_restarts_and_paging() {
     let page = activity(&app, &format!("before={next}")).await;
     assert_eq!(summary(&page), kept[2..]);
     assert_eq!(page["hasMore"], false);
+}
+
+/// Every kept entry of the default space, oldest first, walking all pages.
+async fn whole_history(app: &TestApp) -> Vec<Value> {
+    let mut entries = Vec::new();
+    let mut before = String::new();
+    loop {
+        let page = activity(app, &format!("limit=1000{before}")).await;
+        entries.extend(page["data"].as_array().unwrap().iter().cloned());
+        match page["nextBefore"].as_u64() {
+            Some(next) => before = format!("&before={next}"),
+            None => break,
+        }
+    }
+    entries.reverse();
+    entries
+}
+
+/// (todoId, versionUpdatedAt) of every task of the default space, deleted ones too, by
+/// version: what the journal recovered.
+async fn recovered(app: &TestApp) -> Vec<(String, u64)> {
+    let all = app
+        .default_user()
+        .list_all("/api/v1/tasks?includeDeleted=true", 100)
+        .await;
+    let mut tasks: Vec<(String, u64)> = all
+        .iter()
+        .map(|t| {
+            let id = t["todoId"].as_str().unwrap().to_string();
+            (id, t["versionUpdatedAt"].as_u64().unwrap())
+        })
+        .collect();
+    tasks.sort_by_key(|t| t.1);
+    tasks
+}
+
+/// (id, version) of each entry, each a creation by the JSON API.
+fn created(history: &[Value]) -> Vec<(String, u64)> {
+    history
+        .iter()
+        .map(|e| {
+            assert_eq!(
+                (&e["action"], &e["actor"]["via"]),
+                (&json!("created"), &json!("api"))
+            );
+            (
+                e["id"].as_str().unwrap().to_string(),
+                e["version"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[actix_web::test]
+async fn kill_9_during_writes_leaves_a_history_that_matches_the_journal() {
+    let mut app = spawn_durable("fsync", 50);
+    let mut answered_in_all = Vec::new();
+    for cycle in 0..3 {
+        // Long enough for writes to be answered on a loaded machine, short enough for the
+        // kill to land among them.
+        let killer = kill_after(&app, Duration::from_millis(800 + 150 * cycle));
+        let answered = write_until_killed(&app, 12, &format!("k{cycle}"), "").await;
+        killer.join().unwrap();
+        app.wait();
+        assert!(!answered.is_empty(), "no write answered before the kill");
+        answered_in_all.extend(answered);
+        app = app.restart_after_stop();
+        // Exactly the writes the journal kept: each task's one creation at its version,
+        // none lost and none extra, every answered write among them.
+        let history = created(&whole_history(&app).await);
+        assert_eq!(history, recovered(&app).await, "cycle {cycle}");
+        for write in &answered_in_all {
+            assert!(history.contains(write), "answered {write:?} missing");
+        }
+    }
+}
+
+#[actix_web::test]
+async fn kill_9_while_retention_prunes_keeps_the_newest_entries_and_a_whole_floor() {
+    const MAX: usize = 40;
+    let mut app = spawn_app_with(Options {
+        snapshot_interval_ms: 50,
+        env: vec![("TASKD_ACTIVITY_MAX".into(), MAX.to_string())],
+        ..Options::default()
+    });
+    for i in 0..MAX {
+        app.create("tasks", json!({"todoId": format!("first-{i}")}))
+            .await;
+    }
+    for cycle in 0..3 {
+        // Every write past the maximum prunes: a new floor file, then the old segments.
+        let killer = kill_after(&app, Duration::from_millis(800 + 100 * cycle));
+        let answered = write_until_killed(&app, 12, &format!("p{cycle}"), "").await;
+        killer.join().unwrap();
+        app.wait();
+        assert!(!answered.is_empty(), "no write answered before the kill");
+        // What a kill inside `replace_file` leaves: a partial temporary floor.
+        let logs = app.path("activity");
+        for log in std::fs::read_dir(&logs).unwrap() {
+            std::fs::write(log.unwrap().path().join(".floor.tmp"), [1, 2, 3]).unwrap();
+        }
+        app = app.restart_after_stop();
+        let history = created(&whole_history(&app).await);
+        let tasks = recovered(&app).await;
+        assert!(tasks.len() > MAX, "{} tasks", tasks.len());
+        // The newest entries, at most the maximum, at least what one pruning leaves.
+        assert!(
+            (MAX - MAX / 100 - 1..=MAX).contains(&history.len()),
+            "{} kept",
+            history.len()
+        );
+        assert_eq!(
+            history,
+            tasks[tasks.len() - history.len()..],
+            "cycle {cycle}"
+        );
+        for log in std::fs::read_dir(&logs).unwrap() {
+            let log = log.unwrap().path();
+            assert!(!log.join(".floor.tmp").exists(), "{}", log.display());
+            let floor = std::fs::read(log.join("floor")).unwrap();
+            assert_eq!(floor.len(), 16);
+        }
+    }
 }
