@@ -383,18 +383,35 @@ impl Log {
     }
 
     /// Syncs what was appended: called before the space's snapshot lets the journal go.
+    ///
+    /// The sync runs on a second handle of the open segment, without the log's lock: the
+    /// space's thread appends under that lock after every durable write, and an
+    /// `fdatasync` on a busy disk takes hundreds of milliseconds, which it would otherwise
+    /// add to every write of the space waiting behind it. An append made meanwhile marks
+    /// the segment unsynced again, for the next call; a failed sync marks it so too.
     pub fn sync(&self) -> Result<(), StoreError> {
-        let mut state = self.state();
-        let first = state.segments.last().copied();
-        if let (Some((file, _, dirty)), Some(first)) = (state.open.as_mut(), first) {
-            if *dirty {
-                file.sync_data().map_err(|e| {
-                    StoreError::new(&segment_path(&self.dir, first), Problem::Io(e))
-                })?;
-                *dirty = false;
+        let (file, path) = {
+            let mut state = self.state();
+            let first = state.segments.last().copied();
+            let (Some((file, _, dirty)), Some(first)) = (state.open.as_mut(), first) else {
+                return Ok(());
+            };
+            if !*dirty {
+                return Ok(());
             }
-        }
-        Ok(())
+            let path = segment_path(&self.dir, first);
+            let file = file
+                .try_clone()
+                .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+            *dirty = false;
+            (file, path)
+        };
+        file.sync_data().map_err(|e| {
+            if let Some((_, _, dirty)) = self.state().open.as_mut() {
+                *dirty = true;
+            }
+            StoreError::new(&path, Problem::Io(e))
+        })
     }
 
     /// The segments, floor and cutoff a read walks, taken under the lock; the files are
