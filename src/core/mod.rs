@@ -41,6 +41,7 @@ use crate::model::kept::KeyUse;
 use crate::model::{Caller, Change, Command, DirectoryError, DirectoryState, Plan, Role, Space};
 use crate::store::activity::{Activity, Page as ActivityPage, Query as ActivityQuery};
 use crate::store::journal::Journal;
+use crate::store::StoreError;
 use crate::threads::heavy;
 use crate::threads::turns::{Turn, Turns};
 use deliveries::Deliveries;
@@ -263,14 +264,24 @@ impl Core {
     ) -> Result<Option<WriteResult>, Failure> {
         let (activity, id) = (Arc::clone(&self.activity), space.to_string());
         let now = chrono::Utc::now().timestamp_millis();
-        let logged = heavy::run(owner, move || activity.log(&id)?.write_of(version, now))
+        // The write, and which of its records were deleted or restored since: a walk over
+        // the writes since it.
+        let read = move || {
+            let log = activity.log(&id)?;
+            let Some(logged) = log.write_of(version, now)? else {
+                return Ok(None);
+            };
+            let since = log.since(&logged, now)?;
+            Ok::<_, StoreError>(Some((logged, since)))
+        };
+        let found = heavy::run(owner, read)
             .await
             .map_err(|_| Failure::Panicked)?
             .map_err(|e| {
                 log::error!("reading activity: {e}");
                 Failure::Panicked
             })?;
-        let Some(logged) = logged else {
+        let Some((logged, since)) = found else {
             return Ok(None);
         };
         let write = Write {
@@ -279,6 +290,7 @@ impl Core {
             actor: Some(actor),
             revert: Some(Revert {
                 logged,
+                since,
                 of: version,
                 force,
             }),

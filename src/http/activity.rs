@@ -2,24 +2,19 @@
 //! `GET /api/v1/{kind}/{id}/activity`, and `POST /api/v1/activity/{version}/revert`.
 //! The entries are read from the space's log through the core; a revert is a write.
 
-use actix_web::web::{self, Data};
-use actix_web::HttpResponse;
-use serde_json::{json, Map, Value as Json};
-
 use super::dto;
 use super::error::ApiError;
 use super::extract::{space_of, Collection, Params, RecordId};
+use super::openapi::problems::{Reads, Reverts};
 use crate::core::Core;
 use crate::model::access::Action;
 use crate::model::activity::{Actor, Via};
+use crate::model::limits::{ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX, MAX_SAFE_INTEGER};
 use crate::model::{Caller, Kind};
 use crate::store::activity::{Page, Query};
 use crate::wire::{RecordJson, Stamp, ValueJson};
-
-/// Entries a page holds by default.
-const LIMIT_DEFAULT: usize = 100;
-/// Entries a page holds at most (a page finishes the version it started past it).
-const LIMIT_MAX: usize = 1000;
+use actix_web::web::{self, Data};
+use actix_web::HttpResponse;
 
 /// The query of a page of activity from `params` (docs §23).
 fn query(params: &Params) -> Result<Query, ApiError> {
@@ -27,23 +22,27 @@ fn query(params: &Params) -> Result<Query, ApiError> {
         params
             .get(name)
             .map(|raw| {
-                raw.parse::<u64>().map_err(|_| {
-                    ApiError::InvalidParameter(format!(
-                        "{name} must be a non-negative integer, not '{raw}'"
-                    ))
-                })
+                // Versions are JSON-safe integers, as every version counter is.
+                raw.parse::<u64>()
+                    .ok()
+                    .filter(|n| *n <= MAX_SAFE_INTEGER)
+                    .ok_or_else(|| {
+                        ApiError::InvalidParameter(format!(
+                            "{name} must be an integer from 0 to {MAX_SAFE_INTEGER}, not '{raw}'"
+                        ))
+                    })
             })
             .transpose()
     };
     let limit = match params.get("limit") {
-        None => LIMIT_DEFAULT,
+        None => ACTIVITY_LIMIT_DEFAULT,
         Some(raw) => raw
             .parse::<usize>()
             .ok()
-            .filter(|n| (1..=LIMIT_MAX).contains(n))
+            .filter(|n| (1..=ACTIVITY_LIMIT_MAX).contains(n))
             .ok_or_else(|| {
                 ApiError::InvalidParameter(format!(
-                    "limit must be an integer from 1 to {LIMIT_MAX}, not '{raw}'"
+                    "limit must be an integer from 1 to {ACTIVITY_LIMIT_MAX}, not '{raw}'"
                 ))
             })?,
     };
@@ -52,9 +51,8 @@ fn query(params: &Params) -> Result<Query, ApiError> {
             None => None,
             Some(raw) => Some(Kind::ALL.into_iter().find(|k| k.noun() == raw).ok_or_else(
                 || {
-                    ApiError::InvalidParameter(format!(
-                        "kind must be one of task, list, schedule, category, context, not '{raw}'"
-                    ))
+                    let kinds = Kind::ALL.map(Kind::noun).join(", ");
+                    ApiError::InvalidParameter(format!("kind must be one of {kinds}, not '{raw}'"))
                 },
             )?),
         };
@@ -74,6 +72,18 @@ fn query(params: &Params) -> Result<Query, ApiError> {
 /// finishes the version it started), filtered by `kind`, `id` and `userId`. `200`; `400
 /// invalid_parameter` for a bad parameter; readable by every member and token that reaches
 /// the space.
+#[utoipa::path(
+    get,
+    path = "/api/v1/activity",
+    operation_id = "list_activity",
+    tag = "activity",
+    security(("bearer" = [])),
+    params(dto::SpaceParam, dto::ActivityParams),
+    responses(
+        (status = 200, description = "A page of entries, newest first", body = dto::ActivityPage),
+        Reads,
+    ),
+)]
 pub(crate) async fn list(
     caller: Caller,
     params: Params,
@@ -113,7 +123,24 @@ pub(crate) async fn of_record(
 /// write; `200` with every record it changed, by kind then id, as a batch answers. `409
 /// conflict` with `fields` when a record was written since (unless `force=true`); `404` for
 /// a version that is no kept write of the space; `400 invalid_parameter` for a `force`
-/// other than `true`; editors and owners only.
+/// other than `true`; editors and owners only (`403`). Other refusals of the write are
+/// those of any write (`409 parent_deleted`, `422 invalid_reference`, ...).
+#[utoipa::path(
+    post,
+    path = "/api/v1/activity/{version}/revert",
+    operation_id = "revert_write",
+    tag = "activity",
+    security(("bearer" = [])),
+    params(
+        ("version" = String, Path, description = "Any version the write made (a batch's too)."),
+        dto::SpaceParam,
+        dto::ForceParam,
+    ),
+    responses(
+        (status = 200, description = "Every record the revert changed, by kind then id", body = dto::BatchResponse),
+        Reverts,
+    ),
+)]
 pub(crate) async fn revert(
     caller: Caller,
     path: web::Path<String>,
@@ -159,46 +186,51 @@ pub(crate) async fn revert(
     }))
 }
 
-/// A page as `{"data", "nextBefore", "hasMore"}`.
+/// A page as `{"data", "hasMore", "nextBefore"}`.
 fn render(page: &Page) -> HttpResponse {
-    let data: Vec<Json> = page
+    let data = page
         .entries
         .iter()
         .map(|(logged, entry)| {
-            let mut changes = Map::new();
-            for change in &entry.changes {
-                changes.insert(
-                    change.name(entry.kind).to_string(),
-                    json!({"from": ValueJson(&change.from), "to": ValueJson(&change.to)}),
-                );
-            }
-            let actor = logged.actor.as_ref().map(|actor| {
-                let via = if entry.cascade {
+            let changes = entry
+                .changes
+                .iter()
+                .map(|change| {
+                    let values = dto::ActivityChange {
+                        from: ValueJson(&change.from),
+                        to: ValueJson(&change.to),
+                    };
+                    (change.name(entry.kind), values)
+                })
+                .collect();
+            let actor = logged.actor.as_ref().map(|actor| dto::ActivityActor {
+                token_id: actor.token_id.as_deref(),
+                user_id: actor.user_id.as_deref(),
+                via: if entry.cascade {
                     "cascade"
                 } else {
                     actor.via.name()
-                };
-                json!({"userId": actor.user_id, "tokenId": actor.token_id, "via": via})
+                },
             });
-            json!({
-                "version": entry.version,
-                "at": Stamp(logged.at),
-                "kind": entry.kind.noun(),
-                "id": &*entry.id,
-                "action": entry.action.name(),
-                "changes": changes,
-                "actor": actor,
-                "revertOf": logged.revert_of,
-            })
+            dto::ActivityEntry {
+                action: entry.action.name(),
+                actor,
+                at: Stamp(logged.at),
+                changes,
+                id: &entry.id,
+                kind: entry.kind.noun(),
+                revert_of: logged.revert_of,
+                version: entry.version,
+            }
         })
         .collect();
     let next_before = page
         .has_more
         .then(|| page.entries.last().map(|(_, e)| e.version))
         .flatten();
-    HttpResponse::Ok().json(json!({
-        "data": data,
-        "nextBefore": next_before,
-        "hasMore": page.has_more,
-    }))
+    HttpResponse::Ok().json(dto::ActivityPage {
+        data,
+        has_more: page.has_more,
+        next_before,
+    })
 }

@@ -812,3 +812,141 @@ pub(crate) fn nullable_date_time() -> ObjectBuilder {
     of(SchemaType::from_iter([Type::String, Type::Null]))
         .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
 }
+
+/// The query parameters of a page of activity (docs §23). A record's activity route
+/// (`/api/v1/tasks/{todoId}/activity`, ...) takes them but `kind` and `id`, which it sets.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub(crate) struct ActivityParams {
+    /// Only versions below this: `nextBefore` of the previous page (default: all).
+    #[param(schema_with = since_schema)]
+    before: Option<u64>,
+    /// Only versions above this (default 0).
+    #[param(schema_with = since_schema)]
+    since: Option<u64>,
+    /// Entries per page; a page never splits one version's entries, so it may hold more.
+    #[param(schema_with = activity_limit_schema)]
+    limit: Option<usize>,
+    /// Only records of this kind.
+    #[param(schema_with = kind_schema)]
+    kind: Option<String>,
+    /// Only the record with this id.
+    id: Option<String>,
+    /// Only the writes of this user.
+    #[param(rename = "userId")]
+    user_id: Option<String>,
+}
+
+/// The query parameter `force` of a revert (docs §23).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub(crate) struct ForceParam {
+    /// `true`: undo even the fields written since (no 409). Any other value → 400
+    /// invalid_parameter.
+    #[param(schema_with = force_schema)]
+    force: Option<String>,
+}
+
+fn activity_limit_schema() -> ObjectBuilder {
+    use crate::model::limits::{ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX};
+    of(Type::Integer)
+        .minimum(Some(1))
+        .maximum(Some(ACTIVITY_LIMIT_MAX))
+        .default(Some(ACTIVITY_LIMIT_DEFAULT.into()))
+}
+
+fn force_schema() -> ObjectBuilder {
+    of(Type::String).enum_values(Some(["true"]))
+}
+
+/// A page of activity, newest first (docs §23).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ActivityPage<'a> {
+    pub data: Vec<ActivityEntry<'a>>,
+    /// Whether older entries match: ask again with `before=nextBefore`.
+    pub has_more: bool,
+    /// The page's smallest version when `hasMore`, else null.
+    #[schema(required = true, minimum = 1)]
+    pub next_before: Option<u64>,
+}
+
+/// One record's change at one version (docs §23).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ActivityEntry<'a> {
+    /// What happened to the record.
+    #[schema(schema_with = activity_action_schema)]
+    pub action: &'static str,
+    /// Who made the write; null for writes journaled before activity was kept.
+    #[schema(required = true)]
+    pub actor: Option<ActivityActor<'a>>,
+    /// The write's time; the entries of one write (a batch too) share it.
+    #[schema(value_type = String, format = DateTime)]
+    pub at: Stamp,
+    /// Each field whose value the change altered, by its name, as the record's GET
+    /// renders it; never the base fields. A creation lists every field that is not null
+    /// or `[]`, each `from` null; `deleted` and `restored` have `{}`.
+    #[schema(schema_with = activity_changes_schema)]
+    pub changes: std::collections::BTreeMap<&'static str, ActivityChange<'a>>,
+    /// The record's id.
+    pub id: &'a str,
+    /// The record's kind.
+    #[schema(schema_with = kind_schema)]
+    pub kind: &'static str,
+    /// The version a revert undid, else null.
+    #[schema(required = true, minimum = 1)]
+    pub revert_of: Option<u64>,
+    /// The version of the write (its step, in a batch) that made the change.
+    #[schema(minimum = 1)]
+    pub version: u64,
+}
+
+/// Who made a write, and through which door (docs §23).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ActivityActor<'a> {
+    /// The scoped token's id; null for a primary token.
+    #[schema(required = true)]
+    pub token_id: Option<&'a str>,
+    /// The user's id; null for a reminder firing.
+    #[schema(required = true)]
+    pub user_id: Option<&'a str>,
+    /// The door: `cascade` for a change another change of the same write caused (an
+    /// `isBlocked` flip, a subtree's delete, restore, list or reopening).
+    #[schema(schema_with = via_schema)]
+    pub via: &'static str,
+}
+
+/// A field's value before and after a change, as the record's GET renders it.
+#[derive(Serialize)]
+pub(crate) struct ActivityChange<'a> {
+    pub from: crate::wire::ValueJson<'a>,
+    pub to: crate::wire::ValueJson<'a>,
+}
+
+fn activity_action_schema() -> ObjectBuilder {
+    use crate::model::activity::Action;
+    of(Type::String).enum_values(Some(Action::ALL.map(Action::name)))
+}
+
+fn via_schema() -> ObjectBuilder {
+    use crate::model::activity::Via;
+    let doors = Via::ALL.map(Via::name).into_iter().chain(["cascade"]);
+    of(Type::String).enum_values(Some(doors))
+}
+
+/// `changes`: an object of `{"from", "to"}` pairs, each value any JSON a field takes.
+fn activity_changes_schema() -> ObjectBuilder {
+    use utoipa::openapi::schema::AdditionalProperties;
+    let any = || of(SchemaType::AnyValue).description(Some("A field's value, any JSON."));
+    let change = ObjectBuilder::new()
+        .property("from", any())
+        .property("to", any())
+        .required("from")
+        .required("to");
+    let change: Schema = change.into();
+    ObjectBuilder::new().additional_properties(Some(AdditionalProperties::RefOr(change.into())))
+}

@@ -8,7 +8,7 @@
 //! journal); `store::activity` keeps it on disk. [`Logged::revert`] turns one logged write
 //! back into commands, refusing (unless forced) when a record was written since.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,15 @@ pub enum Via {
 }
 
 impl Via {
+    /// Every door, in their on-disk order.
+    pub const ALL: [Via; 5] = [
+        Via::Api,
+        Via::Batch,
+        Via::Caldav,
+        Via::Import,
+        Via::Reminder,
+    ];
+
     /// The name docs §23 gives it.
     pub fn name(self) -> &'static str {
         match self {
@@ -105,6 +114,16 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every action.
+    pub const ALL: [Action; 6] = [
+        Action::Created,
+        Action::Updated,
+        Action::Deleted,
+        Action::Restored,
+        Action::Reminded,
+        Action::Rolled,
+    ];
+
     /// The name docs §23 gives it.
     pub fn name(self) -> &'static str {
         match self {
@@ -198,6 +217,26 @@ pub struct Conflict {
     pub field: &'static str,
 }
 
+/// What the log says of a write's created, deleted and restored records since it: the
+/// ones a later write deleted or restored (docs §23: a conflict on `isDeleted` even when
+/// the record is back as the write left it), as far as the log was read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Since {
+    /// The records a later write deleted or restored.
+    pub toggled: HashSet<(Kind, Id)>,
+    /// The last version of the log when it was read: a record written above it may have
+    /// been deleted or restored, so it counts as such.
+    pub read_to: u64,
+}
+
+impl Since {
+    /// Whether record `id` of `kind`, now at `version`, was (or may have been) deleted or
+    /// restored since.
+    fn toggled(&self, kind: Kind, id: &Id, version: u64) -> bool {
+        version > self.read_to || self.toggled.contains(&(kind, Arc::clone(id)))
+    }
+}
+
 /// A record a step touched: where it first appears, its former state, its last state.
 type Seen<'a> = (usize, Option<Arc<Record>>, &'a Arc<Record>);
 
@@ -250,10 +289,12 @@ impl Logged {
     }
 
     /// The commands that undo this write in `current` (a function giving each record's
-    /// current state), named records first; or, unless `force`, every field changed since.
+    /// current state), named records first; or, unless `force`, every field changed since
+    /// (`since`: which of its records were deleted or restored since).
     pub fn revert(
         &self,
         current: impl Fn(Kind, &str) -> Option<Arc<Record>>,
+        since: &Since,
         force: bool,
     ) -> Result<Vec<Command>, Vec<Conflict>> {
         let mut conflicts = Vec::new();
@@ -271,7 +312,9 @@ impl Logged {
             let op = match entry.action {
                 Action::Created | Action::Deleted | Action::Restored => {
                     if written_since
-                        && (entry.action == Action::Created || now.is_deleted() != entry.deleted)
+                        && (entry.action == Action::Created
+                            || now.is_deleted() != entry.deleted
+                            || since.toggled(entry.kind, &entry.id, now.version))
                     {
                         conflicts.push(conflict("isDeleted"));
                     }

@@ -36,6 +36,11 @@ pub const PAGE_LIMIT_DEFAULT: usize = 50;
 pub const FEED_LIMIT_MAX: usize = 1_000;
 /// See [`FEED_LIMIT_MAX`].
 pub const FEED_LIMIT_DEFAULT: usize = 100;
+/// The entries per page of the activity (docs §23): 1 to [`ACTIVITY_LIMIT_MAX`], by
+/// default [`ACTIVITY_LIMIT_DEFAULT`]; a page finishes the version it started past it.
+pub const ACTIVITY_LIMIT_MAX: usize = 1_000;
+/// See [`ACTIVITY_LIMIT_MAX`].
+pub const ACTIVITY_LIMIT_DEFAULT: usize = 100;
 
 /// The longest `filter=` of a task listing, in characters (docs §17).
 pub const FILTER_MAX_CHARS: usize = 2_000;

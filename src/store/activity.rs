@@ -24,21 +24,24 @@
 //! - after a segment is synced and before the next is created: the full segment, which
 //!   the next append closes;
 //! - while the floor file is replaced: the old or the new floor (`replace_file`), both
-//!   right, since the segments it drops are deleted only after it is stored.
+//!   right, since the segments it drops are deleted only after it is stored; a partial
+//!   temporary floor is removed at start-up (`Store::tidy`). `tests/api/activity.rs`
+//!   kills taskd while it prunes at every write and plants that temporary file.
 //!
 //! # Memory
 //! A log keeps its segments' first versions (8 bytes a segment of up to
 //! [`SEGMENT_BYTES`]), its floor and its last frame's numbers: a space's history stays
 //! on disk. A read loads the segments it walks, one at a time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::model::activity::{Entry, Logged};
+use crate::model::activity::{Action, Entry, Logged, Since};
+use crate::model::record::Id;
 use crate::model::Kind;
 
 use super::codec::{self, CodecError};
@@ -74,6 +77,12 @@ impl Retention {
     /// The oldest write time kept at `now`.
     fn cutoff(&self, now: i64) -> i64 {
         now.saturating_sub(i64::from(self.days).saturating_mul(DAY_MS))
+    }
+
+    /// How far past the cutoff the oldest entry may be before a pruning: a hundredth of
+    /// the days.
+    fn age_slack(&self) -> i64 {
+        i64::from(self.days).saturating_mul(DAY_MS / 100)
     }
 }
 
@@ -374,18 +383,35 @@ impl Log {
     }
 
     /// Syncs what was appended: called before the space's snapshot lets the journal go.
+    ///
+    /// The sync runs on a second handle of the open segment, without the log's lock: the
+    /// space's thread appends under that lock after every durable write, and an
+    /// `fdatasync` on a busy disk takes hundreds of milliseconds, which it would otherwise
+    /// add to every write of the space waiting behind it. An append made meanwhile marks
+    /// the segment unsynced again, for the next call; a failed sync marks it so too.
     pub fn sync(&self) -> Result<(), StoreError> {
-        let mut state = self.state();
-        let first = state.segments.last().copied();
-        if let (Some((file, _, dirty)), Some(first)) = (state.open.as_mut(), first) {
-            if *dirty {
-                file.sync_data().map_err(|e| {
-                    StoreError::new(&segment_path(&self.dir, first), Problem::Io(e))
-                })?;
-                *dirty = false;
+        let (file, path) = {
+            let mut state = self.state();
+            let first = state.segments.last().copied();
+            let (Some((file, _, dirty)), Some(first)) = (state.open.as_mut(), first) else {
+                return Ok(());
+            };
+            if !*dirty {
+                return Ok(());
             }
-        }
-        Ok(())
+            let path = segment_path(&self.dir, first);
+            let file = file
+                .try_clone()
+                .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
+            *dirty = false;
+            (file, path)
+        };
+        file.sync_data().map_err(|e| {
+            if let Some((_, _, dirty)) = self.state().open.as_mut() {
+                *dirty = true;
+            }
+            StoreError::new(&path, Problem::Io(e))
+        })
     }
 
     /// The segments, floor and cutoff a read walks, taken under the lock; the files are
@@ -491,15 +517,54 @@ impl Log {
         Ok(found)
     }
 
+    /// Which records that `write` created, deleted or restored a later write deleted or
+    /// restored: a walk over the writes since it, newest first.
+    pub fn since(&self, write: &Logged, now: i64) -> Result<Since, StoreError> {
+        let toggles = |action| matches!(action, Action::Deleted | Action::Restored);
+        let wanted: HashSet<(Kind, Id)> = (write.entries.iter())
+            .filter(|e| toggles(e.action) || e.action == Action::Created)
+            .map(|e| (e.kind, Arc::clone(&e.id)))
+            .collect();
+        let mut since = Since {
+            read_to: self.last(),
+            ..Since::default()
+        };
+        if wanted.is_empty() {
+            return Ok(since);
+        }
+        self.walk(None, now, |later| {
+            if later.version <= write.version {
+                return false;
+            }
+            for entry in later.entries.iter().filter(|e| toggles(e.action)) {
+                let record = (entry.kind, Arc::clone(&entry.id));
+                if wanted.contains(&record) {
+                    since.toggled.insert(record);
+                }
+            }
+            true
+        })?;
+        Ok(since)
+    }
+
     /// Drops the oldest writes that retention no longer keeps: a new floor first, then
     /// the segments wholly below it.
     fn prune(&self, state: &mut State, now: i64) -> Result<(), StoreError> {
         let kept = state.total - state.dropped;
         let cutoff = self.retention.cutoff(now);
-        // Pruning reads the oldest segments; a large log prunes a hundredth at a time.
+        // Pruning reads the oldest segments, on the space's thread; so a log prunes a
+        // hundredth of the maximum, or of the days, at a time. Without the second, an old
+        // space written all day would prune at every write, since some entry ages past
+        // the cutoff between any two writes. What waits to be pruned is never read: a
+        // read stops at the cutoff (`walk`).
         let slack = self.retention.max / 100;
+        let age_slack = self.retention.age_slack();
         let over = kept > self.retention.max;
-        if !over && state.oldest_at.is_none_or(|at| at >= cutoff) {
+        if !over
+            && state
+                .oldest_at
+                .is_none_or(|at| at >= cutoff.saturating_sub(age_slack))
+        {
             return Ok(());
         }
         let target = self.retention.max.saturating_sub(slack);
@@ -571,5 +636,112 @@ fn read_floor(path: &Path) -> Result<(u64, u64), StoreError> {
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((0, 0)),
         Err(e) => Err(StoreError::new(path, Problem::Io(e))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::activity::{Action, Entry, Logged};
+
+    /// A write of one entry at `version`, made at `at`.
+    fn write(version: u64, at: i64) -> Logged {
+        Logged {
+            base: version - 1,
+            version,
+            seq: 0,
+            at,
+            actor: None,
+            revert_of: None,
+            entries: vec![Entry {
+                version,
+                kind: Kind::Task,
+                id: "t".into(),
+                action: Action::Deleted,
+                cascade: false,
+                deleted: true,
+                changes: Vec::new(),
+            }],
+        }
+    }
+
+    fn floor(dir: &Path) -> (u64, u64) {
+        read_floor(&dir.join(FLOOR_FILE)).unwrap()
+    }
+
+    #[test]
+    fn an_old_log_written_steadily_prunes_a_hundredth_of_its_days_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let retention = Retention {
+            days: 100,
+            max: u64::MAX,
+        };
+        let log = Log::open(dir.path(), retention).unwrap();
+        // Ten writes a day for 300 days, each appended at its own time.
+        let step = DAY_MS / 10;
+        let (mut floors, mut last) = (0, (0, 0));
+        for version in 1..=3_000 {
+            let at = version as i64 * step;
+            log.append(write(version, at), at).unwrap();
+            let now = floor(dir.path());
+            if now != last {
+                floors += 1;
+                last = now;
+            }
+        }
+        // From day 101 on, a pruning comes once the oldest entry is a day (a hundredth)
+        // past the cutoff, so every 1.1 days at this step: about 180 floors, not 2,000.
+        assert!((170..=200).contains(&floors), "{floors} floors");
+        // What is read is exactly what is not older than 100 days.
+        let now = 3_000 * step;
+        let page = log
+            .page(
+                &Query {
+                    limit: 5000,
+                    ..Query::default()
+                },
+                now,
+            )
+            .unwrap();
+        let oldest = page.entries.last().unwrap().1.version;
+        assert_eq!(oldest, 2_000);
+        let mut query = Query {
+            limit: 5000,
+            before: Some(oldest),
+            ..Query::default()
+        };
+        assert!(log.page(&query, now).unwrap().entries.is_empty());
+        query.before = None;
+        assert!(log.write_of(1_999, now).unwrap().is_none());
+        assert!(log.write_of(2_000, now).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_log_over_its_maximum_keeps_the_newest_and_survives_a_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let retention = Retention { days: 90, max: 500 };
+        let log = Log::open(dir.path(), retention).unwrap();
+        for version in 1..=2_000 {
+            log.append(write(version, 1_000), 1_000).unwrap();
+        }
+        let kept = |log: &Log| {
+            let query = Query {
+                limit: 1000,
+                ..Query::default()
+            };
+            let page = log.page(&query, 1_000).unwrap();
+            page.entries
+                .iter()
+                .map(|(_, e)| e.version)
+                .collect::<Vec<_>>()
+        };
+        let before = kept(&log);
+        assert!((495..=500).contains(&before.len()), "{}", before.len());
+        assert_eq!(before[0], 2_000);
+        assert_eq!(*before.last().unwrap(), 2_001 - before.len() as u64);
+        drop(log);
+        let log = Log::open(dir.path(), retention).unwrap();
+        assert_eq!(kept(&log), before);
+        assert_eq!(log.last(), 2_000);
     }
 }

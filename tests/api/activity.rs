@@ -2,9 +2,16 @@
 //! paging, reverts of creates, updates, deletes and batches, conflicts and `force`,
 //! retention, restarts and `kill -9`, and bad input changing nothing.
 
+use std::time::Duration;
+
+use awc::http::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_problem, spawn_app, spawn_app_with, Options, TestApp};
+use crate::durability::{kill_after, write_until_killed};
+use crate::helpers::{
+    assert_problem, millis, spawn_app, spawn_app_with, spawn_durable, Options, TestApp,
+};
+use crate::{dav, spaces};
 
 /// The entries of `query` (a query string of `/api/v1/activity`).
 async fn activity(app: &TestApp, query: &str) -> Value {
@@ -261,7 +268,14 @@ async fn bad_input_is_refused_and_changes_nothing() {
     let app = spawn_app();
     app.create("tasks", json!({"todoId": "a"})).await;
     let version = app.space_version().await;
-    for query in ["kind=goal", "limit=0", "limit=1001", "before=x", "since=-1"] {
+    for query in [
+        "kind=goal",
+        "limit=0",
+        "limit=1001",
+        "before=x",
+        "since=-1",
+        "since=9007199254740992",
+    ] {
         let reply = app.get(&format!("/api/v1/activity?{query}")).await;
         assert_problem(&reply, 400, "invalid_parameter");
     }
@@ -337,4 +351,533 @@ async fn a_torn_activity_tail_is_derived_again_from_the_journal() {
     }
     let app = app.restart_after_stop();
     assert_eq!(summary(&activity(&app, "").await), before);
+}
+
+/// The entries of record `id` (its item route), newest first.
+async fn of_task(app: &TestApp, id: &str) -> Vec<Value> {
+    let reply = app.get(&format!("/api/v1/tasks/{id}/activity")).await;
+    reply.expect(200);
+    reply.body["data"].as_array().unwrap().clone()
+}
+
+/// Task `id` as the item GET shows it.
+async fn task(app: &TestApp, id: &str) -> Value {
+    let reply = app.get(&format!("/api/v1/tasks/{id}")).await;
+    reply.expect(200);
+    reply.data().clone()
+}
+
+/// An RFC 3339 UTC date-time `ms` milliseconds from now.
+fn from_now(ms: i64) -> String {
+    let at = chrono::Utc::now() + chrono::Duration::milliseconds(ms);
+    at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// Waits up to ten seconds for task `id`'s `remindedAt` to differ from `before`.
+async fn fired_after(app: &TestApp, id: &str, before: &Value) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let task = task(app, id).await;
+        if task["remindedAt"] != *before {
+            return task;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{id} never fired"
+        );
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[actix_web::test]
+async fn caldav_puts_and_deletes_and_ics_imports_name_their_doors() {
+    let app = spawn_app();
+    let (user, space) = dav::me(&app).await;
+    let auth = dav::basic(&app.default_token);
+    let path = format!("/dav/calendars/{user}/{space}/phone.ics");
+    let vtodo = |summary: &str| {
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\n\
+             UID:phone-1\r\nDTSTAMP:20260101T000000Z\r\nSUMMARY:{summary}\r\nEND:VTODO\r\n\
+             END:VCALENDAR\r\n"
+        )
+    };
+    let created = dav::put(&app, &path, &auth, &[], &vtodo("From the phone")).await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let changed = dav::put(&app, &path, &auth, &[], &vtodo("Renamed")).await;
+    assert_eq!(changed.status, 204, "{changed:?}");
+    let request = app
+        .request(Method::DELETE, &path)
+        .insert_header(("Authorization", auth.as_str()));
+    assert_eq!(app.send(request, None).await.status, 204);
+    let page = activity(&app, "").await;
+    let entries = page["data"].as_array().unwrap();
+    let id = entries[0]["id"].as_str().unwrap().to_string();
+    let rows: Vec<_> = summary(&page).into_iter().map(|r| (r.3, r.4)).collect();
+    let door = |action: &str| (action.to_string(), "caldav".to_string());
+    assert_eq!(rows, [door("deleted"), door("updated"), door("created")]);
+    assert!(entries.iter().all(|e| e["id"] == id.as_str()));
+    assert_eq!(
+        entries[1]["changes"]["name"],
+        json!({"from": "From the phone", "to": "Renamed"})
+    );
+    assert_eq!(entries[2]["changes"]["name"]["to"], "From the phone");
+
+    let body = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n\
+                BEGIN:VTODO\r\nUID:milk\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\n\
+                BEGIN:VTODO\r\nUID:call\r\nSUMMARY:Call\r\nEND:VTODO\r\nEND:VCALENDAR\r\n";
+    let request = app
+        .authorized(Method::POST, "/api/v1/calendar.ics")
+        .insert_header(("Content-Type", "text/calendar"));
+    let imported = app.send(request, Some(body.as_bytes().to_vec())).await;
+    imported.expect(200);
+    let since = entries[0]["version"].as_u64().unwrap();
+    let page = activity(&app, &format!("since={since}")).await;
+    let rows = summary(&page);
+    assert_eq!(rows.len(), 2, "{page}");
+    assert!(rows.iter().all(|r| r.3 == "created" && r.4 == "import"));
+    let names: Vec<&Value> = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["changes"]["name"]["to"])
+        .collect();
+    assert!(names.contains(&&json!("Buy milk")) && names.contains(&&json!("Call")));
+    // One import is one write: naming either version undoes both.
+    revert(&app, rows[1].0, "").await.expect(200);
+    for row in &rows {
+        let reply = app.get(&format!("/api/v1/tasks/{}", row.2)).await;
+        assert_eq!(reply.data()["isDeleted"], true, "{}", row.2);
+    }
+}
+
+#[actix_web::test]
+async fn a_firing_is_reminded_by_no_user_and_its_revert_fires_again() {
+    let app = spawn_app();
+    app.create(
+        "tasks",
+        json!({"todoId": "ring", "reminders": [{"at": from_now(300)}]}),
+    )
+    .await;
+    let fired = fired_after(&app, "ring", &Value::Null).await;
+    let entries = of_task(&app, "ring").await;
+    let firing = &entries[0];
+    assert_eq!(firing["action"], "reminded");
+    assert_eq!(
+        firing["actor"],
+        json!({"userId": null, "tokenId": null, "via": "reminder"})
+    );
+    assert_eq!(
+        firing["changes"]["remindedAt"],
+        json!({"from": null, "to": fired["remindedAt"]})
+    );
+    let version = firing["version"].as_u64().unwrap();
+    let reply = revert(&app, version, "").await;
+    reply.expect(200);
+    assert_eq!(reply.body["results"][0]["data"]["remindedAt"], Value::Null);
+    // The reminder's time has passed and it is armed again: it fires again.
+    let again = fired_after(&app, "ring", &Value::Null).await;
+    assert!(millis(&again["remindedAt"]) >= millis(&fired["remindedAt"]));
+    let entries = of_task(&app, "ring").await;
+    let actions: Vec<&str> = entries
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["reminded", "updated", "reminded", "created"]);
+    assert_eq!(entries[1]["revertOf"], json!(version));
+}
+
+#[actix_web::test]
+async fn a_roll_is_its_own_action_and_its_revert_brings_the_occurrence_back() {
+    let app = spawn_app();
+    app.create(
+        "tasks",
+        json!({"todoId": "weekly", "dateDue": "2030-01-07T09:00:00Z",
+               "recurrence": "FREQ=WEEKLY;COUNT=3"}),
+    )
+    .await;
+    let rolled = app
+        .patch("/api/v1/tasks/weekly", json!({"status": "done"}))
+        .await;
+    rolled.expect(200);
+    let entries = of_task(&app, "weekly").await;
+    assert_eq!(entries[0]["action"], "rolled");
+    assert_eq!(entries[0]["actor"]["via"], "api");
+    let changes = &entries[0]["changes"];
+    assert_eq!(
+        changes["dateDue"],
+        json!({"from": "2030-01-07T09:00:00.000Z", "to": "2030-01-14T09:00:00.000Z"})
+    );
+    assert_eq!(changes["completedCount"], json!({"from": 0, "to": 1}));
+    assert_eq!(
+        changes["recurrence"],
+        json!({"from": "FREQ=WEEKLY;COUNT=3", "to": "FREQ=WEEKLY;COUNT=2"})
+    );
+    let version = entries[0]["version"].as_u64().unwrap();
+    revert(&app, version, "").await.expect(200);
+    let back = task(&app, "weekly").await;
+    assert_eq!(back["dateDue"], "2030-01-07T09:00:00.000Z");
+    assert_eq!(back["recurrence"], "FREQ=WEEKLY;COUNT=3");
+}
+
+#[actix_web::test]
+async fn an_is_blocked_flip_is_a_cascade_of_the_write_that_caused_it() {
+    let app = spawn_app();
+    app.create("tasks", json!({"todoId": "first"})).await;
+    let blocked = app
+        .create(
+            "tasks",
+            json!({"todoId": "then", "predecessorIds": ["first"]}),
+        )
+        .await;
+    assert_eq!(blocked["isBlocked"], true);
+    let done = app
+        .patch("/api/v1/tasks/first", json!({"status": "done"}))
+        .await;
+    done.expect(200);
+    let v = done.version();
+    let page = activity(&app, &format!("since={}", v - 1)).await;
+    assert_eq!(
+        summary(&page),
+        vec![
+            row(v, "task", "first", "updated", "api"),
+            row(v, "task", "then", "updated", "cascade"),
+        ]
+    );
+    let flip = &page["data"][1];
+    assert_eq!(
+        flip["changes"],
+        json!({"isBlocked": {"from": true, "to": false}})
+    );
+    assert_eq!(flip["actor"]["userId"], page["data"][0]["actor"]["userId"]);
+    // The revert sets status back; isBlocked follows as a cascade, never set.
+    revert(&app, v, "").await.expect(200);
+    assert_eq!(task(&app, "then").await["isBlocked"], true);
+    let page = activity(&app, &format!("since={v}")).await;
+    assert_eq!(
+        summary(&page),
+        vec![
+            row(v + 1, "task", "first", "updated", "api"),
+            row(v + 1, "task", "then", "updated", "cascade"),
+        ]
+    );
+}
+
+#[actix_web::test]
+async fn a_revert_of_a_restore_deletes_and_a_subtree_restore_is_one_cascade() {
+    let app = spawn_app();
+    app.create("tasks", json!({"todoId": "p"})).await;
+    app.create("tasks", json!({"todoId": "k", "parentId": "p"}))
+        .await;
+    app.delete("/api/v1/tasks/p").await.expect(200);
+    let restored = app.post("/api/v1/tasks/p/restore", json!({})).await;
+    restored.expect(200);
+    let v = restored.version();
+    let page = activity(&app, &format!("since={}", v - 1)).await;
+    assert_eq!(
+        summary(&page),
+        vec![
+            row(v, "task", "k", "restored", "cascade"),
+            row(v, "task", "p", "restored", "api"),
+        ]
+    );
+    assert_eq!(page["data"][0]["changes"], json!({}));
+    revert(&app, v, "").await.expect(200);
+    assert_eq!(task(&app, "p").await["isDeleted"], true);
+    assert_eq!(task(&app, "k").await["isDeleted"], true);
+    // Deleted and restored since, so back as the restore left them: still a conflict on
+    // isDeleted, for the subtree too, and nothing changes; force deletes them again.
+    app.post("/api/v1/tasks/p/restore", json!({}))
+        .await
+        .expect(200);
+    let before = app.space_version().await;
+    let reply = revert(&app, v, "").await;
+    assert_problem(&reply, 409, "conflict");
+    assert_eq!(
+        reply.body["fields"],
+        json!([
+            {"kind": "task", "id": "k", "field": "isDeleted"},
+            {"kind": "task", "id": "p", "field": "isDeleted"},
+        ])
+    );
+    assert_eq!(app.space_version().await, before);
+    revert(&app, v, "force=true").await.expect(200);
+    assert_eq!(task(&app, "k").await["isDeleted"], true);
+}
+
+#[actix_web::test]
+async fn a_batch_conflicts_as_a_whole_and_force_undoes_it_all() {
+    let app = spawn_app();
+    app.create("tasks", json!({"todoId": "a", "name": "a0"}))
+        .await;
+    app.create("tasks", json!({"todoId": "b", "name": "b0"}))
+        .await;
+    let reply = app
+        .post(
+            "/api/v1/batch",
+            json!({"operations": [
+                {"method": "PATCH", "path": "/api/v1/tasks/a", "body": {"name": "a1"}},
+                {"method": "PATCH", "path": "/api/v1/tasks/b", "body": {"name": "b1"}},
+            ]}),
+        )
+        .await;
+    reply.expect(200);
+    let v = reply.version();
+    app.patch("/api/v1/tasks/b", json!({"name": "b2"}))
+        .await
+        .expect(200);
+    let before = app.space_version().await;
+    let reply = revert(&app, v, "").await;
+    assert_problem(&reply, 409, "conflict");
+    assert_eq!(
+        reply.body["fields"],
+        json!([{"kind": "task", "id": "b", "field": "name"}])
+    );
+    assert_eq!(app.space_version().await, before);
+    assert_eq!(task(&app, "a").await["name"], "a1");
+    let reply = revert(&app, v, "force=true").await;
+    reply.expect(200);
+    assert_eq!(reply.version(), before + 1);
+    assert_eq!(task(&app, "a").await["name"], "a0");
+    assert_eq!(task(&app, "b").await["name"], "b0");
+}
+
+#[actix_web::test]
+async fn bad_reverts_answer_a_problem_and_change_nothing() {
+    let app = spawn_app();
+    let created = app.create("tasks", json!({"todoId": "a"})).await;
+    let v = created["versionUpdatedAt"].as_u64().unwrap();
+    let version = app.space_version().await;
+    for force in ["maybe", "false", "TRUE", ""] {
+        let reply = revert(&app, v, &format!("force={force}")).await;
+        assert_problem(&reply, 400, "invalid_parameter");
+        assert!(reply.body["detail"].as_str().unwrap().contains("force"));
+    }
+    for path in ["abc", "-1", "18446744073709551616"] {
+        let reply = app
+            .post(&format!("/api/v1/activity/{path}/revert"), json!({}))
+            .await;
+        assert_problem(&reply, 404, "not_found");
+    }
+    // A version of another space, then that space deleted.
+    let other = app.post("/api/v1/spaces", json!({"name": "Other"})).await;
+    other.expect(201);
+    let other = other.data()["spaceId"].as_str().unwrap().to_string();
+    let mut there = 0;
+    while there <= version {
+        let made = app
+            .post(&format!("/api/v1/tasks?spaceId={other}"), json!({}))
+            .await;
+        made.expect(201);
+        there = made.data()["versionUpdatedAt"].as_u64().unwrap();
+    }
+    // A version of the other space that this one never made.
+    assert_problem(&revert(&app, there, "").await, 404, "not_found");
+    app.delete(&format!("/api/v1/spaces/{other}"))
+        .await
+        .expect(200);
+    let reply = revert(&app, there, &format!("spaceId={other}")).await;
+    assert_problem(&reply, 404, "not_found");
+    let reply = app.get(&format!("/api/v1/activity?spaceId={other}")).await;
+    assert_problem(&reply, 404, "not_found");
+    assert_eq!(app.space_version().await, version);
+    assert_eq!(summary(&activity(&app, "").await).len(), 1);
+}
+
+#[actix_web::test]
+async fn a_viewer_reads_the_activity_but_may_not_revert() {
+    let app = spawn_app();
+    let shared = app.post("/api/v1/spaces", json!({"name": "Shared"})).await;
+    shared.expect(201);
+    let space = shared.data()["spaceId"].as_str().unwrap().to_string();
+    let created = app
+        .post(
+            &format!("/api/v1/tasks?spaceId={space}"),
+            json!({"todoId": "a"}),
+        )
+        .await;
+    created.expect(201);
+    let v = created.data()["versionUpdatedAt"].as_u64().unwrap();
+    let viewer = app.create_user("viewer").await;
+    spaces::add_member(app.default_user(), &space, &viewer, "viewer").await;
+    let as_viewer = app.user(&viewer.token);
+    let reply = as_viewer
+        .get(&format!("/api/v1/activity?spaceId={space}"))
+        .await;
+    reply.expect(200);
+    assert_eq!(reply.body["data"][0]["id"], "a");
+    let reply = as_viewer
+        .post(
+            &format!("/api/v1/activity/{v}/revert?spaceId={space}"),
+            json!({}),
+        )
+        .await;
+    assert_problem(&reply, 403, "forbidden");
+    let task = app.get(&format!("/api/v1/tasks/a?spaceId={space}")).await;
+    assert_eq!(task.data()["isDeleted"], false);
+}
+
+#[actix_web::test]
+async fn retention_by_days_drops_what_is_older_than_the_cutoff() {
+    // Zero days keeps nothing older than the current millisecond: the cutoff, with no wait.
+    let app = spawn_app_with(Options {
+        args: vec!["--activity-days".into(), "0".into()],
+        ..Options::default()
+    });
+    let created = app.create("tasks", json!({"todoId": "old"})).await;
+    let v = created["versionUpdatedAt"].as_u64().unwrap();
+    actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(activity(&app, "").await["data"], json!([]));
+    assert_problem(&revert(&app, v, "").await, 404, "not_found");
+    // What is dropped stays dropped across a restart, and new writes are kept no longer.
+    let app = app.restart();
+    assert_eq!(activity(&app, "").await["data"], json!([]));
+    assert_eq!(task(&app, "old").await["isDeleted"], false);
+}
+
+#[actix_web::test]
+async fn retention_by_count_holds_across_restarts_and_paging() {
+    let app = spawn_app_with(Options {
+        env: vec![("TASKD_ACTIVITY_MAX".into(), "4".into())],
+        ..Options::default()
+    });
+    for i in 0..10 {
+        app.create("tasks", json!({"todoId": format!("r{i}")}))
+            .await;
+    }
+    let kept = summary(&activity(&app, "").await);
+    assert_eq!(kept.len(), 4);
+    assert_eq!(kept[0].2, "r9");
+    let app = app.restart();
+    assert_eq!(summary(&activity(&app, "").await), kept);
+    // `since` and `before` below what is kept answer what is left.
+    let page = activity(&app, "since=0&limit=2").await;
+    assert_eq!(page["data"].as_array().unwrap().len(), 2);
+    let next = page["nextBefore"].as_u64().unwrap();
+    let page = activity(&app, &format!("before={next}")).await;
+    assert_eq!(summary(&page), kept[2..]);
+    assert_eq!(page["hasMore"], false);
+}
+
+/// Every kept entry of the default space, oldest first, walking all pages.
+async fn whole_history(app: &TestApp) -> Vec<Value> {
+    let mut entries = Vec::new();
+    let mut before = String::new();
+    loop {
+        let page = activity(app, &format!("limit=1000{before}")).await;
+        entries.extend(page["data"].as_array().unwrap().iter().cloned());
+        match page["nextBefore"].as_u64() {
+            Some(next) => before = format!("&before={next}"),
+            None => break,
+        }
+    }
+    entries.reverse();
+    entries
+}
+
+/// (todoId, versionUpdatedAt) of every task of the default space, deleted ones too, by
+/// version: what the journal recovered.
+async fn recovered(app: &TestApp) -> Vec<(String, u64)> {
+    let all = app
+        .default_user()
+        .list_all("/api/v1/tasks?includeDeleted=true", 100)
+        .await;
+    let mut tasks: Vec<(String, u64)> = all
+        .iter()
+        .map(|t| {
+            let id = t["todoId"].as_str().unwrap().to_string();
+            (id, t["versionUpdatedAt"].as_u64().unwrap())
+        })
+        .collect();
+    tasks.sort_by_key(|t| t.1);
+    tasks
+}
+
+/// (id, version) of each entry, each a creation by the JSON API.
+fn created(history: &[Value]) -> Vec<(String, u64)> {
+    history
+        .iter()
+        .map(|e| {
+            assert_eq!(
+                (&e["action"], &e["actor"]["via"]),
+                (&json!("created"), &json!("api"))
+            );
+            (
+                e["id"].as_str().unwrap().to_string(),
+                e["version"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[actix_web::test]
+async fn kill_9_during_writes_leaves_a_history_that_matches_the_journal() {
+    let mut app = spawn_durable("fsync", 50);
+    let mut answered_in_all = Vec::new();
+    for cycle in 0..3 {
+        // Long enough for writes to be answered on a loaded machine, short enough for the
+        // kill to land among them.
+        let killer = kill_after(&app, Duration::from_millis(800 + 150 * cycle));
+        let answered = write_until_killed(&app, 12, &format!("k{cycle}"), "").await;
+        killer.join().unwrap();
+        app.wait();
+        assert!(!answered.is_empty(), "no write answered before the kill");
+        answered_in_all.extend(answered);
+        app = app.restart_after_stop();
+        // Exactly the writes the journal kept: each task's one creation at its version,
+        // none lost and none extra, every answered write among them.
+        let history = created(&whole_history(&app).await);
+        assert_eq!(history, recovered(&app).await, "cycle {cycle}");
+        for write in &answered_in_all {
+            assert!(history.contains(write), "answered {write:?} missing");
+        }
+    }
+}
+
+#[actix_web::test]
+async fn kill_9_while_retention_prunes_keeps_the_newest_entries_and_a_whole_floor() {
+    const MAX: usize = 40;
+    let mut app = spawn_app_with(Options {
+        snapshot_interval_ms: 50,
+        env: vec![("TASKD_ACTIVITY_MAX".into(), MAX.to_string())],
+        ..Options::default()
+    });
+    for i in 0..MAX {
+        app.create("tasks", json!({"todoId": format!("first-{i}")}))
+            .await;
+    }
+    for cycle in 0..3 {
+        // Every write past the maximum prunes: a new floor file, then the old segments.
+        let killer = kill_after(&app, Duration::from_millis(800 + 100 * cycle));
+        let answered = write_until_killed(&app, 12, &format!("p{cycle}"), "").await;
+        killer.join().unwrap();
+        app.wait();
+        assert!(!answered.is_empty(), "no write answered before the kill");
+        // What a kill inside `replace_file` leaves: a partial temporary floor.
+        let logs = app.path("activity");
+        for log in std::fs::read_dir(&logs).unwrap() {
+            std::fs::write(log.unwrap().path().join(".floor.tmp"), [1, 2, 3]).unwrap();
+        }
+        app = app.restart_after_stop();
+        let history = created(&whole_history(&app).await);
+        let tasks = recovered(&app).await;
+        assert!(tasks.len() > MAX, "{} tasks", tasks.len());
+        // The newest entries, at most the maximum, at least what one pruning leaves.
+        assert!(
+            (MAX - MAX / 100 - 1..=MAX).contains(&history.len()),
+            "{} kept",
+            history.len()
+        );
+        assert_eq!(
+            history,
+            tasks[tasks.len() - history.len()..],
+            "cycle {cycle}"
+        );
+        for log in std::fs::read_dir(&logs).unwrap() {
+            let log = log.unwrap().path();
+            assert!(!log.join(".floor.tmp").exists(), "{}", log.display());
+            let floor = std::fs::read(log.join("floor")).unwrap();
+            assert_eq!(floor.len(), 16);
+        }
+    }
 }

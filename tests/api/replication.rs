@@ -1601,3 +1601,47 @@ async fn wait_until_async<F: std::future::Future<Output = bool>>(
     }
     done().await
 }
+
+/// docs §23 with §16: a standby derives the activity from the stream as the primary did,
+/// so after a handover the new primary shows the same entries (actor, time, changes,
+/// cascades) and reverts a write the old one made.
+#[actix_web::test]
+async fn a_standby_keeps_the_same_activity_and_reverts_the_old_primarys_writes() {
+    let Some(nats) = nats() else { return };
+    let mut a = node(&nats, "a", Arc::new(tempfile::tempdir().unwrap()));
+    until_primary(&a).await;
+    let b = node(&nats, "b", Arc::new(tempfile::tempdir().unwrap()));
+    let user = a.default_user();
+    user.post("/api/v1/tasks", json!({"todoId": "p", "name": "one"}))
+        .await
+        .expect(201);
+    user.post("/api/v1/tasks", json!({"todoId": "k", "parentId": "p"}))
+        .await
+        .expect(201);
+    user.patch("/api/v1/tasks/p", json!({"name": "two"}))
+        .await
+        .expect(200);
+    let deleted = user.delete("/api/v1/tasks/p").await;
+    deleted.expect(200);
+    let history = user.get("/api/v1/activity").await;
+    history.expect(200);
+    assert_eq!(history.body["data"].as_array().unwrap().len(), 5);
+    let term = Command::new("kill")
+        .args(["-TERM", &a.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    primary_within(&b, Duration::from_secs(15)).await;
+    assert!(a.wait().success());
+    let on_b = b.default_user();
+    let replicated = on_b.get("/api/v1/activity").await;
+    replicated.expect(200);
+    assert_eq!(replicated.body, history.body);
+    let version = deleted.data()["versionUpdatedAt"].as_u64().unwrap();
+    on_b.post(&format!("/api/v1/activity/{version}/revert"), json!({}))
+        .await
+        .expect(200);
+    let p = on_b.get("/api/v1/tasks/p").await;
+    assert_eq!(p.data()["isDeleted"], false);
+    assert_eq!(on_b.get("/api/v1/tasks/k").await.data()["isDeleted"], false);
+}

@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 use crate::actors::snapshot::SnapshotFailure;
 use crate::actors::Failure;
 use crate::metrics::METRICS;
-use crate::model::activity::{Actor, Logged};
+use crate::model::activity::{Actor, Logged, Since};
 use crate::model::{Command, Outcome, Space, SpaceError, Touched};
 use crate::store::codec::{KeptAnswer, KeyUse};
 
@@ -124,6 +124,8 @@ pub struct Write {
 pub struct Revert {
     /// The write to undo.
     pub logged: Arc<Logged>,
+    /// Which of its records were deleted or restored since, as the log says.
+    pub since: Since,
     /// The version the request named.
     pub of: u64,
     /// Undo even what was written since.

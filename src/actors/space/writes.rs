@@ -309,7 +309,7 @@ fn apply_write(
             let current = |kind, id: &str| space.get(kind, id).ok().map(|item| item.record);
             let commands = revert
                 .logged
-                .revert(current, revert.force)
+                .revert(current, &revert.since, revert.force)
                 .map_err(|conflicts| (0, SpaceError::RevertConflict(conflicts)))?;
             space.apply_as_one(&commands, now)?
         }

@@ -32,7 +32,7 @@ use utoipa::openapi::{ResponseBuilder, Schema, Type};
 use utoipa::{Modify, OpenApi as _};
 
 use super::dto::{self, id_pattern, of};
-use super::{batch, calendar, handlers, live, spaces, stream, tokens, webhooks};
+use super::{activity, batch, calendar, handlers, live, spaces, stream, tokens, webhooks};
 
 mod kinds;
 pub(crate) mod problems;
@@ -65,6 +65,7 @@ pub(crate) static DOCUMENT: LazyLock<OpenApi> = LazyLock::new(ApiDoc::openapi);
         tokens::list, tokens::create, tokens::get, tokens::revoke,
         webhooks::create, webhooks::list, webhooks::get, webhooks::update, webhooks::delete,
         webhooks::rotate, webhooks::deliveries,
+        activity::list, activity::revert,
     ),
     // The schemas the handlers name are collected from them; these two are only named by
     // the hand-built schema of a batch (`dto::BatchRequest`).

@@ -48,6 +48,9 @@ problem_sets! {
     /// Every problem: a batch of record writes, a collection's writes, and the admin's
     /// writes.
     Writes = STATUSES,
+    /// A revert (docs §23): a write without a body or idempotency key, so none of 408,
+    /// 412, 413, 415; 409 `conflict` with the fields written since.
+    Reverts = &[400, 401, 403, 404, 409, 422, 429, 500, 503],
     /// The metrics' problems: 401 but to the admin token, 429 and 503.
     MetricsProblems = &[401, 429, 503],
 }

@@ -80,6 +80,28 @@ pub(super) fn add_routes(openapi: &mut OpenApi, kind: Kind) {
         let (path, methods) = (path.replace("{id}", &id), vec![route.1.clone()]);
         openapi.paths.add_path_operation(path, methods, operation);
     }
+    add_activity_route(openapi, kind, &id);
+}
+
+/// Adds `GET /api/v1/{collection}/{id}/activity` (docs §23): the space's activity with
+/// `kind` and `id` set to the record's, so it takes the other parameters of
+/// `GET /api/v1/activity`; a record that never existed is 404.
+fn add_activity_route(openapi: &mut OpenApi, kind: Kind, id: &str) {
+    let path = format!("/api/v1/{}/{id}/activity", kind.collection());
+    let summary = format!("The activity of a {}, newest first", kind.noun());
+    let operation_id = format!("list_{}_activity", kind.noun());
+    let set_by_route = |p: &Parameter| p.name != "kind" && p.name != "id";
+    let query = dto::ActivityParams::into_params(|| None).into_iter();
+    let parameters = params(kind, Id).into_iter().chain(params(kind, Space));
+    let parameters = parameters.chain(query.filter(set_by_route));
+    let page = json_response("A page of entries", reference("ActivityPage"), &[]);
+    let operation = operation(&operation_id, kind.collection(), &summary, Reads::STATUSES)
+        .security(SecurityRequirement::new("bearer", Vec::<String>::new()))
+        .parameters(Some(parameters))
+        .response("200", page);
+    openapi
+        .paths
+        .add_path_operation(path, vec![Get], operation.build());
 }
 
 /// The operation of `route` on the collection of `kind`.

@@ -394,9 +394,10 @@ fn a_task_has_completed_at_and_the_calendar_routes_are_documented() {
 fn every_route_has_its_operations() {
     let document = json();
     let paths = document["paths"].as_object().unwrap();
-    // 6 collections × 3 paths, a task's occurrences, 4 of webhooks, the calendar, and the
-    // other routes (the live view among them).
-    assert_eq!(paths.len(), 18 + 1 + 4 + 1 + 20);
+    // 6 collections × 3 paths, a task's occurrences, 4 of webhooks, the calendar, the
+    // activity (its page, its revert, each kind's item route), and the other routes (the
+    // live view among them).
+    assert_eq!(paths.len(), 18 + 1 + 4 + 1 + 2 + 6 + 20);
     for (path, item) in paths {
         for (method, operation) in item.as_object().unwrap() {
             let responses = operation["responses"].as_object().unwrap();
@@ -407,4 +408,82 @@ fn every_route_has_its_operations() {
             assert!(operation["operationId"].is_string(), "{method} {path}");
         }
     }
+}
+
+/// docs §23: the activity's page, each kind's item route with the page's parameters but
+/// `kind` and `id`, the entry with its changes and actor, and the revert's answer and
+/// problems (409 `conflict` with its `fields`).
+#[test]
+fn the_activity_and_its_revert_are_documented() {
+    let document = json();
+    let paths = &document["paths"];
+    let list = &paths["/api/v1/activity"]["get"];
+    assert_eq!(
+        list["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/ActivityPage"
+    );
+    let names = |operation: &Value| -> Vec<String> {
+        let parameters = operation["parameters"].as_array().unwrap();
+        parameters
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(list),
+        ["spaceId", "before", "since", "limit", "kind", "id", "userId"]
+    );
+    let limit = &list["parameters"][3]["schema"];
+    assert_eq!(
+        (limit["maximum"].as_u64(), limit["default"].as_u64()),
+        (Some(1000), Some(100))
+    );
+    for kind in Kind::ALL {
+        let path = format!(
+            "/api/v1/{}/{{{}}}/activity",
+            kind.collection(),
+            kind.id_field()
+        );
+        let item = &paths[&path]["get"];
+        assert_eq!(
+            names(item),
+            [
+                kind.id_field(),
+                "spaceId",
+                "before",
+                "since",
+                "limit",
+                "userId"
+            ],
+            "{path}"
+        );
+        assert!(item["responses"]["404"].is_object(), "{path}");
+    }
+    let revert = &paths["/api/v1/activity/{version}/revert"]["post"];
+    assert_eq!(names(revert), ["version", "spaceId", "force"]);
+    assert_eq!(
+        revert["parameters"][2]["schema"]["enum"],
+        serde_json::json!(["true"])
+    );
+    for status in ["200", "400", "403", "404", "409"] {
+        assert!(revert["responses"][status].is_object(), "{status}");
+    }
+    let conflict = document["components"]["responses"]["Problem409"]["description"].to_string();
+    assert!(conflict.contains("conflict (a revert"), "{conflict}");
+    let schemas = &document["components"]["schemas"];
+    let entry = &schemas["ActivityEntry"];
+    let required = entry["required"].to_string();
+    for field in [
+        "version", "at", "kind", "id", "action", "changes", "actor", "revertOf",
+    ] {
+        assert!(required.contains(field), "{field} in {required}");
+    }
+    let change = &entry["properties"]["changes"]["additionalProperties"];
+    assert_eq!(change["required"], serde_json::json!(["from", "to"]));
+    let via = schemas["ActivityActor"]["properties"]["via"]["enum"].to_string();
+    for door in ["api", "batch", "caldav", "import", "reminder", "cascade"] {
+        assert!(via.contains(door), "{door} in {via}");
+    }
+    let problem = &schemas["Problem"]["properties"]["fields"];
+    assert!(problem.is_object(), "{problem}");
 }

@@ -132,7 +132,8 @@ pub(super) fn problem(status: u16) -> String {
         404 => "not_found: no such record, space or route".to_string(),
         408 => "request_timeout: the body did not arrive in time".to_string(),
         409 => format!(
-            "already_exists, record_deleted, idempotency_key_in_use, default_space (a default \
+            "already_exists, record_deleted, idempotency_key_in_use, conflict (a revert would \
+             set back fields written since, each named in `fields`, docs §23), default_space (a default \
              space cannot be shared, left or deleted), last_owner (a space must keep an owner), \
              parent_deleted (a restore of a task whose parent is deleted, docs §22) or \
              limit_reached ({} children that are not deleted per task, {} spaces per user, {} \
