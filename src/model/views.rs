@@ -5,14 +5,21 @@
 //! [`Definition`] would ([`Space::list`](super::space::Space::list)); a live stream
 //! (`http::live`) takes the view's matching tasks once (its `reset`), then hands each
 //! durable write's tasks to its [`Members`], which says for each whether it entered, was
-//! updated in or left the view, and after which task it now stands.
+//! updated in or left the view, and after which task it now stands. A view whose filter
+//! compares a time field with `now` or `today` also keeps its [`Boundaries`]: for each
+//! task, the next instant at which the clock alone may move it in or out.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use chrono_tz::Tz;
+
 use super::kind::Kind;
-use super::query::{time_zone, Filter, FilterContext, FilterError, OrderBy, Search};
+use super::query::filter::Relative;
+use super::query::{
+    time_zone, Filter, FilterContext, FilterError, OrderBy, Scalar, Search, TaskField,
+};
 use super::record::{Id, Record};
 use super::space::TaskQuery;
 
@@ -97,6 +104,87 @@ impl Matcher {
     /// Whether `task` is in the view: not deleted, matching the filter and the search.
     pub fn matches(&self, task: &Record) -> bool {
         !task.is_deleted() && self.filter.matches(task) && self.search.matches_task(task)
+    }
+}
+
+/// A live view's time boundaries (docs §24): for every task whose match the clock alone
+/// can change, the next instant at which it may, ordered by instant as a space's reminder
+/// times are. The first of them is the view's next boundary, which its stream sets on the
+/// server's one timer; at a boundary the stream reads again only the tasks due then.
+///
+/// A task's instants come from the parsed filter ([`Filter::clock`]): for each comparison
+/// of a time field with a RELATIVE literal, the two instants at which the literal, read in
+/// the query's zone as the clock moves, reaches the task's value and passes it
+/// ([`Relative::crossings`]). A boundary may find the task's match unchanged (a comparison
+/// under `||` or `!` that does not decide, or `<=` whose turn is at the second crossing);
+/// it then notes the task's next one, and none is ever missed.
+#[derive(Debug)]
+pub struct Boundaries {
+    clock: Vec<(TaskField, Relative)>,
+    tz: Tz,
+    queue: BTreeSet<(i64, Id)>,
+    /// Each task with a boundary ahead: its instant and its state then.
+    by_task: HashMap<Id, (i64, Arc<Record>)>,
+}
+
+impl Boundaries {
+    /// The (empty) boundaries of a view whose filter is `matcher`'s, read in `tz`.
+    pub fn new(matcher: &Matcher, tz: Tz) -> Boundaries {
+        Boundaries {
+            clock: matcher.filter.clock().to_vec(),
+            tz,
+            queue: BTreeSet::new(),
+            by_task: HashMap::new(),
+        }
+    }
+
+    /// Whether the filter names `now` or `today`: else no task ever has a boundary.
+    pub fn moves_with_time(&self) -> bool {
+        !self.clock.is_empty()
+    }
+
+    /// Notes `task`'s next boundary after `now`, replacing the one it had (a deleted task
+    /// has none).
+    pub fn note(&mut self, task: &Arc<Record>, now: i64) {
+        if let Some((at, _)) = self.by_task.remove(&task.id) {
+            self.queue.remove(&(at, task.id.clone()));
+        }
+        if task.is_deleted() {
+            return;
+        }
+        let next = self
+            .clock
+            .iter()
+            .filter_map(|(field, relative)| match field.value(task) {
+                Scalar::Time(value) => Some(relative.crossings(self.tz, value)),
+                _ => None,
+            })
+            .flatten()
+            .flatten()
+            .filter(|at| *at > now)
+            .min();
+        if let Some(at) = next {
+            self.queue.insert((at, task.id.clone()));
+            self.by_task.insert(task.id.clone(), (at, Arc::clone(task)));
+        }
+    }
+
+    /// The first boundary of any task: the view's next.
+    pub fn first(&self) -> Option<i64> {
+        self.queue.first().map(|(at, _)| *at)
+    }
+
+    /// The tasks whose boundary is at or before `now`, taken out (each in the state last
+    /// noted), in boundary order.
+    pub fn due(&mut self, now: i64) -> Vec<Arc<Record>> {
+        let mut due = Vec::new();
+        while self.queue.first().is_some_and(|(at, _)| *at <= now) {
+            let (_, id) = self.queue.pop_first().expect("checked");
+            if let Some((_, task)) = self.by_task.remove(&id) {
+                due.push(task);
+            }
+        }
+        due
     }
 }
 
@@ -250,6 +338,96 @@ mod tests {
         touched.updated_at = 99;
         touched.version = 7;
         assert_eq!(members.apply(Arc::new(touched), true), None);
+    }
+
+    fn due_at(id: &str, due: i64) -> Arc<Record> {
+        let mut record = Record::new(Kind::Task, Id::from(id), 1.0, 0, 1);
+        let at = Kind::Task.field_index("dateDue").unwrap();
+        record.fields[at] = Value::Time(due);
+        Arc::new(record)
+    }
+
+    fn ms(rfc3339: &str) -> i64 {
+        chrono::DateTime::parse_from_rfc3339(rfc3339)
+            .unwrap()
+            .timestamp_millis()
+    }
+
+    /// The boundaries of `filter` read in `tz`, with `tasks` noted at `now`.
+    fn boundaries(filter: &str, tz: &str, now: i64, tasks: &[Arc<Record>]) -> Boundaries {
+        let definition = Definition {
+            filter: filter.into(),
+            q: String::new(),
+            order_by: "sortOrder".into(),
+            tz: tz.into(),
+        };
+        let query = definition.task_query(now);
+        let matcher = Matcher::new("s", &query, now).unwrap();
+        let mut boundaries = Boundaries::new(&matcher, query.tz);
+        for task in tasks {
+            boundaries.note(task, now);
+        }
+        boundaries
+    }
+
+    #[test]
+    fn a_task_due_later_crosses_now_at_its_due_time_and_is_noted_again_after() {
+        let now = ms("2026-11-22T09:00:00Z");
+        let due = ms("2026-11-22T09:30:00Z");
+        let mut b = boundaries("dateDue < now", "UTC", now, &[due_at("a", due)]);
+        assert_eq!(b.first(), Some(due));
+        // At its due time `dateDue < now` has not turned yet: the second crossing has.
+        let task = b.due(due).pop().unwrap();
+        b.note(&task, due);
+        assert_eq!(b.first(), Some(due + 1));
+        b.due(due + 1);
+        b.note(&task, due + 1);
+        assert_eq!(
+            b.first(),
+            None,
+            "past both crossings: the clock moves it no more"
+        );
+    }
+
+    #[test]
+    fn today_turns_at_the_midnight_of_the_views_zone_not_of_utc() {
+        // 10:00Z on 22 November is 23:00 in Auckland (UTC+13): its day ends an hour later.
+        let now = ms("2026-11-22T10:00:00Z");
+        let due = ms("2026-11-22T10:30:00Z");
+        let b = boundaries(
+            "dateDue < today",
+            "Pacific/Auckland",
+            now,
+            &[due_at("a", due)],
+        );
+        assert_eq!(b.first(), Some(ms("2026-11-22T11:00:00Z")));
+        let b = boundaries("dateDue < today", "UTC", now, &[due_at("a", due)]);
+        assert_eq!(b.first(), Some(ms("2026-11-23T00:00:00Z")));
+    }
+
+    #[test]
+    fn calendar_days_keep_the_wall_time_across_a_daylight_saving_change() {
+        // Paris moves from UTC+1 to UTC+2 on 29 March 2026: `now+1d` reaches 12:00 on the
+        // 29th at 12:00 on the 28th, 23 hours before, not 24.
+        let now = ms("2026-03-28T08:00:00Z");
+        let due = ms("2026-03-29T12:00:00+02:00");
+        let b = boundaries(
+            "dateDue <= now+1d",
+            "Europe/Paris",
+            now,
+            &[due_at("a", due)],
+        );
+        assert_eq!(b.first(), Some(ms("2026-03-28T12:00:00+01:00")));
+    }
+
+    #[test]
+    fn only_time_fields_compared_with_the_clock_have_boundaries() {
+        let now = ms("2026-11-22T09:00:00Z");
+        let task = due_at("a", now + 60_000);
+        let fixed = boundaries("dateDue < 2026-12-01", "UTC", now, &[Arc::clone(&task)]);
+        assert!(!fixed.moves_with_time() && fixed.first().is_none());
+        let other = boundaries("dateStart < now", "UTC", now, &[task]);
+        assert!(other.moves_with_time() && other.first().is_none());
     }
 
     #[test]
