@@ -35,11 +35,11 @@ use super::openapi::problems::*;
 
 use super::dto;
 use super::stream::{answer, until_ended, Outbox, Streams, KEEP_ALIVE};
-use crate::actors::space::{Committed, Subscribe};
+use crate::actors::space::{Committed, Subscribe, Version};
 use crate::core::Core;
 use crate::edge::budget;
 use crate::model::access::Action;
-use crate::model::views::{Boundaries, Definition, Matcher, Members, Moved};
+use crate::model::views::{Boundaries, Definition, Matcher, Members, Moved, Pin};
 use crate::model::{Caller, Kind, Reset, Scope, SpaceError, TaskQuery};
 use crate::wire::RecordJson;
 
@@ -100,6 +100,8 @@ struct Live {
     query: TaskQuery,
     members: Members,
     boundaries: Boundaries,
+    /// What its filter pins: it hears only the writes of tasks that hold it.
+    pin: Option<Pin>,
     /// The version the members stand at: writes at or below it are in them already.
     version: u64,
     /// The id of the last event sent.
@@ -112,6 +114,7 @@ impl Live {
             reset,
             definition,
             boundaries,
+            pin,
         } = start;
         Live {
             space: space.into(),
@@ -120,6 +123,7 @@ impl Live {
             members: Members::new(reset.query.order.clone(), reset.tasks),
             query: reset.query,
             boundaries,
+            pin,
             version: reset.version,
             last_id: 0,
         }
@@ -275,14 +279,9 @@ pub(crate) async fn live(
         let ended = Arc::clone(&slot.end);
         let _slot = slot;
         let run = async {
-            let (changes, mut writes) = mpsc::channel::<Arc<Committed>>(BUFFER);
-            let subscribe = Subscribe {
-                since: live.version,
-                changes,
-            };
-            if !matches!(core.ask(&live.space, subscribe).await, Ok(Ok(()))) {
+            let Some(mut writes) = subscribe(&core, &live).await else {
                 return;
-            }
+            };
             let mut keep_alive = actix_web::rt::time::interval(KEEP_ALIVE);
             keep_alive.tick().await;
             loop {
@@ -308,6 +307,11 @@ pub(crate) async fn live(
                                 match read {
                                     Ok(Ok(start)) => {
                                         live.restart(start);
+                                        // Its pin may have changed with its filter.
+                                        let Some(again) = subscribe(&core, &live).await else {
+                                            return;
+                                        };
+                                        writes = again;
                                         live.reset_event()
                                     }
                                     Ok(Err(SpaceError::ViewTooLarge)) => {
@@ -320,7 +324,14 @@ pub(crate) async fn live(
                         },
                         None => return,
                     },
-                    _ = alarm.rung() => on_clock(&mut live),
+                    _ = alarm.rung() => {
+                        // The stream hears only the writes that concern it: the space's
+                        // version is asked for, for the events' `spaceVersion`.
+                        let Ok(version) = core.ask(&live.space, Version).await else {
+                            return;
+                        };
+                        on_clock(&mut live, version)
+                    }
                     _ = keep_alive.tick() => b": keep-alive\n\n".to_vec(),
                     _ = closed.changed() => return,
                 };
@@ -336,15 +347,30 @@ pub(crate) async fn live(
     Ok(answer(outbox, client))
 }
 
+/// Subscribes `live` to the durable writes of its space after its version that may
+/// concern it (those of the tasks that hold its pin before or after, and of other kinds);
+/// `None` when the space is gone.
+async fn subscribe(core: &Core, live: &Live) -> Option<mpsc::Receiver<Arc<Committed>>> {
+    let (changes, writes) = mpsc::channel::<Arc<Committed>>(BUFFER);
+    let subscribe = Subscribe {
+        since: live.version,
+        changes,
+        pin: live.pin.clone(),
+    };
+    matches!(core.ask(&live.space, subscribe).await, Ok(Ok(()))).then_some(writes)
+}
+
 /// A live view's start, read in its space.
 struct Start {
     /// Its members and the version they stand at.
     reset: Reset,
     /// Its view's definition, for a saved view.
     definition: Option<Definition>,
-    /// The time boundaries of every task of the space, when its filter names `now` or
-    /// `today`.
+    /// The time boundaries of every task of the space that holds the pin, when its
+    /// filter names `now` or `today`.
     boundaries: Boundaries,
+    /// What its filter pins, if anything.
+    pin: Option<Pin>,
 }
 
 /// Reads a live view's start in space `s`, at the current time: its reset, its view's
@@ -362,8 +388,12 @@ fn read_start(
     let reset = s.reset(view, query, plan)?;
     let matcher = Matcher::new(s.id(), &reset.query, now).map_err(SpaceError::InvalidFilter)?;
     let mut boundaries = Boundaries::new(&matcher, reset.query.tz);
+    let pin = Pin::of(&matcher);
     if boundaries.moves_with_time() {
-        for task in s.all_tasks() {
+        // A task that does not hold the pin never enters, whatever the time; the writes
+        // that make it hold it reach the stream, which notes it then.
+        let tasks = s.all_tasks().into_iter();
+        for task in tasks.filter(|t| pin.as_ref().is_none_or(|p| p.holds(t))) {
             boundaries.note(&task, now);
         }
     }
@@ -371,6 +401,7 @@ fn read_start(
         reset,
         definition,
         boundaries,
+        pin,
     })
 }
 
@@ -409,8 +440,8 @@ fn on_write(live: &mut Live, committed: &Committed) -> (Vec<u8>, Next) {
     (out, Next::Go)
 }
 
-/// The events of the tasks whose time boundary has come.
-fn on_clock(live: &mut Live) -> Vec<u8> {
+/// The events of the tasks whose time boundary has come, the space at `version`.
+fn on_clock(live: &mut Live, version: u64) -> Vec<u8> {
     let now = now();
     // A task that a write touched since has that state here: every write notes it anew.
     let due = live.boundaries.due(now);
@@ -421,7 +452,9 @@ fn on_clock(live: &mut Live) -> Vec<u8> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let version = live.version;
+    // Not below the version of the last write the stream heard (its chunk may have
+    // been sent while the version was asked for).
+    let version = version.max(live.version);
     for task in due {
         live.boundaries.note(&task, now);
         let matches = matcher.matches(&task);

@@ -11,6 +11,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
+use std::hash::Hash;
 use std::sync::Arc;
 
 use chrono_tz::Tz;
@@ -18,7 +19,8 @@ use chrono_tz::Tz;
 use super::kind::Kind;
 use super::query::filter::Relative;
 use super::query::{
-    time_zone, Filter, FilterContext, FilterError, OrderBy, Scalar, Search, TaskField,
+    time_zone, Constraint, Filter, FilterContext, FilterError, Literal, OrderBy, Scalar, Search,
+    TaskField,
 };
 use super::record::{Id, Record};
 use super::space::TaskQuery;
@@ -104,6 +106,205 @@ impl Matcher {
     /// Whether `task` is in the view: not deleted, matching the filter and the search.
     pub fn matches(&self, task: &Record) -> bool {
         !task.is_deleted() && self.filter.matches(task) && self.search.matches_task(task)
+    }
+}
+
+/// A value that a [`Pin`] holds, hashable: a literal of `=`, `in` or `has`, or a task
+/// field's value (each id of an array).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Null,
+    Bool(bool),
+    /// A number's bits (`-0` as `0`: they are equal).
+    Number(u64),
+    Text(Box<str>),
+    Time(i64),
+}
+
+impl Key {
+    fn number(n: f64) -> Key {
+        Key::Number(if n == 0.0 {
+            0f64.to_bits()
+        } else {
+            n.to_bits()
+        })
+    }
+
+    fn of_literal(literal: &Literal) -> Key {
+        match literal {
+            Literal::Null => Key::Null,
+            Literal::Bool(b) => Key::Bool(*b),
+            Literal::Number(n) => Key::number(*n),
+            Literal::Text(t) => Key::Text(t.clone()),
+            Literal::Time(t) => Key::Time(*t),
+        }
+    }
+
+    /// Calls `each` with the keys of a field's value: one, or each id of an array.
+    fn of_value(value: Scalar<'_>, mut each: impl FnMut(&Key)) {
+        match value {
+            Scalar::Null => each(&Key::Null),
+            Scalar::Bool(b) => each(&Key::Bool(b)),
+            Scalar::Number(n) => each(&Key::number(n)),
+            Scalar::Text(t) => each(&Key::Text(t.into())),
+            Scalar::Time(t) => each(&Key::Time(t)),
+            Scalar::Ids(ids) => ids.iter().for_each(|id| each(&Key::Text(id.clone()))),
+        }
+    }
+}
+
+/// What a live view's filter pins: a conjunct of its top-level AND that holds a field to
+/// a few values (`=`, `in`, `has`), on a field that no `now` or `today` moves. Every task
+/// the view shows holds one of them, so a write whose task held none before and holds
+/// none after neither was nor is in the view: [`Interests`] need not bring it to the view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pin {
+    field: TaskField,
+    keys: Vec<Key>,
+}
+
+impl Pin {
+    /// The first pin of `matcher`'s filter, if it has one.
+    pub fn of(matcher: &Matcher) -> Option<Pin> {
+        let moved = |field: TaskField| matcher.filter.clock().iter().any(|(f, _)| *f == field);
+        matcher
+            .filter
+            .constraints()
+            .into_iter()
+            .find_map(|constraint| match constraint {
+                Constraint::OneOf(field, values) if !moved(field) => Some(Pin {
+                    field,
+                    keys: values.iter().map(Key::of_literal).collect(),
+                }),
+                Constraint::Has(field, id) => Some(Pin {
+                    field,
+                    keys: vec![Key::Text(id.into())],
+                }),
+                _ => None,
+            })
+    }
+
+    /// Whether `task` holds one of the pinned values.
+    pub fn holds(&self, task: &Record) -> bool {
+        let mut holds = false;
+        Key::of_value(self.field.value(task), |key| {
+            holds |= self.keys.contains(key);
+        });
+        holds
+    }
+}
+
+/// The subscribers of a space's durable writes, each with its [`Pin`] or none, indexed by
+/// what they pin: a write reaches every subscriber without a pin (change streams, live
+/// views of any other filter), and a pinned one only when one of its tasks holds a pinned
+/// value before or after the write, or when it touches a record of another kind (a view's
+/// own record among them). So 1,000 live views of one space, each pinned to its own
+/// value, cost a write a few hash lookups and the views it concerns, not 1,000 wake-ups.
+#[derive(Debug)]
+pub struct Interests<T> {
+    next: u64,
+    subscribers: HashMap<u64, (T, Option<Pin>)>,
+    /// Those without a pin, in the order they came.
+    unpinned: BTreeSet<u64>,
+    /// Those with a pin, by field and pinned value.
+    pinned: HashMap<TaskField, HashMap<Key, Vec<u64>>>,
+}
+
+impl<T> Default for Interests<T> {
+    fn default() -> Self {
+        Interests {
+            next: 0,
+            subscribers: HashMap::new(),
+            unpinned: BTreeSet::new(),
+            pinned: HashMap::new(),
+        }
+    }
+}
+
+/// A record a write touched: its kind, its state before (`None`: created) and after.
+pub type Touch<'r> = (Kind, Option<&'r Record>, &'r Record);
+
+impl<T> Interests<T> {
+    /// Whether nobody subscribes.
+    pub fn is_empty(&self) -> bool {
+        self.subscribers.is_empty()
+    }
+
+    /// Adds `subscriber`, pinned by `pin` or not.
+    pub fn subscribe(&mut self, subscriber: T, pin: Option<Pin>) {
+        let id = self.next;
+        self.next += 1;
+        match &pin {
+            None => {
+                self.unpinned.insert(id);
+            }
+            Some(pin) => {
+                let by_key = self.pinned.entry(pin.field).or_default();
+                for key in &pin.keys {
+                    by_key.entry(key.clone()).or_default().push(id);
+                }
+            }
+        }
+        self.subscribers.insert(id, (subscriber, pin));
+    }
+
+    /// Forgets every subscriber.
+    pub fn clear(&mut self) {
+        *self = Interests::default();
+    }
+
+    /// Hands a write that touched `touched` to each subscriber it reaches (see the type),
+    /// once, through `send`; forgets each for which `send` says `false`.
+    pub fn send<'r>(
+        &mut self,
+        touched: impl IntoIterator<Item = Touch<'r>>,
+        mut send: impl FnMut(&T) -> bool,
+    ) {
+        let mut reached: Vec<u64> = self.unpinned.iter().copied().collect();
+        for (kind, before, after) in touched {
+            if kind != Kind::Task {
+                reached = self.subscribers.keys().copied().collect();
+                break;
+            }
+            for (field, by_key) in &self.pinned {
+                for state in before.into_iter().chain([after]) {
+                    Key::of_value(field.value(state), |key| {
+                        reached.extend(by_key.get(key).into_iter().flatten());
+                    });
+                }
+            }
+        }
+        reached.sort_unstable();
+        reached.dedup();
+        for id in reached {
+            if !send(&self.subscribers[&id].0) {
+                self.remove(id);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: u64) {
+        let Some((_, pin)) = self.subscribers.remove(&id) else {
+            return;
+        };
+        let Some(pin) = pin else {
+            self.unpinned.remove(&id);
+            return;
+        };
+        let Some(by_key) = self.pinned.get_mut(&pin.field) else {
+            return;
+        };
+        for key in &pin.keys {
+            if let Some(ids) = by_key.get_mut(key) {
+                ids.retain(|i| *i != id);
+                if ids.is_empty() {
+                    by_key.remove(key);
+                }
+            }
+        }
+        if by_key.is_empty() {
+            self.pinned.remove(&pin.field);
+        }
     }
 }
 
@@ -428,6 +629,72 @@ mod tests {
         assert!(!fixed.moves_with_time() && fixed.first().is_none());
         let other = boundaries("dateStart < now", "UTC", now, &[task]);
         assert!(other.moves_with_time() && other.first().is_none());
+    }
+
+    fn with(id: &str, field: &str, value: Value) -> Arc<Record> {
+        let mut record = Record::new(Kind::Task, Id::from(id), 1.0, 0, 1);
+        record.fields[Kind::Task.field_index(field).unwrap()] = value;
+        Arc::new(record)
+    }
+
+    fn pin(filter: &str) -> Option<Pin> {
+        let query = Definition {
+            filter: filter.into(),
+            q: String::new(),
+            order_by: "sortOrder".into(),
+            tz: "UTC".into(),
+        }
+        .task_query(0);
+        Pin::of(&Matcher::new("s", &query, 0).unwrap())
+    }
+
+    #[test]
+    fn a_view_is_pinned_by_a_top_level_equality_not_moved_by_the_clock() {
+        let pinned = pin(r#"dateDue < now && status in ("a", "b")"#).unwrap();
+        assert!(pinned.holds(&with("t", "status", Value::Text("b".into()))));
+        assert!(!pinned.holds(&with("t", "status", Value::Text("c".into()))));
+        let tags = pin(r#"tagIds has "x""#).unwrap();
+        let ids = Value::Ids(vec!["w".into(), "x".into()].into());
+        assert!(tags.holds(&with("t", "tagIds", ids)));
+        assert!(pin(r#"status = "a" || name = "b""#).is_none());
+        assert!(pin("dateDue = today").is_none(), "the clock moves it");
+        assert!(pin(r#"!(status = "a")"#).is_none());
+    }
+
+    #[test]
+    fn a_write_reaches_the_views_pinned_to_its_tasks_before_or_after_and_the_unpinned() {
+        let mut interests = Interests::default();
+        interests.subscribe("a", pin(r#"status = "a""#));
+        interests.subscribe("b", pin(r#"status = "b""#));
+        interests.subscribe("any", None);
+        let a = with("t", "status", Value::Text("a".into()));
+        let b = with("t", "status", Value::Text("b".into()));
+        let c = with("t", "status", Value::Text("c".into()));
+        fn reached(
+            interests: &mut Interests<&'static str>,
+            touched: Vec<Touch<'_>>,
+        ) -> Vec<&'static str> {
+            let mut reached = Vec::new();
+            interests.send(touched, |s| {
+                reached.push(*s);
+                true
+            });
+            reached
+        }
+        let created = vec![(Kind::Task, None, &*c)];
+        assert_eq!(reached(&mut interests, created), ["any"]);
+        let moved = vec![(Kind::Task, Some(&*a), &*b)];
+        assert_eq!(reached(&mut interests, moved), ["a", "b", "any"]);
+        let view = Record::new(Kind::View, Id::from("v"), 1.0, 0, 1);
+        let other = vec![(Kind::View, None, &view)];
+        assert_eq!(reached(&mut interests, other).len(), 3);
+        // A subscriber that refuses is forgotten.
+        interests.send([(Kind::Task, None, &*a)], |s| *s != "a");
+        assert_eq!(
+            reached(&mut interests, vec![(Kind::Task, None, &*a)]),
+            ["any"]
+        );
+        assert_eq!(interests.pinned.len(), 1);
     }
 
     #[test]

@@ -575,3 +575,52 @@ async fn a_view_grown_past_5000_while_streaming_goes_on_and_resets_refuse_it() {
     assert_eq!(names(&last), ["error"]);
     assert_eq!(last[0].data["code"], "view_too_large");
 }
+
+/// A view pinned to a value (`status = "a"`) hears only the writes of tasks that hold it
+/// before or after (docs §24, the server's pre-check): they still enter and leave, by a
+/// write or by the clock, and a new definition pins the stream anew.
+#[actix_web::test]
+async fn a_pinned_view_gets_every_event_of_its_tasks_and_a_new_definition_repins_it() {
+    let app = spawn_app();
+    let due = chrono::Utc::now() + chrono::Duration::seconds(2);
+    app.create(
+        "tasks",
+        json!({"todoId": "soon", "status": "a", "dateDue": due.to_rfc3339()}),
+    )
+    .await;
+    app.create("tasks", json!({"todoId": "b", "status": "b"}))
+        .await;
+    let filter = "status = \"a\" && dateDue < now";
+    app.create(
+        "views",
+        json!({"viewId": "v", "name": "v", "filter": filter}),
+    )
+    .await;
+    let mut stream = open_live(&app, "viewId=v").await;
+    assert_eq!(stream.next(1).await[0].data["tasks"], json!([]));
+    let entered = stream.next(1).await;
+    assert_eq!(names(&entered), ["enter"], "the clock moves a pinned task");
+    app.patch("/api/v1/tasks/b", json!({"name": "other"}))
+        .await
+        .expect(200);
+    app.patch("/api/v1/tasks/soon", json!({"status": "b"}))
+        .await
+        .expect(200);
+    let left = stream.next(1).await;
+    assert_eq!(left[0].data, json!({"todoId": "soon", "spaceVersion": 5}));
+    app.patch("/api/v1/views/v", json!({"filter": "status = \"b\""}))
+        .await
+        .expect(200);
+    let reset = stream.next(1).await;
+    assert_eq!(names(&reset), ["reset"]);
+    assert_eq!(ids(&reset[0].data["tasks"]), ["soon", "b"]);
+    app.create("tasks", json!({"todoId": "c", "status": "b"}))
+        .await;
+    app.patch("/api/v1/tasks/b", json!({"status": "a"}))
+        .await
+        .expect(200);
+    let events = stream.next(2).await;
+    assert_eq!(names(&events), ["enter", "leave"]);
+    assert_eq!(events[0].data["record"]["todoId"], "c");
+    assert_eq!(events[1].data["todoId"], "b");
+}
