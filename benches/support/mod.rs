@@ -153,6 +153,14 @@ pub fn bench(addr: SocketAddr, token: &str, args: &[&str]) -> Value {
     serde_json::from_slice(&std::fs::read(result.path()).expect("its result")).expect("JSON")
 }
 
+/// A user made by [`Server::account`].
+pub struct Account {
+    pub token: String,
+    pub user_id: String,
+    /// Its default space.
+    pub space_id: String,
+}
+
 /// A running taskd process ([`binary`]), its default user's token [`TOKEN`], its admin's
 /// [`ADMIN`], logging at `warn`.
 pub struct Server {
@@ -295,6 +303,11 @@ impl Server {
 
     /// Creates a user named `name`; its token.
     pub fn user(&self, name: &str) -> String {
+        self.account(name).token
+    }
+
+    /// Creates a user named `name`; its token and ids.
+    pub fn account(&self, name: &str) -> Account {
         let (status, user) = self.call(
             ADMIN,
             "POST",
@@ -302,7 +315,12 @@ impl Server {
             Some(serde_json::json!({ "name": name })),
         );
         assert_eq!(status, 201, "{user}");
-        user["data"]["token"].as_str().unwrap().to_string()
+        let field = |name: &str| user["data"][name].as_str().unwrap().to_string();
+        Account {
+            token: field("token"),
+            user_id: field("userId"),
+            space_id: field("defaultSpaceId"),
+        }
     }
 
     /// The version of `token`'s default space.
@@ -444,4 +462,70 @@ pub fn print_neighbours(
         "load average (1 min) before the baseline {}, before the attack {}, after it {}",
         loads[0], loads[1], loads[2]
     );
+}
+
+/// Decodes an HTTP/1.1 response with a chunked body into server-sent events, each handed
+/// on as its block of lines (without the blank line that ends it).
+#[derive(Default)]
+pub struct SseDecoder {
+    /// Bytes not decoded yet.
+    raw: Vec<u8>,
+    /// Whether the response head has been read.
+    body: bool,
+    /// Decoded body not yet split into events.
+    data: Vec<u8>,
+    /// Whether the decoder is inside a chunk, and how much of it is still to come (then
+    /// its CRLF).
+    in_chunk: bool,
+    left: usize,
+}
+
+impl SseDecoder {
+    /// Takes in `bytes` read from the socket; calls `each` with every event now whole.
+    pub fn push(&mut self, bytes: &[u8], mut each: impl FnMut(&[u8])) {
+        self.raw.extend_from_slice(bytes);
+        let mut at = 0;
+        if !self.body {
+            let Some(end) = find(&self.raw, b"\r\n\r\n") else {
+                return;
+            };
+            assert!(self.raw.starts_with(b"HTTP/1.1 200"), "stream refused");
+            self.body = true;
+            at = end + 4;
+        }
+        loop {
+            if self.in_chunk {
+                let take = self.left.min(self.raw.len() - at);
+                self.data.extend_from_slice(&self.raw[at..at + take]);
+                at += take;
+                self.left -= take;
+                if self.left > 0 || self.raw.len() - at < 2 {
+                    break;
+                }
+                at += 2;
+                self.in_chunk = false;
+            } else {
+                let Some(end) = find(&self.raw[at..], b"\r\n") else {
+                    break;
+                };
+                let line = std::str::from_utf8(&self.raw[at..at + end]).unwrap();
+                let size = line.split(';').next().unwrap().trim();
+                self.left = usize::from_str_radix(size, 16).expect("chunk size");
+                self.in_chunk = true;
+                at += end + 2;
+            }
+        }
+        self.raw.drain(..at);
+        let mut start = 0;
+        while let Some(end) = find(&self.data[start..], b"\n\n") {
+            each(&self.data[start..start + end]);
+            start += end + 2;
+        }
+        self.data.drain(..start);
+    }
+}
+
+/// Where `needle` first occurs in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
