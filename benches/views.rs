@@ -1,15 +1,17 @@
 //! Live views (docs §24, issue 42) measured from outside, on the release binary (or the
 //! one `TASKD_BENCH_BIN` names), each run on a new data directory.
 //!
-//! **Writes.** One space holds 1,000 tasks, task k with `status` `"sk"`. Live view k
-//! shows `status = "sk"`; 1,000 of them are open on the space (ten members with 100 streams
-//! each: a user has at most 100). One writer PATCHes task k (k in turn) at 200 writes/s on
-//! one keep-alive connection, its send time in the name: each write changes one task of one
-//! view, which sends one `update`. Measured after a 1 s warm-up, for `TASKD_BENCH_SECONDS`
-//! (default 10): the event's arrival less the write's answer (p50, p99; a negative
-//! difference counts as 0), and the server's CPU (`utime + stime` of `/proc/PID/stat`)
-//! per write, against the same writes to a server with no view open (the baseline run of
-//! the same repetition). `TASKD_BENCH_REPS` (default 3) repetitions.
+//! **Writes.** Two spaces of one server hold 1,000 tasks each, task k with `status` `"sk"`.
+//! On the first, 1,000 live views are open, view k showing `status = "sk"` (ten members
+//! with 100 streams each: a user has at most 100); the second has none. One writer PATCHes
+//! task k (k in turn) at 200 writes/s on one keep-alive connection, its send time in the
+//! name, to the first space during the 1 s warm-up, then to each space by turns of 1 s
+//! for `TASKD_BENCH_SECONDS` (default 20): a write to the first changes one task of one
+//! view, which sends one `update`. Measured: the event's arrival less the write's answer
+//! (p50, p99; a negative difference counts as 0), and the server's CPU (`utime + stime`
+//! of `/proc/PID/stat`, read at each turn) per write in the turns of each space: the
+//! space with no view is the baseline, measured in the same run and under the same load
+//! of the machine, turn by turn. `TASKD_BENCH_REPS` (default 3) repetitions.
 //!
 //! **Idle.** 10,000 live views whose filters name `now`: a server has at most 1,000 open
 //! streams (§12), so ten servers of 1,000 views (ten users of 100 views, each on its own
@@ -30,7 +32,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use support::{connect, env_or, exchange, find, percentile_ms, request, Server, SseDecoder};
+use support::{
+    connect, cpu_of, env_or, exchange, find, percentile_ms, request, Server, SseDecoder,
+};
 
 /// Tasks (and views) of the space written to.
 const TASKS: usize = 1_000;
@@ -42,36 +46,37 @@ const MEMBERS: usize = 10;
 const PER_USER: usize = 100;
 /// Before the measured window.
 const WARMUP: Duration = Duration::from_secs(1);
+/// The writes take turns between the two spaces in phases this long.
+const PHASE: Duration = Duration::from_secs(1);
 /// Servers of the idle part, 1,000 views each.
 const IDLE_SERVERS: usize = 10;
 /// A stream that hears nothing for this long gives up.
 const PATIENCE: Duration = Duration::from_secs(60);
 
 fn main() {
-    let seconds = env_or("TASKD_BENCH_SECONDS", 10) as u64;
+    let seconds = env_or("TASKD_BENCH_SECONDS", 20) as u64;
     let reps = env_or("TASKD_BENCH_REPS", 3);
     let idle = env_or("TASKD_BENCH_IDLE_SECONDS", 30) as u64;
     println!("binary: {}", support::binary().display());
-    println!("writes: {RATE} w/s, warm-up 1 s, {seconds} s measured, {reps} reps");
+    println!("writes: {RATE} w/s, warm-up 1 s, {seconds} s measured by turns, {reps} reps");
     let window = Duration::from_secs(seconds);
     for rep in 1..=reps {
-        let base = writes(0, window);
-        let views = writes(TASKS, window);
-        let base_each = base.cpu.as_secs_f64() * 1e6 / base.writes as f64;
-        let each = views.cpu.as_secs_f64() * 1e6 / views.writes as f64;
+        let run = writes(window);
+        let each = |i: usize| run.cpu[i].as_secs_f64() * 1e6 / run.writes[i] as f64;
+        let (viewed, plain) = (each(0), each(1));
         println!(
-            "rep {rep}: no views: {} writes, {base_each:.1} µs CPU/write; 1,000 views: {} writes, \
-             {each:.1} µs CPU/write = {:.2}x baseline, +{:.1} µs/write; events {}/{} \
-             (after the answer: p50 {:.2} p99 {:.2} max {:.2} ms)",
-            base.writes,
-            views.writes,
-            each / base_each,
-            each - base_each,
-            views.latencies.len(),
-            views.writes,
-            percentile_ms(&views.latencies, 0.5),
-            percentile_ms(&views.latencies, 0.99),
-            percentile_ms(&views.latencies, 1.0),
+            "rep {rep}: space with 1,000 views: {} writes, {viewed:.1} µs CPU/write; space with \
+             none: {} writes, {plain:.1} µs CPU/write; ratio {:.3}, {:+.1} µs/write; events \
+             {}/{} (after the answer: p50 {:.2} p99 {:.2} max {:.2} ms)",
+            run.writes[0],
+            run.writes[1],
+            viewed / plain,
+            viewed - plain,
+            run.latencies.len(),
+            run.writes[0],
+            percentile_ms(&run.latencies, 0.5),
+            percentile_ms(&run.latencies, 0.99),
+            percentile_ms(&run.latencies, 1.0),
         );
     }
     println!(
@@ -91,65 +96,72 @@ fn main() {
     println!("goal: 10,000 idle live views < 1% of a core");
 }
 
-/// What one writes run measured.
+/// What one writes run measured; `[viewed, plain]`: the phases of writes to the space
+/// with the live views and to the space with none.
 struct Writes {
-    writes: usize,
+    writes: [usize; 2],
+    cpu: [Duration; 2],
     /// Event arrival less the write's answer, per event heard in the window.
     latencies: Vec<Duration>,
-    cpu: Duration,
 }
 
-/// One writes run on a new server with `views` live views open (0 or [`TASKS`]).
-fn writes(views: usize, window: Duration) -> Writes {
+/// One writes run on a new server: two spaces of [`TASKS`] tasks, [`TASKS`] live views open
+/// on the first, the writes taking turns between the two in phases of [`PHASE`].
+fn writes(window: Duration) -> Writes {
     let dir = tempfile::tempdir().unwrap();
     let (server, _) = Server::start(dir.path());
     let owner = server.account("owner");
-    // A default space cannot be shared: a space of its own.
-    let (status, body) = server.call(
-        &owner.token,
-        "POST",
-        "/api/v1/spaces",
-        Some(json!({"name": "shared"})),
-    );
-    assert_eq!(status, 201, "{body}");
-    let space = body["data"]["spaceId"].as_str().unwrap().to_string();
-    for from in (0..TASKS).step_by(100) {
-        let operations: Vec<Value> = (from..from + 100)
-            .map(|k| {
-                json!({"method": "POST", "path": "/api/v1/tasks",
-                       "body": {"todoId": format!("t{k}"), "name": "x", "status": format!("s{k}")}})
-            })
-            .collect();
-        let (status, body) = server.call(
-            &owner.token,
-            "POST",
-            &format!("/api/v1/batch?spaceId={space}"),
-            Some(json!({ "operations": operations })),
-        );
-        assert_eq!(status, 200, "{body}");
-    }
-    let members: Vec<String> = (0..views.div_ceil(PER_USER))
-        .map(|m| member(&server, &owner.token, &space, &format!("member{m}")))
+    // A default space cannot be shared: spaces of their own.
+    let spaces = ["viewed", "plain"].map(|name| {
+        let space = Some(json!({ "name": name }));
+        let (status, body) = server.call(&owner.token, "POST", "/api/v1/spaces", space);
+        assert_eq!(status, 201, "{body}");
+        let space = body["data"]["spaceId"].as_str().unwrap().to_string();
+        for from in (0..TASKS).step_by(100) {
+            let operations: Vec<Value> = (from..from + 100)
+                .map(|k| {
+                    json!({"method": "POST", "path": "/api/v1/tasks",
+                           "body": {"todoId": format!("t{k}"), "name": "x", "status": format!("s{k}")}})
+                })
+                .collect();
+            let (status, body) = server.call(
+                &owner.token,
+                "POST",
+                &format!("/api/v1/batch?spaceId={space}"),
+                Some(json!({ "operations": operations })),
+            );
+            assert_eq!(status, 200, "{body}");
+        }
+        space
+    });
+    let viewed = &spaces[0];
+    let members: Vec<String> = (0..TASKS / PER_USER)
+        .map(|m| member(&server, &owner.token, viewed, &format!("member{m}")))
         .collect();
     let epoch = Instant::now();
     let ready = Arc::new(AtomicUsize::new(0));
-    let streams: Vec<(String, String)> = (0..views)
+    let streams: Vec<(String, String)> = (0..TASKS)
         .map(|k| {
             let filter = format!("status%20%3D%20%22s{k}%22");
-            let path = format!("/api/v1/live?spaceId={space}&filter={filter}");
+            let path = format!("/api/v1/live?spaceId={viewed}&filter={filter}");
             (members[k / PER_USER].clone(), path)
         })
         .collect();
-    let listeners = listen(server.addr, streams, epoch, &ready, views);
+    let listeners = listen(server.addr, streams, epoch, &ready, TASKS);
 
     let start = epoch.elapsed() + Duration::from_millis(50);
     let (from, to) = (start + WARMUP, start + WARMUP + window);
-    let (token, addr) = (owner.token.clone(), server.addr);
-    let writer = std::thread::spawn(move || writer(addr, &token, &space, epoch, start, from, to));
-    std::thread::sleep((epoch + from).saturating_duration_since(Instant::now()));
-    let cpu_before = server.cpu();
-    let answered = writer.join().expect("the writer panicked");
-    let cpu = server.cpu() - cpu_before;
+    let (token, addr, pid) = (owner.token.clone(), server.addr, server.pid());
+    let writer = std::thread::spawn(move || {
+        let times = Times {
+            epoch,
+            start,
+            from,
+            to,
+        };
+        writer(addr, pid, &token, &spaces, times)
+    });
+    let (answered, writes, cpu) = writer.join().expect("the writer panicked");
     let mut latencies: Vec<Duration> = listeners
         .into_iter()
         .flat_map(|shard| shard.join().expect("a listener panicked"))
@@ -158,9 +170,9 @@ fn writes(views: usize, window: Duration) -> Writes {
     latencies.sort();
     server.stop();
     Writes {
-        writes: answered.len(),
-        latencies,
+        writes,
         cpu,
+        latencies,
     }
 }
 
@@ -278,43 +290,70 @@ fn record_name(event: &[u8]) -> Option<&[u8]> {
     Some(&event[from..from + len])
 }
 
-/// The writer: PATCHes task k of `space` (k in turn) every 1/[`RATE`] s from `start` to `to` (times
-/// since `epoch`), its send time in nanoseconds as the name, then names every task `end`
-/// so that each view's stream ends. The answer time of each write sent in `from..to`, by
-/// send time.
-fn writer(
-    addr: SocketAddr,
-    token: &str,
-    space: &str,
+/// When the writer writes, as times since `epoch`: from `start`, measured in `from..to`.
+struct Times {
     epoch: Instant,
     start: Duration,
     from: Duration,
     to: Duration,
-) -> HashMap<Duration, Duration> {
+}
+
+/// The writer: PATCHes task k (k in turn) every 1/[`RATE`] s, its send time in nanoseconds
+/// as the name, in `spaces[0]` (the viewed space) before `from`, then in `spaces[0]` and
+/// `spaces[1]` by turns of [`PHASE`] until `to`; then names every task of the viewed
+/// space `end` so that each view's stream ends. Returns the answer time of each write to
+/// the viewed space in `from..to` by send time, and per space the writes and the server's
+/// CPU (process `pid`) in its phases.
+fn writer(
+    addr: SocketAddr,
+    pid: u32,
+    token: &str,
+    spaces: &[String; 2],
+    times: Times,
+) -> (HashMap<Duration, Duration>, [usize; 2], [Duration; 2]) {
+    let Times {
+        epoch,
+        start,
+        from,
+        to,
+    } = times;
     let period = Duration::from_secs(1) / RATE;
     let mut connection = connect(addr);
     let mut answered = HashMap::new();
+    let (mut writes, mut cpu) = ([0; 2], [Duration::ZERO; 2]);
+    // The phase being measured, and the server's CPU when it began.
+    let mut phase: Option<(u128, Duration)> = None;
     let mut at = start;
     let mut k = 0;
-    let mut patch = |k: usize, name: &str| {
+    let mut patch = |space: &str, k: usize, name: &str| {
         let body = json!({ "name": name }).to_string();
-        let bytes = request(
-            token,
-            "PATCH",
-            &format!("/api/v1/tasks/t{k}?spaceId={space}"),
-            Some(&body),
+        let path = format!("/api/v1/tasks/t{k}?spaceId={space}");
+        let (status, _) = exchange(
+            &mut connection,
+            &request(token, "PATCH", &path, Some(&body)),
         );
-        let (status, _) = exchange(&mut connection, &bytes);
         assert_eq!(status, 200);
     };
     while at < to {
         std::thread::sleep((epoch + at).saturating_duration_since(Instant::now()));
         let sent = epoch.elapsed();
+        let now_in = (sent >= from).then(|| (sent - from).as_nanos() / PHASE.as_nanos());
+        if now_in != phase.map(|(p, _)| p) {
+            let used = cpu_of(pid);
+            if let Some((p, began)) = phase {
+                cpu[(p % 2) as usize] += used - began;
+            }
+            phase = now_in.map(|p| (p, used));
+        }
+        let which = now_in.map_or(0, |p| (p % 2) as usize);
         // Nanoseconds fit in a u64 for 584 years.
-        patch(k, &(sent.as_nanos() as u64).to_string());
+        patch(&spaces[which], k, &(sent.as_nanos() as u64).to_string());
         let done = epoch.elapsed();
         if (from..to).contains(&sent) {
-            answered.insert(Duration::from_nanos(sent.as_nanos() as u64), done);
+            writes[which] += 1;
+            if which == 0 {
+                answered.insert(Duration::from_nanos(sent.as_nanos() as u64), done);
+            }
         }
         k = (k + 1) % TASKS;
         at += period;
@@ -322,10 +361,13 @@ fn writer(
             at = done;
         }
     }
-    for k in 0..TASKS {
-        patch(k, "end");
+    if let Some((p, began)) = phase {
+        cpu[(p % 2) as usize] += cpu_of(pid) - began;
     }
-    answered
+    for k in 0..TASKS {
+        patch(&spaces[0], k, "end");
+    }
+    (answered, writes, cpu)
 }
 
 /// What the idle servers hold open.

@@ -243,12 +243,7 @@ impl Server {
     /// CPU time the process has used so far, user and system (`utime + stime` of
     /// `/proc/PID/stat`, in clock ticks of 10 ms).
     pub fn cpu(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
-        // Fields after the command name, which is in parentheses: state is field 3, utime
-        // field 14 and stime field 15.
-        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-        Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64)
+        cpu_of(self.pid())
     }
 
     /// Waits until the RSS has moved less than 1 MiB for a second (at most `limit`);
@@ -337,6 +332,17 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// CPU time process `pid` has used so far, user and system (`utime + stime` of
+/// `/proc/PID/stat`, in clock ticks of 10 ms).
+pub fn cpu_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses: state is field 3, utime
+    // field 14 and stime field 15.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64)
 }
 
 /// Clock ticks per second of `/proc/PID/stat`.
