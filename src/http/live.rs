@@ -7,7 +7,10 @@
 //! ([`Members`]): it takes a place in the same [`Streams`] registry (so it counts toward
 //! the 1,000 per server, the user's 100 and a budgeted token's 20, and ends when its reader
 //! loses the space or its token expires, with no `leave`), queues its events in an
-//! [`Outbox`], and subscribes to its space's durable writes. Each [`Committed`] (a write,
+//! [`Outbox`], and subscribes to its space's durable writes: all of them, or, when its
+//! filter pins a field to a few values ([`Pin`]), only those whose tasks hold one of them
+//! before or after (the space indexes its subscribers by pin, so a write to a space with
+//! 1,000 live views wakes only the views it may concern). Each [`Committed`] (a write,
 //! or a batch, or writes synced together) becomes one chunk of events, in the order the
 //! writes touched their tasks, each with its operation's version and the task before it
 //! in the view as the view stands after that operation.
@@ -15,10 +18,11 @@
 //! Time: a filter that compares a time field with `now` or `today` is read again at each
 //! boundary it has. The stream keeps, for every task, the next instant at which the task's
 //! match could change ([`Boundaries`], found from the parsed filter when the stream starts
-//! and noted again at each write), and sets its [`Alarm`] on the server's one timer to the
-//! first of them (`actors::reminders`). No stream sleeps on a timer of its own: when the
-//! alarm rings, the stream reads again only the tasks whose instant has come, never the
-//! whole view, and sets the alarm to its next boundary.
+//! and noted again at each write), and sets its
+//! [`Alarm`](crate::actors::reminders::Alarm) on the server's one timer to the first of
+//! them (`actors::reminders`). No stream sleeps on a timer of its own: when the alarm
+//! rings, the stream reads again only the tasks whose instant has come, never the whole
+//! view, and sets the alarm to its next boundary.
 
 use std::convert::Infallible;
 use std::fmt::Write as _;
