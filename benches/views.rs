@@ -12,6 +12,9 @@
 //! of `/proc/PID/stat`, read at each turn) per write in the turns of each space: the
 //! space with no view is the baseline, measured in the same run and under the same load
 //! of the machine, turn by turn. `TASKD_BENCH_REPS` (default 3) repetitions.
+//! `TASKD_BENCH_VIEWS=N` opens N views instead of 1,000 (view k on task k; the writes go
+//! to tasks `0..N`, so every write still makes one event): the cost of the one event
+//! each write makes, whatever the number of views.
 //!
 //! **Idle.** 10,000 live views whose filters name `now`: a server has at most 1,000 open
 //! streams (§12), so ten servers of 1,000 views (ten users of 100 views, each on its own
@@ -19,7 +22,8 @@
 //! view has its own boundaries ahead). The servers' CPU over `TASKD_BENCH_IDLE_SECONDS`
 //! (default 30) with no write, as % of one core, against the same ten servers with
 //! nothing open and with 10,000 change streams (which send the same keep-alives: every
-//! stream sends one at least every 15 s, docs §12).
+//! stream sends one at least every 15 s, docs §12). `TASKD_BENCH_IDLE_SECONDS=0` skips
+//! this part.
 
 mod support;
 
@@ -57,15 +61,16 @@ fn main() {
     let seconds = env_or("TASKD_BENCH_SECONDS", 20) as u64;
     let reps = env_or("TASKD_BENCH_REPS", 3);
     let idle = env_or("TASKD_BENCH_IDLE_SECONDS", 30) as u64;
+    let views = env_or("TASKD_BENCH_VIEWS", TASKS).clamp(1, TASKS);
     println!("binary: {}", support::binary().display());
     println!("writes: {RATE} w/s, warm-up 1 s, {seconds} s measured by turns, {reps} reps");
     let window = Duration::from_secs(seconds);
     for rep in 1..=reps {
-        let run = writes(window);
+        let run = writes(views, window);
         let each = |i: usize| run.cpu[i].as_secs_f64() * 1e6 / run.writes[i] as f64;
         let (viewed, plain) = (each(0), each(1));
         println!(
-            "rep {rep}: space with 1,000 views: {} writes, {viewed:.1} µs CPU/write; space with \
+            "rep {rep}: space with {views} views: {} writes, {viewed:.1} µs CPU/write; space with \
              none: {} writes, {plain:.1} µs CPU/write; ratio {:.3}, {:+.1} µs/write; events \
              {}/{} (after the answer: p50 {:.2} p99 {:.2} max {:.2} ms)",
             run.writes[0],
@@ -105,9 +110,10 @@ struct Writes {
     latencies: Vec<Duration>,
 }
 
-/// One writes run on a new server: two spaces of [`TASKS`] tasks, [`TASKS`] live views open
-/// on the first, the writes taking turns between the two in phases of [`PHASE`].
-fn writes(window: Duration) -> Writes {
+/// One writes run on a new server: two spaces of [`TASKS`] tasks, `views` live views open
+/// on the first (view k showing task k), the writes (to tasks `0..views`) taking turns
+/// between the two in phases of [`PHASE`].
+fn writes(views: usize, window: Duration) -> Writes {
     let dir = tempfile::tempdir().unwrap();
     let (server, _) = Server::start(dir.path());
     let owner = server.account("owner");
@@ -135,19 +141,19 @@ fn writes(window: Duration) -> Writes {
         space
     });
     let viewed = &spaces[0];
-    let members: Vec<String> = (0..TASKS / PER_USER)
+    let members: Vec<String> = (0..views.div_ceil(PER_USER))
         .map(|m| member(&server, &owner.token, viewed, &format!("member{m}")))
         .collect();
     let epoch = Instant::now();
     let ready = Arc::new(AtomicUsize::new(0));
-    let streams: Vec<(String, String)> = (0..TASKS)
+    let streams: Vec<(String, String)> = (0..views)
         .map(|k| {
             let filter = format!("status%20%3D%20%22s{k}%22");
             let path = format!("/api/v1/live?spaceId={viewed}&filter={filter}");
             (members[k / PER_USER].clone(), path)
         })
         .collect();
-    let listeners = listen(server.addr, streams, epoch, &ready, TASKS);
+    let listeners = listen(server.addr, streams, epoch, &ready, views);
 
     let start = epoch.elapsed() + Duration::from_millis(50);
     let (from, to) = (start + WARMUP, start + WARMUP + window);
@@ -159,7 +165,7 @@ fn writes(window: Duration) -> Writes {
             from,
             to,
         };
-        writer(addr, pid, &token, &spaces, times)
+        writer(addr, pid, &token, &spaces, views, times)
     });
     let (answered, writes, cpu) = writer.join().expect("the writer panicked");
     let mut latencies: Vec<Duration> = listeners
@@ -298,7 +304,7 @@ struct Times {
     to: Duration,
 }
 
-/// The writer: PATCHes task k (k in turn) every 1/[`RATE`] s, its send time in nanoseconds
+/// The writer: PATCHes task k (k in `0..tasks` in turn) every 1/[`RATE`] s, its send time in nanoseconds
 /// as the name, in `spaces[0]` (the viewed space) before `from`, then in `spaces[0]` and
 /// `spaces[1]` by turns of [`PHASE`] until `to`; then names every task of the viewed
 /// space `end` so that each view's stream ends. Returns the answer time of each write to
@@ -309,6 +315,7 @@ fn writer(
     pid: u32,
     token: &str,
     spaces: &[String; 2],
+    tasks: usize,
     times: Times,
 ) -> (HashMap<Duration, Duration>, [usize; 2], [Duration; 2]) {
     let Times {
@@ -355,7 +362,7 @@ fn writer(
                 answered.insert(Duration::from_nanos(sent.as_nanos() as u64), done);
             }
         }
-        k = (k + 1) % TASKS;
+        k = (k + 1) % tasks;
         at += period;
         if done > at + period {
             at = done;
@@ -364,7 +371,7 @@ fn writer(
     if let Some((p, began)) = phase {
         cpu[(p % 2) as usize] += cpu_of(pid) - began;
     }
-    for k in 0..TASKS {
+    for k in 0..tasks {
         patch(&spaces[0], k, "end");
     }
     (answered, writes, cpu)
