@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use support::{connect, env_or, exchange, percentile_ms, request, Server, TOKEN};
+use support::{connect, env_or, exchange, find, percentile_ms, request, Server, SseDecoder, TOKEN};
 
 /// Before the measured window: the first writes are not counted.
 const WARMUP: Duration = Duration::from_secs(1);
@@ -375,7 +375,7 @@ async fn subscriber(
         .write_all(&request(&token, "GET", "/api/v1/changes/stream", None))
         .await
         .unwrap();
-    let mut events = Events::default();
+    let mut events = SseDecoder::default();
     let mut times = Vec::new();
     let mut buf = vec![0; 64 * 1024];
     let mut first = true;
@@ -389,8 +389,11 @@ async fn subscriber(
             _ => break,
         };
         events.push(&buf[..n], |event| {
-            let Some(name) = event else {
+            if event.starts_with(b"event: overflow") {
                 overflows += 1;
+                return;
+            }
+            let Some(name) = task_name(event) else {
                 return;
             };
             if first {
@@ -418,79 +421,10 @@ async fn subscriber(
     }
 }
 
-/// Decodes an HTTP/1.1 response with a chunked body into server-sent events and hands on
-/// the task name of each change event, or `None` for `event: overflow`.
-#[derive(Default)]
-struct Events {
-    /// Bytes not decoded yet.
-    raw: Vec<u8>,
-    /// Whether the response head has been read.
-    body: bool,
-    /// Decoded body not yet split into events.
-    data: Vec<u8>,
-    /// Whether the decoder is inside a chunk, and how much of it is still to come (then
-    /// its CRLF).
-    in_chunk: bool,
-    left: usize,
-}
-
-impl Events {
-    fn push(&mut self, bytes: &[u8], mut each: impl FnMut(Option<&[u8]>)) {
-        self.raw.extend_from_slice(bytes);
-        let mut at = 0;
-        if !self.body {
-            let Some(end) = find(&self.raw, b"\r\n\r\n") else {
-                return;
-            };
-            assert!(self.raw.starts_with(b"HTTP/1.1 200"), "stream refused");
-            self.body = true;
-            at = end + 4;
-        }
-        loop {
-            if self.in_chunk {
-                let take = self.left.min(self.raw.len() - at);
-                self.data.extend_from_slice(&self.raw[at..at + take]);
-                at += take;
-                self.left -= take;
-                if self.left > 0 || self.raw.len() - at < 2 {
-                    break;
-                }
-                at += 2;
-                self.in_chunk = false;
-            } else {
-                let Some(end) = find(&self.raw[at..], b"\r\n") else {
-                    break;
-                };
-                let line = std::str::from_utf8(&self.raw[at..at + end]).unwrap();
-                let size = line.split(';').next().unwrap().trim();
-                self.left = usize::from_str_radix(size, 16).expect("chunk size");
-                self.in_chunk = true;
-                at += end + 2;
-            }
-        }
-        self.raw.drain(..at);
-        let mut start = 0;
-        while let Some(end) = find(&self.data[start..], b"\n\n") {
-            let event = &self.data[start..start + end];
-            if event.starts_with(b"event: overflow") {
-                each(None);
-            } else if let Some(name) = task_name(event) {
-                each(Some(name));
-            }
-            start += end + 2;
-        }
-        self.data.drain(..start);
-    }
-}
-
 /// The task name in a change event.
 fn task_name(event: &[u8]) -> Option<&[u8]> {
     const KEY: &[u8] = br#""name":""#;
     let from = find(event, KEY)? + KEY.len();
     let len = find(&event[from..], b"\"")?;
     Some(&event[from..from + len])
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }

@@ -153,6 +153,14 @@ pub fn bench(addr: SocketAddr, token: &str, args: &[&str]) -> Value {
     serde_json::from_slice(&std::fs::read(result.path()).expect("its result")).expect("JSON")
 }
 
+/// A user made by [`Server::account`].
+pub struct Account {
+    pub token: String,
+    pub user_id: String,
+    /// Its default space.
+    pub space_id: String,
+}
+
 /// A running taskd process ([`binary`]), its default user's token [`TOKEN`], its admin's
 /// [`ADMIN`], logging at `warn`.
 pub struct Server {
@@ -235,12 +243,7 @@ impl Server {
     /// CPU time the process has used so far, user and system (`utime + stime` of
     /// `/proc/PID/stat`, in clock ticks of 10 ms).
     pub fn cpu(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
-        // Fields after the command name, which is in parentheses: state is field 3, utime
-        // field 14 and stime field 15.
-        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-        Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64)
+        cpu_of(self.pid())
     }
 
     /// Waits until the RSS has moved less than 1 MiB for a second (at most `limit`);
@@ -295,6 +298,11 @@ impl Server {
 
     /// Creates a user named `name`; its token.
     pub fn user(&self, name: &str) -> String {
+        self.account(name).token
+    }
+
+    /// Creates a user named `name`; its token and ids.
+    pub fn account(&self, name: &str) -> Account {
         let (status, user) = self.call(
             ADMIN,
             "POST",
@@ -302,7 +310,12 @@ impl Server {
             Some(serde_json::json!({ "name": name })),
         );
         assert_eq!(status, 201, "{user}");
-        user["data"]["token"].as_str().unwrap().to_string()
+        let field = |name: &str| user["data"][name].as_str().unwrap().to_string();
+        Account {
+            token: field("token"),
+            user_id: field("userId"),
+            space_id: field("defaultSpaceId"),
+        }
     }
 
     /// The version of `token`'s default space.
@@ -319,6 +332,17 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// CPU time process `pid` has used so far, user and system (`utime + stime` of
+/// `/proc/PID/stat`, in clock ticks of 10 ms).
+pub fn cpu_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses: state is field 3, utime
+    // field 14 and stime field 15.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64)
 }
 
 /// Clock ticks per second of `/proc/PID/stat`.
@@ -485,4 +509,70 @@ pub fn load_task(i: usize) -> Value {
         task["dateDue"] = json!(format!("2030-01-0{day}T09:00:00Z"));
     }
     task
+}
+
+/// Decodes an HTTP/1.1 response with a chunked body into server-sent events, each handed
+/// on as its block of lines (without the blank line that ends it).
+#[derive(Default)]
+pub struct SseDecoder {
+    /// Bytes not decoded yet.
+    raw: Vec<u8>,
+    /// Whether the response head has been read.
+    body: bool,
+    /// Decoded body not yet split into events.
+    data: Vec<u8>,
+    /// Whether the decoder is inside a chunk, and how much of it is still to come (then
+    /// its CRLF).
+    in_chunk: bool,
+    left: usize,
+}
+
+impl SseDecoder {
+    /// Takes in `bytes` read from the socket; calls `each` with every event now whole.
+    pub fn push(&mut self, bytes: &[u8], mut each: impl FnMut(&[u8])) {
+        self.raw.extend_from_slice(bytes);
+        let mut at = 0;
+        if !self.body {
+            let Some(end) = find(&self.raw, b"\r\n\r\n") else {
+                return;
+            };
+            assert!(self.raw.starts_with(b"HTTP/1.1 200"), "stream refused");
+            self.body = true;
+            at = end + 4;
+        }
+        loop {
+            if self.in_chunk {
+                let take = self.left.min(self.raw.len() - at);
+                self.data.extend_from_slice(&self.raw[at..at + take]);
+                at += take;
+                self.left -= take;
+                if self.left > 0 || self.raw.len() - at < 2 {
+                    break;
+                }
+                at += 2;
+                self.in_chunk = false;
+            } else {
+                let Some(end) = find(&self.raw[at..], b"\r\n") else {
+                    break;
+                };
+                let line = std::str::from_utf8(&self.raw[at..at + end]).unwrap();
+                let size = line.split(';').next().unwrap().trim();
+                self.left = usize::from_str_radix(size, 16).expect("chunk size");
+                self.in_chunk = true;
+                at += end + 2;
+            }
+        }
+        self.raw.drain(..at);
+        let mut start = 0;
+        while let Some(end) = find(&self.data[start..], b"\n\n") {
+            each(&self.data[start..start + end]);
+            start += end + 2;
+        }
+        self.data.drain(..start);
+    }
+}
+
+/// Where `needle` first occurs in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }

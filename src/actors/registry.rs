@@ -26,7 +26,7 @@ use actix::prelude::*;
 use futures_util::future::join_all;
 use tokio::sync::oneshot;
 
-use super::reminders::Timer;
+use super::reminders::{Alarm, Timer};
 use super::snapshot::{answered, RemoveSpace, SnapshotActor};
 use super::space::{
     Bounded, Flush, Forget, Operation, Read, ReadDurable, Shown, SpaceActor, Version,
@@ -201,6 +201,12 @@ impl Spaces {
             Some(Slot::Gone) => Err(Failure::Gone),
             None => Ok(None),
         }
+    }
+
+    /// A new alarm on the server's one timer, for a live view's time boundaries (docs
+    /// §24).
+    pub(crate) fn alarm(&self) -> Alarm {
+        self.timer.alarm()
     }
 
     /// Sends `op` to the actor of space `space_id` (which must exist) and waits for the

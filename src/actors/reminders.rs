@@ -1,5 +1,8 @@
-//! The reminder timer (docs §18): one for every space, so that a server holding a
-//! million future reminders sleeps until the first of them.
+//! The server's one timer: reminders (docs §18) and the time boundaries of live views
+//! (§24), so that a server holding a million future reminders and thousands of live views
+//! sleeps until the first instant any of them has, and a tick touches only what is due.
+//!
+//! # Reminders
 //!
 //! Each space knows which of its tasks has a reminder due next ([`Space::next_reminder`],
 //! an ordered set kept in step with its records). Its actor tells the [`Timer`] whenever
@@ -17,12 +20,24 @@
 //! itself, a batch at a time as the previous one becomes durable (see `SpaceActor::fire`).
 //! With replication only the primary fires; a standby keeps its entries and fires what is
 //! due once it becomes the primary.
+//!
+//! # Live views
+//! A live view stream keeps, in its own ordered set, the next instant at which each of its
+//! tasks may enter or leave as the clock moves (`model::views::Boundaries`); the first of
+//! them is the view's next boundary. The stream holds an [`Alarm`] and sets it to that
+//! instant whenever it changes; the wheel keeps every set alarm in one ordered set of
+//! `(instant, alarm)` beside the spaces' reminder times, and rings each alarm whose
+//! instant has come (a [`Notify`] permit: the stream wakes, takes its due tasks and sets
+//! the alarm again). So an idle server with 10,000 live views sleeps until the first
+//! boundary of any of them, and a tick costs only the views it rings. Alarms ring on a
+//! standby too (it has no live views: it serves no `/api/v1`).
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
 use super::space::Fire;
 use super::{Failure, Spaces};
@@ -40,34 +55,99 @@ const RESPITE_MS: i64 = 250;
 /// How often a standby looks whether it became the primary, while reminders are due.
 const STANDBY_CHECK: Duration = Duration::from_secs(1);
 
-/// What the wheel hears from a space: its next reminder is due at this time (or it has
-/// none).
+/// What the wheel hears.
 #[derive(Debug)]
-struct Note(Box<str>, Option<i64>);
+enum Note {
+    /// A space's next reminder is due at this time (or it has none).
+    Space(Box<str>, Option<i64>),
+    /// An alarm rings at this time, through this [`Notify`] (or is not set).
+    Alarm(u64, Option<(i64, Arc<Notify>)>),
+}
 
-/// Tells the [`Wheel`] about the reminders of spaces; cheap to clone, and a note costs a
-/// channel send.
+/// Tells the [`Wheel`] about the reminders of spaces and the alarms of live views; cheap
+/// to clone, and a note costs a channel send.
 #[derive(Debug, Clone)]
-pub struct Timer(mpsc::UnboundedSender<Note>);
+pub struct Timer {
+    notes: mpsc::UnboundedSender<Note>,
+    /// The id of the next [`Alarm`].
+    alarms: Arc<AtomicU64>,
+}
 
 impl Timer {
     /// A timer and the wheel it tells, which [`Wheel::run`] drives.
     pub(crate) fn new() -> (Timer, Wheel) {
         let (notes, heard) = mpsc::unbounded_channel();
-        let timer = Timer(notes);
+        let timer = Timer {
+            notes,
+            alarms: Arc::default(),
+        };
         let wheel = Wheel {
             timer: timer.clone(),
             heard,
             spaces: HashMap::new(),
             queue: BTreeSet::new(),
+            alarms: HashMap::new(),
+            ringing: BTreeSet::new(),
         };
         (timer, wheel)
     }
 
     /// Space `space`'s next reminder is due at `next` (`None`: it has none).
     pub(crate) fn note(&self, space: &str, next: Option<i64>) {
-        // Without a wheel (its server is stopping) nothing is left to fire.
-        let _ = self.0.send(Note(space.into(), next));
+        self.send(Note::Space(space.into(), next));
+    }
+
+    /// A new alarm on this timer, not set.
+    pub(crate) fn alarm(&self) -> Alarm {
+        Alarm {
+            id: self.alarms.fetch_add(1, Ordering::Relaxed),
+            timer: self.clone(),
+            ring: Arc::new(Notify::new()),
+            set: None,
+        }
+    }
+
+    fn send(&self, note: Note) {
+        // Without a wheel (its server is stopping) nothing is left to fire or ring.
+        let _ = self.notes.send(note);
+    }
+}
+
+/// One live view's place on the server's [`Timer`]: set to an instant, it rings once that
+/// instant has come, once; dropped, it leaves the timer. See the module documentation.
+#[derive(Debug)]
+pub(crate) struct Alarm {
+    id: u64,
+    timer: Timer,
+    ring: Arc<Notify>,
+    /// The instant it is set to, as last told to the wheel.
+    set: Option<i64>,
+}
+
+impl Alarm {
+    /// Rings at `at` (`None`: never), replacing the instant it was set to. Telling the
+    /// wheel costs a channel send, and only when the instant changes.
+    pub(crate) fn set(&mut self, at: Option<i64>) {
+        if at != self.set {
+            self.set = at;
+            let ring = at.map(|at| (at, Arc::clone(&self.ring)));
+            self.timer.send(Note::Alarm(self.id, ring));
+        }
+    }
+
+    /// Waits until the alarm rings; it is not set afterwards. Cancel-safe: a ring that
+    /// comes while nobody waits is kept for the next call.
+    pub(crate) async fn rung(&mut self) {
+        self.ring.notified().await;
+        self.set = None;
+    }
+}
+
+impl Drop for Alarm {
+    fn drop(&mut self) {
+        if self.set.is_some() {
+            self.timer.send(Note::Alarm(self.id, None));
+        }
     }
 }
 
@@ -90,6 +170,10 @@ pub(crate) struct Wheel {
     heard: mpsc::UnboundedReceiver<Note>,
     spaces: HashMap<Box<str>, Entry>,
     queue: BTreeSet<(i64, Box<str>)>,
+    /// Every set alarm: its instant and how to ring it.
+    alarms: HashMap<u64, (i64, Arc<Notify>)>,
+    /// The set alarms, in time order.
+    ringing: BTreeSet<(i64, u64)>,
 }
 
 impl Wheel {
@@ -98,6 +182,7 @@ impl Wheel {
     pub(crate) async fn run(mut self, spaces: Arc<Spaces>, role: Option<Arc<NodeRole>>) {
         loop {
             let now = now_ms();
+            self.ring_due(now);
             let primary = role.as_ref().is_none_or(|r| r.is_primary());
             let wait = match self.queue.first() {
                 None => None,
@@ -120,6 +205,8 @@ impl Wheel {
                 }
                 continue;
             }
+            let alarm = self.ringing.first().map(|(at, _)| until(*at, now));
+            let wait = wait.into_iter().chain(alarm).min();
             let note = match wait {
                 Some(wait) => match tokio::time::timeout(wait, self.heard.recv()).await {
                     Ok(note) => note,
@@ -137,8 +224,31 @@ impl Wheel {
         }
     }
 
+    /// Rings every alarm whose instant is at or before `now`, and forgets it.
+    fn ring_due(&mut self, now: i64) {
+        while self.ringing.first().is_some_and(|(at, _)| *at <= now) {
+            let (_, id) = self.ringing.pop_first().expect("checked");
+            if let Some((_, ring)) = self.alarms.remove(&id) {
+                ring.notify_one();
+            }
+        }
+    }
+
     /// Takes in one note.
-    fn hear(&mut self, Note(space, next): Note) {
+    fn hear(&mut self, note: Note) {
+        let (space, next) = match note {
+            Note::Space(space, next) => (space, next),
+            Note::Alarm(id, set) => {
+                if let Some((at, _)) = self.alarms.remove(&id) {
+                    self.ringing.remove(&(at, id));
+                }
+                if let Some((at, ring)) = set {
+                    self.ringing.insert((at, id));
+                    self.alarms.insert(id, (at, ring));
+                }
+                return;
+            }
+        };
         match next {
             None => {
                 if let Some(entry) = self.spaces.remove(&space) {
@@ -237,6 +347,34 @@ mod tests {
         assert_eq!(wheel.queue.len(), 1);
         assert_eq!(wheel.take_due(i64::MAX), vec!["b".into()] as Vec<Box<str>>);
         assert!(!wheel.spaces.contains_key("c"));
+    }
+
+    #[test]
+    fn alarms_ring_in_time_order_once_and_a_dropped_one_leaves() {
+        let (timer, mut wheel) = Timer::new();
+        let (mut a, mut b, mut c) = (timer.alarm(), timer.alarm(), timer.alarm());
+        a.set(Some(3_000));
+        b.set(Some(1_000));
+        c.set(Some(2_000));
+        b.set(Some(5_000));
+        drop(c);
+        heard(&mut wheel);
+        assert_eq!(wheel.ringing.len(), 2);
+        wheel.ring_due(4_000);
+        assert_eq!(wheel.ringing.len(), 1, "a rang, b waits for 5,000");
+        assert!(wheel.alarms.contains_key(&b.id) && !wheel.alarms.contains_key(&a.id));
+        wheel.ring_due(i64::MAX);
+        assert!(wheel.ringing.is_empty() && wheel.alarms.is_empty());
+        // Each ring left a permit that its stream takes when it next waits.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            a.rung().await;
+            b.rung().await;
+        });
+        assert_eq!((a.set, b.set), (None, None), "a rung alarm is not set");
     }
 
     #[test]

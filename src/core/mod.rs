@@ -33,6 +33,7 @@ use std::sync::{Arc, RwLockReadGuard};
 use actix_web::web::Data;
 
 use crate::actors::directory::{Answer, Changed};
+use crate::actors::reminders::Alarm;
 use crate::actors::space::{Operation, Render, Revert, Write, WriteResult};
 use crate::actors::{Directory, Failure, Keys, Spaces};
 use crate::model::access::{self, Action, Denied};
@@ -330,6 +331,12 @@ impl Core {
     /// Shutdown, and with `--nats` this node's role.
     pub(crate) fn gate(&self) -> &Gate {
         &self.gate
+    }
+
+    /// A new alarm on the server's one timer, which a live view sets to its next time
+    /// boundary (docs §24).
+    pub(crate) fn alarm(&self) -> Alarm {
+        self.spaces.alarm()
     }
 
     /// How task listings find their records (`--scan-queries`).

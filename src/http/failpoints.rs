@@ -4,7 +4,9 @@
 //! - `journal::write`: every journal write; `return` fails it (a full disk), `pause` holds
 //!   it until the failpoint is removed (a sync that does not return);
 //! - `space::write`: a write that creates or changes a record; `panic` panics it in every
-//!   space, `return(ID)` in space ID only.
+//!   space, `return(ID)` in space ID only;
+//! - `live::clock`: the clock of live views (docs §24); `return(MS)` moves it MS
+//!   milliseconds ahead of the system's (negative: behind).
 //!
 //! `FAILPOINTS=name=actions;...` sets some from the start instead (see `main`).
 

@@ -7,21 +7,26 @@
 //! ([`Members`]): it takes a place in the same [`Streams`] registry (so it counts toward
 //! the 1,000 per server, the user's 100 and a budgeted token's 20, and ends when its reader
 //! loses the space or its token expires, with no `leave`), queues its events in an
-//! [`Outbox`], and subscribes to its space's durable writes. Each [`Committed`] (a write,
+//! [`Outbox`], and subscribes to its space's durable writes: all of them, or, when its
+//! filter pins a field to a few values ([`Pin`]), only those whose tasks hold one of them
+//! before or after (the space indexes its subscribers by pin, so a write to a space with
+//! 1,000 live views wakes only the views it may concern). Each [`Committed`] (a write,
 //! or a batch, or writes synced together) becomes one chunk of events, in the order the
 //! writes touched their tasks, each with its operation's version and the task before it
 //! in the view as the view stands after that operation.
 //!
-//! Time: a filter that names `now` or `today` is read again at each boundary it has. The
-//! stream keeps, for every task, the next instant at which the task's match could change
-//! ([`Boundaries`]), ordered as the reminder times of a space are, and sleeps until the
-//! first: a boundary re-reads only the tasks whose instant it is, never the whole view.
+//! Time: a filter that compares a time field with `now` or `today` is read again at each
+//! boundary it has. The stream keeps, for every task, the next instant at which the task's
+//! match could change ([`Boundaries`], found from the parsed filter when the stream starts
+//! and noted again at each write), and sets its
+//! [`Alarm`](crate::actors::reminders::Alarm) on the server's one timer to the first of
+//! them (`actors::reminders`). No stream sleeps on a timer of its own: when the alarm
+//! rings, the stream reads again only the tasks whose instant has come, never the whole
+//! view, and sets the alarm to its next boundary.
 
-use std::collections::{BTreeSet, HashMap};
 use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Duration;
 
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
@@ -34,14 +39,11 @@ use super::openapi::problems::*;
 
 use super::dto;
 use super::stream::{answer, until_ended, Outbox, Streams, KEEP_ALIVE};
-use crate::actors::space::{Committed, Subscribe};
+use crate::actors::space::{Committed, Subscribe, Version};
 use crate::core::Core;
 use crate::edge::budget;
 use crate::model::access::Action;
-use crate::model::query::{Scalar, TaskField};
-use crate::model::record::{Id, Record};
-use crate::model::views::{Definition, Matcher, Members, Moved};
-use crate::model::wall_clock;
+use crate::model::views::{Boundaries, Definition, Matcher, Members, Moved, Pin};
 use crate::model::{Caller, Kind, Reset, Scope, SpaceError, TaskQuery};
 use crate::wire::RecordJson;
 
@@ -49,8 +51,6 @@ use crate::wire::RecordJson;
 const BUFFER: usize = 64;
 /// The event that ends a stream whose view grew past the limit at a new `reset`.
 const TOO_LARGE: &[u8] = b"event: error\ndata: {\"code\":\"view_too_large\"}\n\n";
-/// The longest a stream sleeps before it looks at the clock again, boundary or not.
-const CLOCK_CHECK: Duration = Duration::from_secs(3600);
 
 /// `{"tasks": [...], "spaceVersion": v}`.
 #[derive(Serialize)]
@@ -77,193 +77,23 @@ struct LeftJson<'a> {
     space_version: u64,
 }
 
-/// The time fields of a task a filter compares with `now` or `today`: each of them may
-/// cross a boundary as time passes.
-fn time_fields() -> Vec<TaskField> {
-    [
-        "dateDue",
-        "dateStart",
-        "remindedAt",
-        "lastCompletedAt",
-        "completedAt",
-    ]
-    .into_iter()
-    .filter_map(TaskField::by_name)
-    .chain([
-        TaskField::CreatedAt,
-        TaskField::UpdatedAt,
-        TaskField::DeletedAt,
-    ])
-    .collect()
+/// The time live views read, in milliseconds since the Unix epoch: the system clock,
+/// moved by [`skew`].
+fn now() -> i64 {
+    chrono::Utc::now().timestamp_millis() + skew()
 }
 
-/// For every task of a view whose filter names `now` or `today`, the next instant at which
-/// its match may change; ordered by instant, like a space's reminder times.
-#[derive(Debug, Default)]
-struct Boundaries {
-    /// The relative literals of the filter, as offsets from `now` (milliseconds) or from
-    /// `today`; empty when the filter names neither (no boundary ever).
-    offsets: Vec<(bool, i64)>,
-    tz: Option<chrono_tz::Tz>,
-    fields: Vec<TaskField>,
-    queue: BTreeSet<(i64, Id)>,
-    /// Each task with a boundary ahead: its instant and its state then.
-    by_task: HashMap<Id, (i64, Arc<Record>)>,
-}
-
-impl Boundaries {
-    fn new(query: &TaskQuery) -> Boundaries {
-        Boundaries {
-            offsets: relative_offsets(&query.filter),
-            tz: Some(query.tz),
-            fields: time_fields(),
-            ..Boundaries::default()
-        }
-    }
-
-    /// Notes `task`'s next boundary after `now`, replacing the one it had.
-    fn note(&mut self, task: &Arc<Record>, now: i64) {
-        if let Some((at, _)) = self.by_task.remove(&task.id) {
-            self.queue.remove(&(at, task.id.clone()));
-        }
-        if self.offsets.is_empty() || task.is_deleted() {
-            return;
-        }
-        let tz = self.tz.unwrap_or(chrono_tz::UTC);
-        let mut next: Option<i64> = None;
-        for field in &self.fields {
-            let Scalar::Time(value) = field.value(task) else {
-                continue;
-            };
-            for (today, offset) in &self.offsets {
-                // The instant `now` at which `now + offset` (or `today + offset`) reaches
-                // the value: a millisecond later the comparison has turned.
-                let at = value.saturating_sub(*offset);
-                let at = if *today {
-                    next_midnight(tz, at)
-                } else {
-                    at.saturating_add(1)
-                };
-                if at > now && next.is_none_or(|n| at < n) {
-                    next = Some(at);
-                }
-            }
-        }
-        if let Some(at) = next {
-            self.queue.insert((at, task.id.clone()));
-            self.by_task.insert(task.id.clone(), (at, Arc::clone(task)));
-        }
-    }
-
-    /// The first boundary, if any.
-    fn first(&self) -> Option<i64> {
-        self.queue.first().map(|(at, _)| *at)
-    }
-
-    /// The tasks whose boundary is at or before `now`, taken out.
-    fn due(&mut self, now: i64) -> Vec<Arc<Record>> {
-        let mut due = Vec::new();
-        while let Some((at, id)) = self.queue.first().cloned() {
-            if at > now {
-                break;
-            }
-            self.queue.pop_first();
-            if let Some((_, task)) = self.by_task.remove(&id) {
-                due.push(task);
-            }
-        }
-        due
-    }
-}
-
-/// The first local midnight in `tz` at or after `at`.
-fn next_midnight(tz: chrono_tz::Tz, at: i64) -> i64 {
-    match wall_clock::day_of(tz, at) {
-        Some(day) if day >= at => day,
-        Some(day) => wall_clock::add_days(tz, day, 1).unwrap_or(i64::MAX),
-        None => i64::MAX,
-    }
-}
-
-/// The relative literals of `filter` as `(from today, offset in milliseconds)`: `now+7d`
-/// is `(false, 7 days)`, `today-1d` `(true, -1 day)`. Days and weeks count as their
-/// length in milliseconds: a boundary found a daylight-saving hour early is read again
-/// and finds its task unchanged, then the next boundary follows.
-fn relative_offsets(filter: &str) -> Vec<(bool, i64)> {
-    let mut offsets = Vec::new();
-    let chars: Vec<char> = filter.chars().collect();
-    let mut i = 0;
-    let mut in_string = false;
-    while i < chars.len() {
-        let c = chars[i];
-        if in_string {
-            if c == '\\' {
-                i += 1;
-            } else if c == '"' {
-                in_string = false;
-            }
-            i += 1;
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-            i += 1;
-            continue;
-        }
-        let word_start = i == 0 || !(chars[i - 1].is_ascii_alphanumeric() || chars[i - 1] == '_');
-        let rest: String = chars[i..].iter().take(5).collect();
-        let base = if word_start && rest.starts_with("today") {
-            Some((true, 5))
-        } else if word_start && rest.starts_with("now") {
-            Some((false, 3))
-        } else {
-            None
-        };
-        let Some((today, len)) = base else {
-            i += 1;
-            continue;
-        };
-        let mut j = i + len;
-        if chars
-            .get(j)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
-        {
-            i = j;
-            continue;
-        }
-        while chars.get(j).is_some_and(|c| c.is_whitespace()) {
-            j += 1;
-        }
-        let mut offset = 0;
-        if let Some(sign @ ('+' | '-')) = chars.get(j).copied() {
-            j += 1;
-            while chars.get(j).is_some_and(|c| c.is_whitespace()) {
-                j += 1;
-            }
-            let digits: String = chars[j..]
-                .iter()
-                .take_while(|c| c.is_ascii_digit())
-                .collect();
-            j += digits.len();
-            let unit = match chars.get(j) {
-                Some('m') => 60_000,
-                Some('h') => 3_600_000,
-                Some('d') => 86_400_000,
-                Some('w') => 7 * 86_400_000,
-                _ => 0,
-            };
-            let n: i64 = digits.parse().unwrap_or(0);
-            offset = n.saturating_mul(unit);
-            if sign == '-' {
-                offset = -offset;
-            }
-        }
-        offsets.push((today, offset));
-        i = j.max(i + 1);
-    }
-    offsets.sort_unstable();
-    offsets.dedup();
-    offsets
+/// How far the clock of live views is ahead of the system's: 0, but for the tests of
+/// `tests/failpoints` (feature `failpoints`), where `live::clock` set to `return(MS)` moves
+/// it by MS milliseconds, so that a test can stand a few seconds before a midnight of any
+/// zone and see a live view cross it. The server's timer keeps the system's time: a view
+/// sets its alarm to its next boundary taken back by the skew.
+fn skew() -> i64 {
+    #[cfg(feature = "failpoints")]
+    fail::fail_point!("live::clock", |ms| ms
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or(0));
+    0
 }
 
 /// One live stream's state: its view, query, members and boundaries.
@@ -274,6 +104,8 @@ struct Live {
     query: TaskQuery,
     members: Members,
     boundaries: Boundaries,
+    /// What its filter pins: it hears only the writes of tasks that hold it.
+    pin: Option<Pin>,
     /// The version the members stand at: writes at or below it are in them already.
     version: u64,
     /// The id of the last event sent.
@@ -281,38 +113,34 @@ struct Live {
 }
 
 impl Live {
-    fn new(
-        space: &str,
-        view: Option<Box<str>>,
-        reset: Reset,
-        definition: Option<Definition>,
-        all: &[Arc<Record>],
-    ) -> Live {
-        let mut live = Live {
+    fn new(space: &str, view: Option<Box<str>>, start: Start) -> Live {
+        let Start {
+            reset,
+            definition,
+            boundaries,
+            pin,
+        } = start;
+        Live {
             space: space.into(),
             view,
             definition,
-            query: reset.query.clone(),
-            members: Members::new(reset.query.order.clone(), Vec::new()),
-            boundaries: Boundaries::default(),
-            version: 0,
+            members: Members::new(reset.query.order.clone(), reset.tasks),
+            query: reset.query,
+            boundaries,
+            pin,
+            version: reset.version,
             last_id: 0,
-        };
-        live.start(reset, all);
-        live
+        }
     }
 
-    /// Starts anew from `reset`: the members, and the boundaries of every task of the space
-    /// (`all`) that could cross one.
-    fn start(&mut self, reset: Reset, all: &[Arc<Record>]) {
-        let now = chrono::Utc::now().timestamp_millis();
-        self.query = reset.query;
-        self.members = Members::new(self.query.order.clone(), reset.tasks);
-        self.boundaries = Boundaries::new(&self.query);
-        for task in all {
-            self.boundaries.note(task, now);
-        }
-        self.version = reset.version;
+    /// Starts anew from `start`, read after the view's definition changed.
+    fn restart(&mut self, start: Start) {
+        let view = self.view.take();
+        let last_id = self.last_id;
+        *self = Live {
+            last_id,
+            ..Live::new(&self.space, view, start)
+        };
     }
 
     fn event(&mut self, out: &mut Vec<u8>, name: &str, data: &impl Serialize) {
@@ -434,9 +262,9 @@ pub(crate) async fn live(
     // A start may run the view's query over the space and, for a view of `now` or
     // `today`, gather its every task: heavy work, off the HTTP workers (docs §27).
     let owner = caller.account.id.clone();
-    let (reset, definition, all) = core
+    let start = core
         .read_heavy(&owner, &space, move |s| {
-            start(s, asked.as_deref(), query, plan)
+            read_start(s, asked.as_deref(), query, plan)
         })
         .await??;
     let slot = streams.open(&caller, &space, budget::charged(&req))?;
@@ -444,36 +272,24 @@ pub(crate) async fn live(
         Scope::Primary => None,
         Scope::Scoped(token) => token.token.expires_at,
     };
-    let live = Live::new(&space, view, reset, definition, &all);
-    drop(all);
+    let mut live = Live::new(&space, view, start);
+    let mut alarm = core.alarm();
     let outbox = Arc::new(Outbox::default());
     let (client, mut gone) = oneshot::channel::<Infallible>();
     let mut closed = core.gate().watch();
     let events = Arc::clone(&outbox);
-    let mut live = live;
     events.push(live.reset_event().into());
     actix_web::rt::spawn(async move {
         let ended = Arc::clone(&slot.end);
         let _slot = slot;
         let run = async {
-            let (changes, mut writes) = mpsc::channel::<Arc<Committed>>(BUFFER);
-            let subscribe = Subscribe {
-                since: live.version,
-                changes,
-            };
-            if !matches!(core.ask(&live.space, subscribe).await, Ok(Ok(()))) {
+            let Some(mut writes) = subscribe(&core, &live).await else {
                 return;
-            }
+            };
             let mut keep_alive = actix_web::rt::time::interval(KEEP_ALIVE);
             keep_alive.tick().await;
             loop {
-                let wait = match live.boundaries.first() {
-                    Some(at) => {
-                        let left = at - chrono::Utc::now().timestamp_millis();
-                        Duration::from_millis(left.max(0) as u64).min(CLOCK_CHECK)
-                    }
-                    None => CLOCK_CHECK,
-                };
+                alarm.set(live.boundaries.first().map(|at| at - skew()));
                 let chunk = tokio::select! {
                     change = writes.recv() => match change {
                         Some(change) => match on_write(&mut live, &change) {
@@ -489,13 +305,17 @@ pub(crate) async fn live(
                                 let query = live.query.clone();
                                 let read = core
                                     .read_heavy(&owner, &live.space, move |s| {
-                                        start(s, asked.as_deref(), query, plan)
+                                        read_start(s, asked.as_deref(), query, plan)
                                     })
                                     .await;
                                 match read {
-                                    Ok(Ok((reset, definition, all))) => {
-                                        live.definition = definition;
-                                        live.start(reset, &all);
+                                    Ok(Ok(start)) => {
+                                        live.restart(start);
+                                        // Its pin may have changed with its filter.
+                                        let Some(again) = subscribe(&core, &live).await else {
+                                            return;
+                                        };
+                                        writes = again;
                                         live.reset_event()
                                     }
                                     Ok(Err(SpaceError::ViewTooLarge)) => {
@@ -508,7 +328,14 @@ pub(crate) async fn live(
                         },
                         None => return,
                     },
-                    _ = actix_web::rt::time::sleep(wait) => on_clock(&mut live),
+                    _ = alarm.rung() => {
+                        // The stream hears only the writes that concern it: the space's
+                        // version is asked for, for the events' `spaceVersion`.
+                        let Ok(version) = core.ask(&live.space, Version).await else {
+                            return;
+                        };
+                        on_clock(&mut live, version)
+                    }
                     _ = keep_alive.tick() => b": keep-alive\n\n".to_vec(),
                     _ = closed.changed() => return,
                 };
@@ -524,32 +351,67 @@ pub(crate) async fn live(
     Ok(answer(outbox, client))
 }
 
-/// A live view's start: its reset, its view's definition (for a saved view), and the
-/// tasks that may cross a time boundary.
-type Start = (Reset, Option<Definition>, Vec<Arc<Record>>);
+/// Subscribes `live` to the durable writes of its space after its version that may
+/// concern it (those of the tasks that hold its pin before or after, and of other kinds);
+/// `None` when the space is gone.
+async fn subscribe(core: &Core, live: &Live) -> Option<mpsc::Receiver<Arc<Committed>>> {
+    let (changes, writes) = mpsc::channel::<Arc<Committed>>(BUFFER);
+    let subscribe = Subscribe {
+        since: live.version,
+        changes,
+        pin: live.pin.clone(),
+    };
+    matches!(core.ask(&live.space, subscribe).await, Ok(Ok(()))).then_some(writes)
+}
 
-/// Reads a live view's start in space `s`: its reset, its view's definition, and the tasks
-/// that may cross a time boundary (every task, when the query names `now` or `today`).
-fn start(
+/// A live view's start, read in its space.
+struct Start {
+    /// Its members and the version they stand at.
+    reset: Reset,
+    /// Its view's definition, for a saved view.
+    definition: Option<Definition>,
+    /// The time boundaries of every task of the space that holds the pin, when its
+    /// filter names `now` or `today`.
+    boundaries: Boundaries,
+    /// What its filter pins, if anything.
+    pin: Option<Pin>,
+}
+
+/// Reads a live view's start in space `s`, at the current time: its reset, its view's
+/// definition, and the next time boundary of every task of the space that has one (a
+/// task outside the view may enter it as the clock moves).
+fn read_start(
     s: &crate::model::Space,
     view: Option<&str>,
     mut query: TaskQuery,
     plan: crate::model::Plan,
 ) -> Result<Start, SpaceError> {
-    query.now = chrono::Utc::now().timestamp_millis();
+    let now = now();
+    query.now = now;
     let definition = view.map(|id| s.view_definition(id)).transpose()?;
     let reset = s.reset(view, query, plan)?;
-    let all = if relative_offsets(&reset.query.filter).is_empty() {
-        Vec::new()
-    } else {
-        s.all_tasks()
-    };
-    Ok((reset, definition, all))
+    let matcher = Matcher::new(s.id(), &reset.query, now).map_err(SpaceError::InvalidFilter)?;
+    let mut boundaries = Boundaries::new(&matcher, reset.query.tz);
+    let pin = Pin::of(&matcher);
+    if boundaries.moves_with_time() {
+        // A task that does not hold the pin never enters, whatever the time; the writes
+        // that make it hold it reach the stream, which notes it then.
+        let tasks = s.all_tasks().into_iter();
+        for task in tasks.filter(|t| pin.as_ref().is_none_or(|p| p.holds(t))) {
+            boundaries.note(&task, now);
+        }
+    }
+    Ok(Start {
+        reset,
+        definition,
+        boundaries,
+        pin,
+    })
 }
 
 /// The events of one committed write (or batch), and what the stream does next.
 fn on_write(live: &mut Live, committed: &Committed) -> (Vec<u8>, Next) {
-    let now = chrono::Utc::now().timestamp_millis();
+    let now = now();
     let matcher = live.matcher(now);
     let mut out = Vec::new();
     for touched in &committed.touched {
@@ -582,9 +444,9 @@ fn on_write(live: &mut Live, committed: &Committed) -> (Vec<u8>, Next) {
     (out, Next::Go)
 }
 
-/// The events of the tasks whose time boundary has come.
-fn on_clock(live: &mut Live) -> Vec<u8> {
-    let now = chrono::Utc::now().timestamp_millis();
+/// The events of the tasks whose time boundary has come, the space at `version`.
+fn on_clock(live: &mut Live, version: u64) -> Vec<u8> {
+    let now = now();
     // A task that a write touched since has that state here: every write notes it anew.
     let due = live.boundaries.due(now);
     if due.is_empty() {
@@ -594,7 +456,9 @@ fn on_clock(live: &mut Live) -> Vec<u8> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let version = live.version;
+    // Not below the version of the last write the stream heard (its chunk may have
+    // been sent while the version was asked for).
+    let version = version.max(live.version);
     for task in due {
         live.boundaries.note(&task, now);
         let matches = matcher.matches(&task);

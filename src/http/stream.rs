@@ -387,6 +387,7 @@ pub(crate) async fn stream(
             let subscribe = Subscribe {
                 since: page.next_since,
                 changes,
+                pin: None,
             };
             if !matches!(core.ask(&space, subscribe).await, Ok(Ok(()))) {
                 return;

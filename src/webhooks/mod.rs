@@ -264,6 +264,7 @@ impl Wake {
             let subscribe = Subscribe {
                 since: version,
                 changes,
+                pin: None,
             };
             if let Ok(Ok(())) = core.ask(space, subscribe).await {
                 self.signals = Some(signals);

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use actix_web::http::Method;
 use futures_util::future::join_all;
-use futures_util::StreamExt;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    assert_invalid_fields, assert_problem, spawn_app, spawn_app_with, Options, TestApp,
+    assert_invalid_fields, assert_problem, spawn_app, spawn_app_with, Event, Events, Options,
+    TestApp,
 };
 
 fn tag(record: &Value) -> String {
@@ -504,68 +504,21 @@ async fn a_feed_walk_with_writes_between_pages_misses_no_change() {
     }
 }
 
-/// A change stream read as raw bytes.
-struct Events {
-    stream: std::pin::Pin<
-        Box<
-            dyn futures_util::Stream<
-                Item = Result<actix_web::web::Bytes, awc::error::PayloadError>,
-            >,
-        >,
-    >,
-    buffer: String,
+/// The change stream of the default user opened at `query`, with `Last-Event-ID`.
+async fn changes(app: &TestApp, query: &str, last_event_id: Option<&str>) -> Events {
+    let path = format!("/api/v1/changes/stream{query}");
+    let headers: Vec<(&str, &str)> = last_event_id
+        .map(|id| ("Last-Event-ID", id))
+        .into_iter()
+        .collect();
+    Events::open(app, &app.default_token, &path, &headers).await
 }
 
-impl Events {
-    async fn open(app: &TestApp, query: &str, last_event_id: Option<&str>) -> Events {
-        let mut request = app
-            .authorized(Method::GET, &format!("/api/v1/changes/stream{query}"))
-            .timeout(Duration::from_secs(60));
-        if let Some(id) = last_event_id {
-            request = request.insert_header(("Last-Event-ID", id));
-        }
-        let mut response = request.send().await.expect("stream opens");
-        assert_eq!(response.status().as_u16(), 200);
-        let content_type = response.headers().get("content-type").unwrap();
-        assert_eq!(content_type, "text/event-stream");
-        Events {
-            stream: Box::pin(actix_web::HttpMessage::take_payload(&mut response)),
-            buffer: String::new(),
-        }
-    }
-
-    /// The next `n` events as (id, data), or fewer if the stream ends.
-    async fn next(&mut self, n: usize) -> Vec<(u64, Value)> {
-        let mut events = Vec::new();
-        while events.len() < n {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                if block.starts_with(':') {
-                    continue;
-                }
-                let field = |name: &str| {
-                    block
-                        .lines()
-                        .find_map(|l| l.strip_prefix(name))
-                        .unwrap_or_else(|| panic!("no {name} in {block:?}"))
-                        .to_string()
-                };
-                assert_eq!(field("event: "), "change");
-                events.push((
-                    field("id: ").parse().unwrap(),
-                    serde_json::from_str(&field("data: ")).unwrap(),
-                ));
-                continue;
-            }
-            let chunk =
-                actix_web::rt::time::timeout(Duration::from_secs(10), self.stream.next()).await;
-            match chunk {
-                Ok(Some(Ok(bytes))) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
-                _ => break,
-            }
-        }
-        events
-    }
+/// The next `n` events of a change stream, each checked to be a `change`.
+async fn next_changes(events: &mut Events, n: usize) -> Vec<Event> {
+    let next = events.next(n).await;
+    assert!(next.iter().all(|e| e.name == "change"), "{next:?}");
+    next
 }
 
 #[actix_web::test]
@@ -574,29 +527,29 @@ async fn a_stream_sends_the_backlog_then_live_writes_and_resumes_from_last_event
     app.create("lists", json!({"listId": "l"})).await;
     app.create("tasks", json!({"todoId": "t1", "listId": "l"}))
         .await;
-    let mut events = Events::open(&app, "", None).await;
-    let backlog = events.next(2).await;
-    assert_eq!(backlog.iter().map(|e| e.0).collect::<Vec<_>>(), [1, 2]);
-    assert_eq!(backlog[0].1["kind"], "list");
-    assert_eq!(backlog[1].1["record"]["todoId"], "t1");
+    let mut events = changes(&app, "", None).await;
+    let backlog = next_changes(&mut events, 2).await;
+    assert_eq!(backlog.iter().map(|e| e.id).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(backlog[0].data["kind"], "list");
+    assert_eq!(backlog[1].data["record"]["todoId"], "t1");
 
     app.create("tasks", json!({"todoId": "t2"})).await;
     app.delete("/api/v1/tasks/t1").await.expect(200);
-    let live = events.next(2).await;
-    assert_eq!(live.iter().map(|e| e.0).collect::<Vec<_>>(), [3, 4]);
-    assert_eq!(live[1].1["record"]["isDeleted"], true);
+    let live = next_changes(&mut events, 2).await;
+    assert_eq!(live.iter().map(|e| e.id).collect::<Vec<_>>(), [3, 4]);
+    assert_eq!(live[1].data["record"]["isDeleted"], true);
     drop(events);
 
     // Changes while the client was away come first when it resumes.
     app.create("contexts", json!({"contextId": "c"})).await;
-    let mut resumed = Events::open(&app, "?since=0", Some("4")).await;
-    let first = resumed.next(1).await;
-    assert_eq!(first[0].0, 5);
-    assert_eq!(first[0].1["record"]["contextId"], "c");
+    let mut resumed = changes(&app, "?since=0", Some("4")).await;
+    let first = next_changes(&mut resumed, 1).await;
+    assert_eq!(first[0].id, 5);
+    assert_eq!(first[0].data["record"]["contextId"], "c");
     app.patch("/api/v1/tasks/t2", json!({"name": "x"}))
         .await
         .expect(200);
-    assert_eq!(resumed.next(1).await[0].0, 6);
+    assert_eq!(next_changes(&mut resumed, 1).await[0].id, 6);
 
     let bad = app
         .send_with(Method::GET, "/api/v1/changes/stream?since=99", None, &[])
@@ -617,14 +570,17 @@ async fn a_stream_sends_the_backlog_then_live_writes_and_resumes_from_last_event
 async fn shutdown_ends_streams_cleanly() {
     let mut app = spawn_app();
     app.create("tasks", json!({})).await;
-    let mut events = Events::open(&app, "", None).await;
-    assert_eq!(events.next(1).await.len(), 1);
+    let mut events = changes(&app, "", None).await;
+    assert_eq!(next_changes(&mut events, 1).await.len(), 1);
     let pid = app.pid().to_string();
     std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status()
         .unwrap();
-    assert!(events.next(1).await.is_empty(), "the stream ended");
+    assert!(
+        next_changes(&mut events, 1).await.is_empty(),
+        "the stream ended"
+    );
     assert!(app.wait().success());
 }
 

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use actix_web::http::Method;
-use futures_util::StreamExt;
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_invalid_fields, assert_problem, spawn_app, TestApp};
+use crate::helpers::{
+    assert_invalid_fields, assert_problem, names, spawn_app, Event, Events, TestApp,
+};
 
 fn ids(page: &Value) -> Vec<String> {
     page.as_array()
@@ -232,74 +232,12 @@ async fn views_come_after_contexts_in_a_batch_and_in_the_feed() {
     assert_eq!(failing.body["operationIndex"], 0);
 }
 
-/// A live view read as raw server-sent events.
-struct Live {
-    stream: std::pin::Pin<
-        Box<
-            dyn futures_util::Stream<
-                Item = Result<actix_web::web::Bytes, awc::error::PayloadError>,
-            >,
-        >,
-    >,
-    buffer: String,
-}
-
-impl Live {
-    async fn open(app: &TestApp, query: &str) -> Live {
-        let request = app
-            .authorized(Method::GET, &format!("/api/v1/live?{query}"))
-            .insert_header(("Last-Event-ID", "12345"))
-            .timeout(Duration::from_secs(60));
-        let mut response = request.send().await.expect("stream opens");
-        assert_eq!(response.status().as_u16(), 200);
-        let content_type = response.headers().get("content-type").unwrap();
-        assert_eq!(content_type, "text/event-stream");
-        Live {
-            stream: Box::pin(actix_web::HttpMessage::take_payload(&mut response)),
-            buffer: String::new(),
-        }
-    }
-
-    /// The next `n` events as (name, id, data), or fewer if the stream ends or 10 s pass.
-    async fn next(&mut self, n: usize) -> Vec<(String, u64, Value)> {
-        let mut events = Vec::new();
-        while events.len() < n {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                if block.starts_with(':') {
-                    continue;
-                }
-                let field = |name: &str| {
-                    block
-                        .lines()
-                        .find_map(|l| l.strip_prefix(name))
-                        .map(str::to_string)
-                };
-                events.push((
-                    field("event: ").unwrap(),
-                    field("id: ").map_or(0, |id| id.parse().unwrap()),
-                    serde_json::from_str(&field("data: ").unwrap()).unwrap(),
-                ));
-                continue;
-            }
-            let chunk =
-                actix_web::rt::time::timeout(Duration::from_secs(10), self.stream.next()).await;
-            match chunk {
-                Ok(Some(Ok(bytes))) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
-                _ => break,
-            }
-        }
-        events
-    }
-
-    /// Whether the stream ends within 10 s with nothing more.
-    async fn ends(&mut self) -> bool {
-        self.next(1).await.is_empty()
-    }
-}
-
-fn names(events: &[(String, u64, Value)]) -> Vec<&str> {
-    events.iter().map(|(name, _, _)| name.as_str()).collect()
+/// The default user's live view at `query`, opened with a `Last-Event-ID` that it must
+/// ignore (every connection starts with a `reset`).
+async fn open_live(app: &TestApp, query: &str) -> Events {
+    let path = format!("/api/v1/live?{query}");
+    let headers = [("Last-Event-ID", "12345")];
+    Events::open(app, &app.default_token, &path, &headers).await
 }
 
 #[actix_web::test]
@@ -319,42 +257,42 @@ async fn a_live_view_resets_then_sends_enter_update_and_leave_with_positions() {
         json!({"viewId": "buy", "name": "Shopping", "q": "buy"}),
     )
     .await;
-    let mut live = Live::open(&app, "viewId=buy").await;
+    let mut live = open_live(&app, "viewId=buy").await;
     let reset = live.next(1).await;
     assert_eq!(names(&reset), ["reset"]);
-    assert_eq!(ids(&reset[0].2["tasks"]), ["a", "c"]);
-    assert_eq!(reset[0].2["spaceVersion"], 4);
+    assert_eq!(ids(&reset[0].data["tasks"]), ["a", "c"]);
+    assert_eq!(reset[0].data["spaceVersion"], 4);
     // Enters between a and c.
     app.patch("/api/v1/tasks/b", json!({"name": "buy bread"}))
         .await
         .expect(200);
     let entered = live.next(1).await;
     assert_eq!(names(&entered), ["enter"]);
-    assert_eq!(entered[0].2["record"]["todoId"], "b");
-    assert_eq!(entered[0].2["after"], "a");
-    assert_eq!(entered[0].2["spaceVersion"], 5);
+    assert_eq!(entered[0].data["record"]["todoId"], "b");
+    assert_eq!(entered[0].data["after"], "a");
+    assert_eq!(entered[0].data["spaceVersion"], 5);
     // A move across the order: b goes first.
     app.patch("/api/v1/tasks/b", json!({"sortOrder": 0}))
         .await
         .expect(200);
     let moved = live.next(1).await;
     assert_eq!(names(&moved), ["update"]);
-    assert_eq!(moved[0].2["after"], Value::Null);
+    assert_eq!(moved[0].data["after"], Value::Null);
     // A write of a task outside the view says nothing; a leave names the task.
     app.create("tasks", json!({"todoId": "z", "name": "other"}))
         .await;
     app.delete("/api/v1/tasks/c").await.expect(200);
     let left = live.next(1).await;
     assert_eq!(names(&left), ["leave"]);
-    assert_eq!(left[0].2, json!({"todoId": "c", "spaceVersion": 8}));
-    assert!(left[0].1 > moved[0].1 && moved[0].1 > entered[0].1 && entered[0].1 > reset[0].1);
+    assert_eq!(left[0].data, json!({"todoId": "c", "spaceVersion": 8}));
+    assert!(left[0].id > moved[0].id && moved[0].id > entered[0].id && entered[0].id > reset[0].id);
 }
 
 #[actix_web::test]
 async fn a_batch_sends_its_events_together_in_operation_order() {
     let app = spawn_app();
-    let mut live = Live::open(&app, "filter=status%20%3D%20%22open%22&orderBy=name").await;
-    assert_eq!(live.next(1).await[0].2["tasks"], json!([]));
+    let mut live = open_live(&app, "filter=status%20%3D%20%22open%22&orderBy=name").await;
+    assert_eq!(live.next(1).await[0].data["tasks"], json!([]));
     app.post(
         "/api/v1/batch",
         json!({"operations": [
@@ -367,11 +305,11 @@ async fn a_batch_sends_its_events_together_in_operation_order() {
     .expect(200);
     let events = live.next(3).await;
     assert_eq!(names(&events), ["enter", "enter", "leave"]);
-    assert_eq!(events[0].2["after"], Value::Null);
-    assert_eq!(events[1].2["after"], Value::Null, "a stands before b");
-    assert_eq!(events[1].2["spaceVersion"], 2);
-    assert_eq!(events[2].2["todoId"], "b");
-    assert_eq!(events[2].2["spaceVersion"], 3);
+    assert_eq!(events[0].data["after"], Value::Null);
+    assert_eq!(events[1].data["after"], Value::Null, "a stands before b");
+    assert_eq!(events[1].data["spaceVersion"], 2);
+    assert_eq!(events[2].data["todoId"], "b");
+    assert_eq!(events[2].data["spaceVersion"], 3);
 }
 
 #[actix_web::test]
@@ -380,8 +318,8 @@ async fn a_changed_view_resets_its_streams_a_renamed_one_does_not_and_a_deleted_
     tasks(&app, &[("a", "buy milk", 1.0), ("b", "call mum", 2.0)]).await;
     app.create("views", json!({"viewId": "v", "name": "V", "q": "buy"}))
         .await;
-    let mut live = Live::open(&app, "viewId=v").await;
-    assert_eq!(ids(&live.next(1).await[0].2["tasks"]), ["a"]);
+    let mut live = open_live(&app, "viewId=v").await;
+    assert_eq!(ids(&live.next(1).await[0].data["tasks"]), ["a"]);
     app.patch("/api/v1/views/v", json!({"name": "W", "sortOrder": 3}))
         .await
         .expect(200);
@@ -390,11 +328,11 @@ async fn a_changed_view_resets_its_streams_a_renamed_one_does_not_and_a_deleted_
         .expect(200);
     let reset = live.next(1).await;
     assert_eq!(names(&reset), ["reset"], "a rename sends nothing");
-    assert_eq!(ids(&reset[0].2["tasks"]), ["b"]);
+    assert_eq!(ids(&reset[0].data["tasks"]), ["b"]);
     app.delete("/api/v1/views/v").await.expect(200);
     assert!(live.ends().await);
     // A reconnect starts with a reset, whatever Last-Event-ID says.
-    let mut again = Live::open(&app, "filter=").await;
+    let mut again = open_live(&app, "filter=").await;
     assert_eq!(names(&again.next(1).await), ["reset"]);
     let gone = app.get("/api/v1/live?viewId=v").await;
     assert_problem(&gone, 404, "not_found");
@@ -411,34 +349,278 @@ async fn a_task_enters_a_live_view_when_the_clock_crosses_now() {
         json!({"todoId": "soon", "dateDue": due.to_rfc3339()}),
     )
     .await;
-    let mut live = Live::open(&app, "filter=dateDue%20%3C%20now").await;
-    assert_eq!(live.next(1).await[0].2["tasks"], json!([]));
+    let mut live = open_live(&app, "filter=dateDue%20%3C%20now").await;
+    assert_eq!(live.next(1).await[0].data["tasks"], json!([]));
     let entered = live.next(1).await;
     assert_eq!(names(&entered), ["enter"]);
-    assert_eq!(entered[0].2["spaceVersion"], 1);
+    assert_eq!(entered[0].data["spaceVersion"], 1);
     let late = chrono::Utc::now() - due;
     assert!(
         late < chrono::Duration::milliseconds(1_000),
         "{late:?} late"
     );
     // And leaves when its window passes (now-1m style, 2 s here through a date moved).
-    let mut window = Live::open(&app, "filter=dateDue%20%3E%20now-1m").await;
-    assert_eq!(ids(&window.next(1).await[0].2["tasks"]), ["soon"]);
+    let mut window = open_live(&app, "filter=dateDue%20%3E%20now-1m").await;
+    assert_eq!(ids(&window.next(1).await[0].data["tasks"]), ["soon"]);
+}
+
+/// What a client of a live view shows: the ids of its members in order, kept by placing
+/// each `enter` and `update` after the task its `after` names and dropping each `leave`.
+fn shown(reset: &Event, events: &[Event]) -> Vec<String> {
+    let mut shown = ids(&reset.data["tasks"]);
+    for event in events {
+        let id = match event.name.as_str() {
+            "leave" => event.data["todoId"].as_str(),
+            _ => event.data["record"]["todoId"].as_str(),
+        };
+        let id = id.unwrap().to_string();
+        shown.retain(|shown| *shown != id);
+        if event.name == "leave" {
+            continue;
+        }
+        let at = match event.data["after"].as_str() {
+            None => 0,
+            Some(after) => {
+                1 + shown
+                    .iter()
+                    .position(|s| s == after)
+                    .expect("after a member")
+            }
+        };
+        shown.insert(at, id);
+    }
+    shown
 }
 
 #[actix_web::test]
-async fn a_live_view_over_5000_tasks_is_422() {
+async fn positions_stay_right_as_writes_and_batches_move_tasks_across_the_order() {
     let app = spawn_app();
-    for chunk in 0..51 {
-        let operations: Vec<Value> = (0..100)
-            .map(|i| json!({"method": "POST", "path": "/api/v1/tasks", "body": {"todoId": format!("t{chunk}-{i}")}}))
+    tasks(
+        &app,
+        &[
+            ("a", "apple", 1.0),
+            ("b", "banana", 2.0),
+            ("c", "cherry", 3.0),
+            ("d", "date", 4.0),
+        ],
+    )
+    .await;
+    let query = "filter=name%20!%3D%20%22x%22&orderBy=name";
+    let mut stream = open_live(&app, query).await;
+    let reset = stream.next(1).await.remove(0);
+    assert_eq!(ids(&reset.data["tasks"]), ["a", "b", "c", "d"]);
+    // The first goes last, the last goes between two others, one leaves and comes back.
+    app.patch("/api/v1/tasks/a", json!({"name": "zucchini"}))
+        .await
+        .expect(200);
+    app.patch("/api/v1/tasks/d", json!({"name": "blueberry"}))
+        .await
+        .expect(200);
+    app.patch("/api/v1/tasks/c", json!({"name": "x"}))
+        .await
+        .expect(200);
+    let events = stream.next(3).await;
+    assert_eq!(names(&events), ["update", "update", "leave"]);
+    assert_eq!(events[0].data["after"], "d", "zucchini after date");
+    assert_eq!(events[1].data["after"], "b", "blueberry after banana");
+    assert_eq!(shown(&reset, &events), ["b", "d", "a"]);
+    // One batch, several events in operation order: each `after` is the view as it
+    // stands after that operation.
+    app.post(
+        "/api/v1/batch",
+        json!({"operations": [
+            {"method": "PATCH", "path": "/api/v1/tasks/c", "body": {"name": "avocado"}},
+            {"method": "PATCH", "path": "/api/v1/tasks/b", "body": {"name": "zz top"}},
+            {"method": "POST", "path": "/api/v1/tasks", "body": {"todoId": "e", "name": "aardvark"}},
+            {"method": "DELETE", "path": "/api/v1/tasks/a"},
+        ]}),
+    )
+    .await
+    .expect(200);
+    let batch = stream.next(4).await;
+    assert_eq!(names(&batch), ["enter", "update", "enter", "leave"]);
+    assert_eq!(batch[0].data["after"], Value::Null);
+    assert_eq!(
+        batch[1].data["after"], "a",
+        "zz top after zucchini, which is still there"
+    );
+    assert_eq!(batch[2].data["after"], Value::Null);
+    assert_eq!(batch[3].data["todoId"], "a");
+    let versions: Vec<&Value> = batch.iter().map(|e| &e.data["spaceVersion"]).collect();
+    assert_eq!(versions, [&json!(8), &json!(9), &json!(10), &json!(11)]);
+    let ids_in_order: Vec<u64> = [&events[..], &batch[..]]
+        .concat()
+        .iter()
+        .map(|e| e.id)
+        .collect();
+    assert!(
+        ids_in_order.windows(2).all(|w| w[0] < w[1]),
+        "{ids_in_order:?}"
+    );
+    // A reconnect's reset shows what the events built.
+    let built = shown(&reset, &[events, batch].concat());
+    assert_eq!(built, ["e", "c", "d", "b"]);
+    let mut again = open_live(&app, query).await;
+    let fresh = again.next(1).await;
+    assert_eq!(names(&fresh), ["reset"]);
+    assert_eq!(ids(&fresh[0].data["tasks"]), built);
+    assert_eq!(fresh[0].data["spaceVersion"], 11);
+}
+
+#[actix_web::test]
+async fn a_now_plus_1m_boundary_moves_tasks_in_and_out_within_a_second_with_no_write() {
+    let app = spawn_app();
+    // Due 1 min 3 s from now: `now+1m` reaches it in 3 s.
+    let due = chrono::Utc::now() + chrono::Duration::milliseconds(63_000);
+    app.create(
+        "tasks",
+        json!({"todoId": "soon", "name": "soon", "dateDue": due.to_rfc3339()}),
+    )
+    .await;
+    app.create("tasks", json!({"todoId": "never", "name": "never"}))
+        .await;
+    let mut within = open_live(&app, "filter=dateDue%20%3C%3D%20now%2B1m").await;
+    let mut beyond = open_live(&app, "filter=dateDue%20%3E%20now%20%2B%201m").await;
+    assert_eq!(within.next(1).await[0].data["tasks"], json!([]));
+    assert_eq!(ids(&beyond.next(1).await[0].data["tasks"]), ["soon"]);
+    let entered = within.next(1).await;
+    let crossed = chrono::Utc::now() + chrono::Duration::minutes(1) - due;
+    assert_eq!(names(&entered), ["enter"]);
+    assert_eq!(entered[0].data["record"]["todoId"], "soon");
+    assert_eq!(entered[0].data["after"], Value::Null);
+    assert_eq!(entered[0].data["spaceVersion"], 2, "the current version");
+    assert!(
+        crossed >= chrono::Duration::zero() && crossed < chrono::Duration::seconds(1),
+        "entered {crossed:?} after the boundary"
+    );
+    let left = beyond.next(1).await;
+    assert_eq!(names(&left), ["leave"]);
+    assert_eq!(left[0].data, json!({"todoId": "soon", "spaceVersion": 2}));
+    // Past its boundaries the task moves no more; a write still moves it.
+    assert!(within
+        .next_within(1, Duration::from_millis(1_500))
+        .await
+        .is_empty());
+    app.patch("/api/v1/tasks/soon", json!({"dateDue": null}))
+        .await
+        .expect(200);
+    let out = within.next(1).await;
+    assert_eq!(names(&out), ["leave"]);
+    assert_eq!(out[0].data["spaceVersion"], 3);
+}
+
+/// docs §21 and §24: a live view opened with a scoped token ends at the token's
+/// `expiresAt`, with no `leave`, as a change stream does.
+#[actix_web::test]
+async fn a_live_view_of_a_scoped_token_ends_when_the_token_expires() {
+    let app = spawn_app();
+    let expires = chrono::Utc::now() + chrono::Duration::seconds(2);
+    let token = app
+        .post(
+            "/api/v1/tokens",
+            json!({
+                "name": "brief",
+                "access": "read",
+                "expiresAt": expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            }),
+        )
+        .await;
+    let secret = token.expect(201).data()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    app.create("tasks", json!({"todoId": "a"})).await;
+    let mut stream = Events::open(&app, &secret, "/api/v1/live?filter=", &[]).await;
+    assert_eq!(names(&stream.next(1).await), ["reset"]);
+    app.create("tasks", json!({"todoId": "b"})).await;
+    assert_eq!(names(&stream.next(1).await), ["enter"]);
+    assert!(stream.ends().await, "the stream ended");
+    let ended = chrono::Utc::now();
+    assert!(ended >= expires, "ended {:?} early", expires - ended);
+    assert!(ended - expires < chrono::Duration::seconds(5));
+}
+
+#[actix_web::test]
+async fn a_view_grown_past_5000_while_streaming_goes_on_and_resets_refuse_it() {
+    let app = spawn_app();
+    let batch = |from: usize, to: usize| {
+        let operations: Vec<Value> = (from..to)
+            .map(|i| json!({"method": "POST", "path": "/api/v1/tasks", "body": {"todoId": format!("t{i:05}"), "name": "n"}}))
             .collect();
-        app.post("/api/v1/batch", json!({"operations": operations}))
+        json!({"operations": operations})
+    };
+    for from in (0..5_000).step_by(100) {
+        app.post("/api/v1/batch", batch(from, from + 100))
             .await
             .expect(200);
     }
-    let reply = app.get("/api/v1/live?filter=").await;
-    assert_problem(&reply, 422, "view_too_large");
-    let narrow = Live::open(&app, "filter=todoId%20~%20%22t1-%22").await;
-    drop(narrow);
+    app.create("views", json!({"viewId": "v", "name": "all", "q": "n"}))
+        .await;
+    let mut stream = open_live(&app, "viewId=v").await;
+    let reset = stream.next(1).await;
+    assert_eq!(reset[0].data["tasks"].as_array().unwrap().len(), 5_000);
+    app.post("/api/v1/batch", batch(5_000, 5_002))
+        .await
+        .expect(200);
+    assert_eq!(names(&stream.next(2).await), ["enter", "enter"]);
+    for query in ["viewId=v", "filter="] {
+        let refused = app.get(&format!("/api/v1/live?{query}")).await;
+        assert_problem(&refused, 422, "view_too_large");
+    }
+    // A new definition asks for a new reset, which the limit refuses: the stream ends.
+    app.patch("/api/v1/views/v", json!({"orderBy": "name"}))
+        .await
+        .expect(200);
+    let last = stream.next(2).await;
+    assert_eq!(names(&last), ["error"]);
+    assert_eq!(last[0].data["code"], "view_too_large");
+}
+
+/// A view pinned to a value (`status = "a"`) hears only the writes of tasks that hold it
+/// before or after (docs §24, the server's pre-check): they still enter and leave, by a
+/// write or by the clock, and a new definition pins the stream anew.
+#[actix_web::test]
+async fn a_pinned_view_gets_every_event_of_its_tasks_and_a_new_definition_repins_it() {
+    let app = spawn_app();
+    let due = chrono::Utc::now() + chrono::Duration::seconds(2);
+    app.create(
+        "tasks",
+        json!({"todoId": "soon", "status": "a", "dateDue": due.to_rfc3339()}),
+    )
+    .await;
+    app.create("tasks", json!({"todoId": "b", "status": "b"}))
+        .await;
+    let filter = "status = \"a\" && dateDue < now";
+    app.create(
+        "views",
+        json!({"viewId": "v", "name": "v", "filter": filter}),
+    )
+    .await;
+    let mut stream = open_live(&app, "viewId=v").await;
+    assert_eq!(stream.next(1).await[0].data["tasks"], json!([]));
+    let entered = stream.next(1).await;
+    assert_eq!(names(&entered), ["enter"], "the clock moves a pinned task");
+    app.patch("/api/v1/tasks/b", json!({"name": "other"}))
+        .await
+        .expect(200);
+    app.patch("/api/v1/tasks/soon", json!({"status": "b"}))
+        .await
+        .expect(200);
+    let left = stream.next(1).await;
+    assert_eq!(left[0].data, json!({"todoId": "soon", "spaceVersion": 5}));
+    app.patch("/api/v1/views/v", json!({"filter": "status = \"b\""}))
+        .await
+        .expect(200);
+    let reset = stream.next(1).await;
+    assert_eq!(names(&reset), ["reset"]);
+    assert_eq!(ids(&reset[0].data["tasks"]), ["soon", "b"]);
+    app.create("tasks", json!({"todoId": "c", "status": "b"}))
+        .await;
+    app.patch("/api/v1/tasks/b", json!({"status": "a"}))
+        .await
+        .expect(200);
+    let events = stream.next(2).await;
+    assert_eq!(names(&events), ["enter", "leave"]);
+    assert_eq!(events[0].data["record"]["todoId"], "c");
+    assert_eq!(events[1].data["todoId"], "b");
 }

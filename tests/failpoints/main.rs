@@ -1,6 +1,6 @@
 //! Tests with failpoints (`cargo test --features failpoints --test failpoints`): storage
-//! faults and panics injected into a running server (see `taskd::http::failpoints`), and
-//! into a journal in this process. A default build has no failpoint, so these tests live
+//! faults, panics and a moved clock injected into a running server (see
+//! `taskd::http::failpoints`), and into a journal in this process. A default build has no failpoint, so these tests live
 //! in their own binary, built only with the feature.
 
 // The end-to-end tests' one set of helpers (tests/api), of which these tests use a part.
@@ -8,6 +8,7 @@
 #[path = "../api/helpers/mod.rs"]
 mod helpers;
 
+mod clock;
 mod journal;
 mod panics;
 mod storage;

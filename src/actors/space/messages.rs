@@ -12,6 +12,7 @@ use crate::actors::snapshot::SnapshotFailure;
 use crate::actors::Failure;
 use crate::metrics::METRICS;
 use crate::model::activity::{Actor, Logged, Since};
+use crate::model::views::Pin;
 use crate::model::{Command, Outcome, Space, SpaceError, Touched};
 use crate::store::codec::{KeptAnswer, KeyUse};
 
@@ -163,6 +164,9 @@ pub(crate) struct Subscribe {
     pub since: u64,
     /// Where they go.
     pub changes: Changes,
+    /// Only the writes of tasks that hold this, before or after (and those of other
+    /// kinds): a live view's [`Pin`]; `None` for every write.
+    pub pin: Option<Pin>,
 }
 
 impl Operation for Subscribe {
@@ -178,7 +182,7 @@ impl Operation for Subscribe {
                 .filter(|c| c.record.version <= visible)
                 .collect();
             if durable.is_empty() || self.changes.try_send(Committed::new(durable)).is_ok() {
-                actor.streams.push(self.changes);
+                actor.streams.subscribe(self.changes, self.pin);
             }
         });
         (backlog, 0)

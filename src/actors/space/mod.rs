@@ -38,6 +38,7 @@ use tokio::sync::oneshot;
 use crate::actors::reminders::Timer;
 use crate::actors::snapshot::SnapshotActor;
 use crate::actors::Failure;
+use crate::model::views::Interests;
 use crate::model::{Outcome, Space, Undo};
 use crate::store::activity::Activity;
 use crate::store::journal::Journal;
@@ -92,8 +93,9 @@ pub struct SpaceActor {
     paying: u64,
     /// Applied writes not yet stored, oldest first.
     pending: VecDeque<Pending>,
-    /// The change streams of the space.
-    streams: Vec<Changes>,
+    /// The change streams, live views and webhook senders of the space, by what their
+    /// filters pin (docs §24).
+    streams: Interests<Changes>,
     /// Replies waiting for durability, in version order.
     held: VecDeque<Held>,
     /// The highest version whose journal entry is stored.
@@ -150,7 +152,7 @@ impl SpaceActor {
             pace,
             paying: 0,
             pending: VecDeque::new(),
-            streams: Vec::new(),
+            streams: Interests::default(),
             held: VecDeque::new(),
             stored: version,
             reserved,

@@ -34,11 +34,13 @@ impl SpaceActor {
     pub(super) fn release(&mut self) {
         let visible = self.visible();
         let mut durable: Vec<Touched> = Vec::new();
+        let mut formers = Vec::new();
         let mut stored = Vec::new();
         while self.pending.front().is_some_and(|p| p.version <= visible) {
             let pending = self.pending.pop_front().expect("checked");
             if !self.streams.is_empty() {
                 durable.extend(pending.outcome.touched().cloned());
+                formers.extend(pending.undo.formers());
             }
             if let Some(space) = &mut self.durable {
                 if let Err(e) = space.replay(&pending.outcome) {
@@ -62,9 +64,13 @@ impl SpaceActor {
         }
         if !durable.is_empty() {
             // A stream that cannot keep up is ended; its client resumes from its last id.
+            // Each goes only to the streams it may concern (`Interests`).
             let committed = Committed::new(durable);
-            self.streams
-                .retain(|stream| stream.try_send(Arc::clone(&committed)).is_ok());
+            let touched = committed.touched.iter().zip(&formers);
+            let touched = touched.map(|(t, former)| (t.kind, former.as_deref(), &*t.record));
+            self.streams.send(touched, |stream| {
+                stream.try_send(Arc::clone(&committed)).is_ok()
+            });
         }
         // Before the replies: a client that has its answer reads what it wrote.
         self.publish(false);

@@ -14,13 +14,17 @@ use crate::model::limits::{FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH};
 use crate::model::query::{Scalar, TaskField, Type};
 use crate::model::wall_clock;
 
-use super::{Cmp, FilterContext, Literal, Node, Test};
+use super::{Cmp, FilterContext, Literal, Node, Relative, Test, Unit};
 
 /// What a parse carries beside the text.
 #[derive(Debug)]
 pub(super) struct State<'a> {
     pub(super) context: FilterContext<'a>,
     pub(super) comparisons: usize,
+    /// The RELATIVE literals of the comparison being read.
+    pub(super) relatives: Vec<Relative>,
+    /// Each comparison's field with each of its RELATIVE literals, so far.
+    pub(super) clock: Vec<(TaskField, Relative)>,
 }
 
 pub(super) type In<'a> = Stateful<LocatingSlice<&'a str>, State<'a>>;
@@ -263,8 +267,13 @@ fn comparison(input: &mut In<'_>) -> Parsed<Node> {
             (_, (at, _)) => return fail(at, "expected a string"),
         },
     };
+    let relatives = std::mem::take(&mut input.state.relatives);
     let node = match subject {
-        Subject::Task(field) => Node::Test(field, test),
+        Subject::Task(field) => {
+            let clock = relatives.into_iter().map(|r| (field, r));
+            input.state.clock.extend(clock);
+            Node::Test(field, test)
+        }
         Subject::Space => Node::Const(test.holds(Scalar::Text(input.state.context.space_id))),
     };
     Ok(match (negated, node) {
@@ -423,16 +432,16 @@ fn number(input: &mut In<'_>, at: usize) -> Parsed<Literal> {
     }
 }
 
-/// `true`, `false`, `null`, or a RELATIVE.
+/// `true`, `false`, `null`, or a RELATIVE (bound to the context's `now`, and noted in
+/// the state for [`super::Filter::clock`]).
 fn named(input: &mut In<'_>, at: usize) -> Parsed<Literal> {
     let name = word.parse_next(input)?;
-    let context = input.state.context;
-    let base = match name {
+    let today = match name {
         "true" => return Ok(Literal::Bool(true)),
         "false" => return Ok(Literal::Bool(false)),
         "null" => return Ok(Literal::Null),
-        "now" => Some(context.now_ms),
-        "today" => wall_clock::day_of(context.tz, context.now_ms),
+        "now" => false,
+        "today" => true,
         _ => {
             return fail(
                 at,
@@ -440,34 +449,56 @@ fn named(input: &mut In<'_>, at: usize) -> Parsed<Literal> {
             )
         }
     };
-    let Some(base) = base else {
+    let context = input.state.context;
+    if today && wall_clock::day_of(context.tz, context.now_ms).is_none() {
         return fail(at, "`today` is out of range");
-    };
+    }
     let sign = opt((multispace0, one_of(['+', '-'])).map(|(_, s)| s)).parse_next(input)?;
-    let Some(sign) = sign else {
-        return Ok(Literal::Time(base));
-    };
-    let (amount_at, (digits, unit)) = expect(
-        input,
-        "an integer with a unit m, h, d or w (like 7d)",
-        (
-            digit1,
-            one_of(['m', 'h', 'd', 'w']),
-            not(one_of(|c: char| c.is_ascii_alphanumeric() || c == '_')),
-        )
-            .map(|(digits, unit, ())| (digits, unit)),
-    )?;
-    let shifted = digits.parse::<i64>().ok().and_then(|n| {
-        let n = if sign == '-' { -n } else { n };
-        match unit {
-            'm' => base.checked_add(n.checked_mul(60_000)?),
-            'h' => base.checked_add(n.checked_mul(3_600_000)?),
-            'd' => wall_clock::add_days(context.tz, base, n),
-            _ => wall_clock::add_days(context.tz, base, n.checked_mul(7)?),
+    let (amount_at, amount) = match sign {
+        None => (at, None),
+        Some(sign) => {
+            let (amount_at, (digits, unit)) = expect(
+                input,
+                "an integer with a unit m, h, d or w (like 7d)",
+                (
+                    digit1,
+                    one_of(['m', 'h', 'd', 'w']),
+                    not(one_of(|c: char| c.is_ascii_alphanumeric() || c == '_')),
+                )
+                    .map(|(digits, unit, ())| (digits, unit)),
+            )?;
+            let n = digits
+                .parse::<i64>()
+                .ok()
+                .map(|n| if sign == '-' { -n } else { n });
+            (amount_at, Some((n, format!("{digits}{unit}"), unit)))
         }
-    });
-    match shifted {
-        Some(ms) => Ok(Literal::Time(ms)),
-        None => fail(amount_at, format!("`{digits}{unit}` is out of range")),
+    };
+    let relative = match &amount {
+        None => Some(Relative {
+            today,
+            amount: 0,
+            unit: Unit::Minute,
+        }),
+        Some((n, _, unit)) => n.map(|amount| Relative {
+            today,
+            amount,
+            unit: match unit {
+                'm' => Unit::Minute,
+                'h' => Unit::Hour,
+                'd' => Unit::Day,
+                _ => Unit::Week,
+            },
+        }),
+    };
+    match relative.and_then(|r| Some((r, r.at(context.tz, context.now_ms)?))) {
+        Some((relative, ms)) => {
+            input.state.relatives.push(relative);
+            Ok(Literal::Time(ms))
+        }
+        None => match amount {
+            Some((_, written, _)) => fail(amount_at, format!("`{written}` is out of range")),
+            None => fail(at, "`today` is out of range"),
+        },
     }
 }

@@ -34,6 +34,7 @@ use chrono_tz::Tz;
 use crate::model::limits::{thousands, FILTER_MAX_CHARS};
 use crate::model::query::{Scalar, TaskField, Type};
 use crate::model::record::Record;
+use crate::model::wall_clock;
 
 mod grammar;
 #[cfg(test)]
@@ -119,6 +120,87 @@ impl Literal {
     }
 }
 
+/// The unit of a RELATIVE literal's amount: `m` and `h` are elapsed time, `d` and `w`
+/// calendar days and weeks in the query's time zone (same wall time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// `m`.
+    Minute,
+    /// `h`.
+    Hour,
+    /// `d`.
+    Day,
+    /// `w`.
+    Week,
+}
+
+/// A RELATIVE literal as written, before it is bound: `now` or `today` (00:00 of the
+/// current day in the query's zone), shifted by `amount` of `unit` (`now-90m`: `now`,
+/// -90, minutes). A live view reads it again as the clock moves (docs §24).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relative {
+    /// `today` rather than `now`.
+    pub today: bool,
+    /// The signed amount (0 for a bare `now` or `today`).
+    pub amount: i64,
+    /// The amount's unit.
+    pub unit: Unit,
+}
+
+impl Relative {
+    /// The instant the literal stands for when the clock reads `now` in `tz`; `None`
+    /// beyond what the calendar represents.
+    pub fn at(&self, tz: Tz, now: i64) -> Option<i64> {
+        let base = if self.today {
+            wall_clock::day_of(tz, now)?
+        } else {
+            now
+        };
+        self.shift(tz, base, self.amount)
+    }
+
+    /// `base` moved by `amount` of the literal's unit.
+    fn shift(&self, tz: Tz, base: i64, amount: i64) -> Option<i64> {
+        match self.unit {
+            Unit::Minute => base.checked_add(amount.checked_mul(60_000)?),
+            Unit::Hour => base.checked_add(amount.checked_mul(3_600_000)?),
+            Unit::Day => wall_clock::add_days(tz, base, amount),
+            Unit::Week => wall_clock::add_days(tz, base, amount.checked_mul(7)?),
+        }
+    }
+
+    /// The instants at which the literal, read as the clock moves, reaches `value` and
+    /// passes it: a comparison of a field holding `value` with the literal can change
+    /// only there (`<`, `<=`, `>`, `>=` and `=` all turn at one or the other). As `now`
+    /// grows the literal never goes back, so these are its only two crossings.
+    pub fn crossings(&self, tz: Tz, value: i64) -> [Option<i64>; 2] {
+        // The value the base must reach: the literal's shift taken back off `value`.
+        let Some(base) = self.shift(tz, value, -self.amount) else {
+            return [None, None];
+        };
+        if self.today {
+            // `today` steps at each midnight: the first whose day reaches the base, and
+            // the first past it.
+            [
+                midnight_from(tz, base),
+                base.checked_add(1).and_then(|b| midnight_from(tz, b)),
+            ]
+        } else {
+            [Some(base), base.checked_add(1)]
+        }
+    }
+}
+
+/// The first midnight in `tz` at or after `at`.
+fn midnight_from(tz: Tz, at: i64) -> Option<i64> {
+    let day = wall_clock::day_of(tz, at)?;
+    if day >= at {
+        Some(day)
+    } else {
+        wall_clock::add_days(tz, day, 1)
+    }
+}
+
 /// A conjunct of a filter's top-level AND that bounds one field: every task the filter
 /// matches satisfies it, so a planner may draw candidates from an index of that field (and
 /// still test each with [`Filter::matches`]).
@@ -137,6 +219,8 @@ pub enum Constraint<'f> {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Filter {
     root: Option<Node>,
+    /// The comparisons of a task field with a RELATIVE literal, as written.
+    clock: Vec<(TaskField, Relative)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -242,6 +326,8 @@ impl Filter {
             state: State {
                 context,
                 comparisons: 0,
+                relatives: Vec::new(),
+                clock: Vec::new(),
             },
         };
         let root = whole(&mut input).map_err(|e| {
@@ -261,12 +347,22 @@ impl Filter {
                 position: text.get(..e.at).map_or(0, |t| t.chars().count()),
             }
         })?;
-        Ok(Filter { root: Some(root) })
+        Ok(Filter {
+            root: Some(root),
+            clock: input.state.clock,
+        })
     }
 
     /// Whether `task` (a record of the task kind) passes the filter.
     pub fn matches(&self, task: &Record) -> bool {
         self.root.as_ref().is_none_or(|n| n.eval(task))
+    }
+
+    /// Every comparison of a task field with `now` or `today`, shifted or not, in the
+    /// order written: where the clock alone can change what the filter matches (a live
+    /// view's boundaries, docs §24). Empty for a filter that names neither.
+    pub fn clock(&self) -> &[(TaskField, Relative)] {
+        &self.clock
     }
 
     /// The conjuncts of the top-level AND (through parentheses) that bound one field, in

@@ -230,9 +230,31 @@ fn space_id_is_settled_when_parsed() {
     assert_eq!(
         parse(r#"spaceId = "work""#),
         Filter {
-            root: Some(Node::Const(false))
+            root: Some(Node::Const(false)),
+            clock: Vec::new(),
         }
     );
+}
+
+#[test]
+fn the_clock_lists_each_field_compared_with_a_relative_literal() {
+    let f = parse(r#"(dateDue < today+1d || dateStart in (now, now - 90m)) && name = "now""#);
+    let due = TaskField::by_name("dateDue").unwrap();
+    let start = TaskField::by_name("dateStart").unwrap();
+    let r = |today, amount, unit| Relative {
+        today,
+        amount,
+        unit,
+    };
+    assert_eq!(
+        f.clock(),
+        [
+            (due, r(true, 1, Unit::Day)),
+            (start, r(false, 0, Unit::Minute)),
+            (start, r(false, -90, Unit::Minute)),
+        ]
+    );
+    assert!(parse("dateDue < 2026-07-01").clock().is_empty());
 }
 
 #[test]
