@@ -244,7 +244,11 @@ impl Fields {
 
     /// Every field's value, in table order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Value> + '_ {
-        (0..self.len()).map(|at| &self[at])
+        let mut stored = self.values.iter();
+        (0..self.len()).map(move |at| match self.bits >> at & 1 {
+            1 => stored.next().unwrap_or(&NULL),
+            _ => &NULL,
+        })
     }
 
     /// Every field's value, in table order, owned.
