@@ -11,12 +11,11 @@
 mod support;
 
 use std::alloc::{GlobalAlloc, Layout};
-
-use mimalloc::MiMalloc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
+use mimalloc::MiMalloc;
 use taskd::model::validate::{parse_changes, Mode};
 use taskd::model::{Command, Kind, Op, Outcome, Record, Space, SpaceSnapshot};
 
@@ -56,7 +55,7 @@ fn main() {
     let (space, _) = create(n);
     let created = started.elapsed();
     let written = live() - empty;
-    let snapshot = snapshot(&space);
+    let snapshot: SpaceSnapshot = space.view().into();
     drop(space);
     // The snapshot's vectors hold a pointer a record.
     let records = live() - empty - n * std::mem::size_of::<Arc<Record>>();
@@ -119,24 +118,4 @@ fn create(n: usize) -> (Space, Vec<Outcome>) {
         outcomes.push(outcome);
     }
     (space, outcomes)
-}
-
-/// The snapshot of `space`: its records of each kind.
-fn snapshot(space: &Space) -> SpaceSnapshot {
-    let view = space.view();
-    SpaceSnapshot {
-        id: view.id,
-        version: view.version,
-        reserved: view.reserved,
-        collections: Kind::ALL
-            .into_iter()
-            .zip(view.collections)
-            .map(|(kind, records)| {
-                (
-                    kind,
-                    records.values().cloned().collect::<Vec<Arc<Record>>>(),
-                )
-            })
-            .collect(),
-    }
 }

@@ -570,18 +570,7 @@ mod tests {
         create(&mut space, "u", json!({"predecessorIds": ["a", "b"]}));
         update(&mut space, "t", json!({"predecessorIds": []})).unwrap();
         assert_eq!(graph(&space, "b"), ["u"]);
-        let view = space.view();
-        let rebuilt = Space::from_snapshot(crate::model::SpaceSnapshot {
-            id: view.id,
-            version: view.version,
-            reserved: view.reserved,
-            collections: Kind::ALL
-                .into_iter()
-                .zip(view.collections)
-                .map(|(kind, records)| (kind, records.values().cloned().collect()))
-                .collect(),
-        })
-        .unwrap();
+        let rebuilt = Space::from_snapshot(space.view().into()).unwrap();
         assert_eq!(graph(&rebuilt, "a"), ["u"]);
         assert_eq!(graph(&rebuilt, "b"), ["u"]);
     }

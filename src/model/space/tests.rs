@@ -57,17 +57,7 @@ impl Writes for Space {
     }
 
     fn snapshot(&self) -> SpaceSnapshot {
-        let view = self.view();
-        SpaceSnapshot {
-            id: view.id,
-            version: view.version,
-            reserved: view.reserved,
-            collections: Kind::ALL
-                .into_iter()
-                .zip(view.collections)
-                .map(|(kind, records)| (kind, records.values().cloned().collect()))
-                .collect(),
-        }
+        self.view().into()
     }
 }
 

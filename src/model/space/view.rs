@@ -7,7 +7,7 @@ use crate::model::kind::Kind;
 use crate::model::record::Records;
 
 use super::commands::Undo;
-use super::Space;
+use super::{Space, SpaceSnapshot};
 
 /// A space's state at one version, sharing records and map nodes with the space: what the
 /// snapshot actor encodes while the space goes on serving.
@@ -34,6 +34,22 @@ impl SpaceView {
             };
         }
         self.version = undo.base;
+    }
+}
+
+impl From<SpaceView> for SpaceSnapshot {
+    /// The snapshot file's contents of `view`: its records of each kind.
+    fn from(view: SpaceView) -> SpaceSnapshot {
+        SpaceSnapshot {
+            id: view.id,
+            version: view.version,
+            reserved: view.reserved,
+            collections: Kind::ALL
+                .into_iter()
+                .zip(view.collections)
+                .map(|(kind, records)| (kind, records.values().cloned().collect()))
+                .collect(),
+        }
     }
 }
 
