@@ -94,8 +94,12 @@ async function start() {
     return;
   }
   try {
-    const me = (await api("GET", "/me")).data;
-    const spaces = (await api("GET", "/spaces?limit=100")).data || [];
+    const [meAnswer, spacesAnswer] = await Promise.all([
+      api("GET", "/me"),
+      api("GET", "/spaces?limit=100"),
+    ]);
+    const me = meAnswer.data;
+    const spaces = spacesAnswer.data || [];
     const saved = store.get("space");
     const ids = spaces.map((s) => s.spaceId);
     state.space = saved && ids.includes(saved) ? saved : me.defaultSpaceId;
@@ -107,8 +111,11 @@ async function start() {
     pick.value = state.space;
     $("main").hidden = false;
     showError(null);
-    await loadSources();
-    await loadTasks();
+    // The tasks' pages start beside the pickers' lists; a saved source that is gone
+    // (loadSources falls back to all tasks) loads them again.
+    const source = state.source;
+    await Promise.all([loadSources(), loadTasks()]);
+    if (state.source !== source) await loadTasks();
     await detectUndo();
     live();
   } catch (err) {
