@@ -3,15 +3,15 @@
 //!
 //! A task of the word index holds about 20 terms, so an entry per `(term, task)` in a tree
 //! costs kilobytes a task (an owned key of 40 bytes in a node half full). Here a term's
-//! tasks are [`Handle`]s, small integers a collection hands out ([`super::find`]), kept
-//! in a persistent set of bit blocks: 64 handles share one 16-byte entry, so a common word
-//! costs a fraction of a byte a task, and a rare one a few bytes. Like every structure of a
-//! space the sets are persistent: a clone is O(1) and a write copies the few nodes it
+//! tasks are [`Handle`]s, small integers a collection hands out in order
+//! ([`super::find`]), kept sorted: a few in an array, more in a persistent vector that a
+//! new task's handle joins at the end, about 4 bytes a word of a task. Like every structure
+//! of a space they are persistent: a clone is O(1) and a write copies the few nodes it
 //! changes.
 
 use std::ops::Bound::{Included, Unbounded};
 
-use imbl::OrdMap;
+use imbl::{OrdMap, Vector};
 
 /// A task's number in its collection's posting lists, unique while the task is held.
 pub(super) type Handle = u32;
@@ -25,14 +25,24 @@ const FEW: usize = 8;
 enum Postings {
     /// At most [`FEW`] handles, ascending.
     Few(Box<[Handle]>),
-    /// Handles by block of 64 (`handle / 64`), each block a mask of its handles; never an
-    /// empty mask.
-    Blocks(OrdMap<u32, u64>),
+    /// More, ascending, in a persistent vector: a new task's handle is the largest yet, so
+    /// it is pushed at the end, which fills the vector's chunks (a tree that splits full
+    /// nodes in the middle would leave them half empty), at 4 bytes a handle.
+    Many(Vector<Handle>),
 }
 
 impl Postings {
     fn one(handle: Handle) -> Postings {
         Postings::Few(Box::new([handle]))
+    }
+
+    /// The postings of `sorted` (ascending handles).
+    fn of(sorted: Vec<Handle>) -> Postings {
+        if sorted.len() <= FEW {
+            Postings::Few(sorted.into_boxed_slice())
+        } else {
+            Postings::Many(sorted.into_iter().collect())
+        }
     }
 
     /// Adds `handle` (present already: nothing changes).
@@ -44,14 +54,15 @@ impl Postings {
                 };
                 let mut handles = few.to_vec();
                 handles.insert(at, handle);
-                *self = if handles.len() <= FEW {
-                    Postings::Few(handles.into_boxed_slice())
-                } else {
-                    Postings::Blocks(blocks(&handles))
-                };
+                *self = Postings::of(handles);
             }
-            Postings::Blocks(blocks) => {
-                *blocks.entry(handle / 64).or_insert(0) |= 1 << (handle % 64);
+            Postings::Many(many) if many.last().is_some_and(|last| *last < handle) => {
+                many.push_back(handle);
+            }
+            Postings::Many(many) => {
+                if let Err(at) = many.binary_search(&handle) {
+                    many.insert(at, handle);
+                }
             }
         }
     }
@@ -67,15 +78,11 @@ impl Postings {
                 }
                 few.is_empty()
             }
-            Postings::Blocks(blocks) => {
-                let block = handle / 64;
-                if let Some(mask) = blocks.get_mut(&block) {
-                    *mask &= !(1 << (handle % 64));
-                    if *mask == 0 {
-                        blocks.remove(&block);
-                    }
+            Postings::Many(many) => {
+                if let Ok(at) = many.binary_search(&handle) {
+                    many.remove(at);
                 }
-                blocks.is_empty()
+                many.is_empty()
             }
         }
     }
@@ -84,31 +91,9 @@ impl Postings {
     fn iter(&self) -> Box<dyn Iterator<Item = Handle> + '_> {
         match self {
             Postings::Few(few) => Box::new(few.iter().copied()),
-            Postings::Blocks(blocks) => Box::new(blocks.iter().flat_map(|(block, mask)| {
-                let mut rest = *mask;
-                std::iter::from_fn(move || {
-                    (rest != 0).then(|| {
-                        let bit = rest.trailing_zeros();
-                        rest &= rest - 1;
-                        block * 64 + bit
-                    })
-                })
-            })),
+            Postings::Many(many) => Box::new(many.iter().copied()),
         }
     }
-}
-
-/// The blocks of `sorted` (ascending handles), with full tree nodes.
-fn blocks(sorted: &[Handle]) -> OrdMap<u32, u64> {
-    let mut masks: Vec<(u32, u64)> = Vec::new();
-    for &handle in sorted {
-        let (block, bit) = (handle / 64, 1u64 << (handle % 64));
-        match masks.last_mut() {
-            Some((last, mask)) if *last == block => *mask |= bit,
-            _ => masks.push((block, bit)),
-        }
-    }
-    super::indexes::packed_map(masks)
 }
 
 /// Terms with their posting lists, ordered by term for prefix walks.
@@ -123,14 +108,7 @@ impl Terms {
     pub(super) fn build(sorted: Vec<(Box<str>, Vec<Handle>)>) -> Terms {
         let terms = sorted
             .into_iter()
-            .map(|(term, handles)| {
-                let postings = if handles.len() <= FEW {
-                    Postings::Few(handles.into_boxed_slice())
-                } else {
-                    Postings::Blocks(blocks(&handles))
-                };
-                (term, postings)
-            })
+            .map(|(term, handles)| (term, Postings::of(handles)))
             .collect();
         Terms {
             terms: super::indexes::packed_map(terms),
