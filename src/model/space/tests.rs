@@ -1013,3 +1013,77 @@ fn the_feed_pages_by_version_without_splitting_one() {
     let rebuilt = Space::from_snapshot(space.snapshot()).unwrap();
     assert_eq!(feed_ids(&rebuilt, 0), feed_ids(&space, 0));
 }
+
+/// A space loading (`Space::load`) puts the journal's records only and builds its indexes
+/// once (`Space::finish_load`): it must answer as the space that made the writes, words
+/// and tags included (more than [`SCAN_BELOW`] tasks, so that pages come from the
+/// indexes), after creates, renames, retags and a delete.
+#[test]
+fn a_space_replayed_while_loading_answers_as_the_one_that_wrote() {
+    let mut space = Space::new("s");
+    let mut outcomes = Vec::new();
+    let mut write = |space: &mut Space, id: &str, op: Op| {
+        let command = Command {
+            kind: Kind::Task,
+            id: id.into(),
+            op,
+            if_match: None,
+        };
+        outcomes.push(
+            space
+                .apply(std::slice::from_ref(&command), 1_000)
+                .unwrap()
+                .0,
+        );
+    };
+    for i in 0..(SCAN_BELOW + 100) {
+        let body = json!({"todoId": format!("t{i:04}"), "name": format!("milk run {i}"),
+            "notesMarkdown": "café", "tagIds": ["home"]});
+        write(
+            &mut space,
+            &format!("t{i:04}"),
+            Op::Create(changes(Kind::Task, Mode::Create, body)),
+        );
+    }
+    for i in (0..SCAN_BELOW).step_by(3) {
+        let body = json!({"name": "bread", "tagIds": ["work"]});
+        write(
+            &mut space,
+            &format!("t{i:04}"),
+            Op::Update(changes(Kind::Task, Mode::Update, body)),
+        );
+    }
+    write(&mut space, "t0001", Op::SetDeleted(true));
+    let mut loaded = Space::load(SpaceSnapshot {
+        id: "s".into(),
+        version: 0,
+        reserved: 0,
+        collections: Vec::new(),
+    })
+    .unwrap();
+    for outcome in &outcomes {
+        loaded.replay(outcome).unwrap();
+    }
+    loaded.finish_load();
+    assert_eq!(loaded.snapshot(), space.snapshot());
+    for (q, filter) in [("mil", ""), ("bread caf", ""), ("", "tagIds has \"work\"")] {
+        let query = || ListQuery {
+            limit: 100,
+            include_deleted: false,
+            filters: Vec::new(),
+            cursor: None,
+            find: Some(TaskQuery {
+                filter: filter.into(),
+                search: Search::parse(q).unwrap(),
+                order: OrderBy::default(),
+                tz: chrono_tz::UTC,
+                now: 1_000,
+            }),
+            plan: Plan::Indexes,
+            view: None,
+        };
+        let wrote = walk_ids(&space, query()).unwrap();
+        assert!(!wrote.is_empty(), "{q} / {filter}");
+        assert_eq!(walk_ids(&loaded, query()).unwrap(), wrote, "{q} / {filter}");
+    }
+}
