@@ -10,12 +10,15 @@
 //!   on, and the medians are compared. HTTP is left out, so the ratio is a bound from
 //!   below on what a client sees.
 //! - **a page of 100 entries of one task among N entries of a space**, at two sizes, read
-//!   by `Log::page` as `GET /api/v1/tasks/{id}/activity` reads it: a task written
-//!   evenly through the history, one written only at its start (a page then walks all of
-//!   it: the log has no per-record index), and the unfiltered newest page as the
-//!   baseline. `TASKD_BENCH_ACTIVITY=N` sets the larger size (default 10,000,000; the
-//!   smaller is a tenth of it).
-//! - **disk bytes per entry** of the log: of the filled logs above, and of the server's.
+//!   by `Log::page` as `GET /api/v1/tasks/{id}/activity` reads it (from the task's last
+//!   version, down its chain of entries): a task written evenly through the history, one
+//!   written only at its start, and the unfiltered newest page as the baseline; and the
+//!   same task pages by a walk of the log (no head), as before the chain, for
+//!   comparison. `TASKD_BENCH_ACTIVITY=N` sets the larger size (default 10,000,000; the
+//!   smaller is a tenth of it); `TASKD_BENCH_ACTIVITY_WALK=0` leaves out the walks,
+//!   which take seconds a page at 10,000,000.
+//! - **disk bytes per entry** of the log, its segment indexes included: of the filled
+//!   logs above, and of the server's.
 //! - **RSS of the server before and after filling a space's history**: the release
 //!   binary, one task patched `TASKD_BENCH_ACTIVITY_WRITES` times (default 200,000) over
 //!   HTTP, so the space's records do not grow while its history does.
@@ -24,13 +27,14 @@
 
 mod support;
 
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use taskd::model::activity::{Action, Actor, Entry, FieldChange, Logged, Meta, Via};
+use taskd::model::activity::{Action, Actor, Entry, FieldChange, Logged, Meta, Prev, Via};
 use taskd::model::validate::{parse_changes, Mode};
 use taskd::model::{Command, Kind, Op, Space, Value};
 use taskd::store::activity::{Activity, Query, Retention};
@@ -171,8 +175,8 @@ fn name_field() -> u16 {
     fields.iter().position(|f| f.name == "name").unwrap() as u16
 }
 
-/// One write of one entry: task `id`'s name changed at `version`.
-fn logged(version: u64, id: &str, at: i64, field: u16) -> Logged {
+/// One write of one entry: task `id`'s name changed at `version`, after its entry `prev`.
+fn logged(version: u64, id: &str, at: i64, field: u16, prev: Prev) -> Logged {
     Logged {
         base: version - 1,
         version,
@@ -196,14 +200,24 @@ fn logged(version: u64, id: &str, at: i64, field: u16) -> Logged {
                 from: Value::Text(format!("Task number {}", version - 1).into()),
                 to: Value::Text(format!("Task number {version}").into()),
             }],
+            prev,
         }],
     }
 }
 
+/// A filled log: its directory, how long filling took, its bytes on disk (segments and
+/// indexes), its indexes' bytes, and the last version of each of its tasks.
+struct Filled {
+    dir: tempfile::TempDir,
+    took: Duration,
+    bytes: u64,
+    index_bytes: u64,
+    heads: HashMap<String, u64>,
+}
+
 /// Fills a log with `n` writes of one entry each over 100,000 tasks; task `even` is
-/// written every `n / 1000` writes and task `early` in the first 100 only. Returns the
-/// directory, how long filling took, and the log's bytes on disk.
-fn fill(n: u64) -> (tempfile::TempDir, Duration, u64) {
+/// written every `n / 1000` writes and task `early` in the first 100 only.
+fn fill(n: u64) -> Filled {
     let dir = tempfile::tempdir().unwrap();
     let keep_all = Retention {
         days: 36_500,
@@ -213,6 +227,7 @@ fn fill(n: u64) -> (tempfile::TempDir, Duration, u64) {
     let log = activity.log("bench").unwrap();
     let (at, field) = (now_ms(), name_field());
     let every = (n / 1000).max(1);
+    let mut heads = HashMap::new();
     let started = Instant::now();
     for version in 1..=n {
         let id = match version {
@@ -220,20 +235,36 @@ fn fill(n: u64) -> (tempfile::TempDir, Duration, u64) {
             v if v % every == 0 => "even".to_string(),
             v => format!("task-{:05}", v % 100_000),
         };
-        log.append(logged(version, &id, at, field), at).unwrap();
+        let prev = heads
+            .insert(id.clone(), version)
+            .map_or(Prev::First, Prev::At);
+        log.append(logged(version, &id, at, field, prev), at)
+            .unwrap();
     }
     log.sync().unwrap();
-    let filled = started.elapsed();
-    let bytes = std::fs::read_dir(dir.path().join("activity/bench"))
-        .unwrap()
-        .map(|f| f.unwrap().metadata().unwrap().len())
-        .sum();
-    (dir, filled, bytes)
+    let took = started.elapsed();
+    let (mut bytes, mut index_bytes) = (0, 0);
+    for file in std::fs::read_dir(dir.path().join("activity/bench")).unwrap() {
+        let file = file.unwrap();
+        let len = file.metadata().unwrap().len();
+        bytes += len;
+        if file.file_name().to_string_lossy().ends_with(".idx") {
+            index_bytes += len;
+        }
+    }
+    Filled {
+        dir,
+        took,
+        bytes,
+        index_bytes,
+        heads,
+    }
 }
 
-/// The median time of `runs` reads of a page of 100 entries by `query`, of a log filled
-/// in `dir` (opened again, as after a restart: its segments in the page cache).
-fn page_ms(dir: &Path, id: Option<&str>, runs: usize) -> f64 {
+/// The median time of `runs` reads of a page of 100 entries, of a log filled in `dir`
+/// (opened again, as after a restart: its files in the page cache): the newest, or task
+/// `id`'s from its last version `head` (by a walk of the log when `None`).
+fn page_ms(dir: &Path, id: Option<(&str, Option<u64>)>, runs: usize) -> f64 {
     let activity = Activity::new(
         dir,
         Retention {
@@ -245,7 +276,8 @@ fn page_ms(dir: &Path, id: Option<&str>, runs: usize) -> f64 {
     let query = Query {
         limit: 100,
         kind: id.map(|_| Kind::Task),
-        id: id.map(str::to_string),
+        id: id.map(|(id, _)| id.to_string()),
+        head: id.and_then(|(_, head)| head),
         ..Query::default()
     };
     let times = (0..runs)
@@ -262,29 +294,45 @@ fn page_ms(dir: &Path, id: Option<&str>, runs: usize) -> f64 {
 /// Pages at two sizes of history, and the disk bytes per entry.
 fn pages() {
     let large = env_or("TASKD_BENCH_ACTIVITY", 10_000_000) as u64;
+    let walks = env_or("TASKD_BENCH_ACTIVITY_WALK", 1) != 0;
     let mut rows = Vec::new();
     for n in [large / 10, large] {
-        let (dir, filled, bytes) = fill(n);
-        let newest = page_ms(dir.path(), None, 20);
-        let even = page_ms(dir.path(), Some("even"), 5);
-        let early = page_ms(dir.path(), Some("early"), 3);
+        let filled = fill(n);
+        let dir = filled.dir.path();
+        let head = |id: &str| Some(filled.heads[id]);
+        let newest = page_ms(dir, None, 50);
+        let even = page_ms(dir, Some(("even", head("even"))), 50);
+        let early = page_ms(dir, Some(("early", head("early"))), 50);
         println!(
-            "history of {n} entries: filled in {:.1} s, {:.1} MiB, {:.1} bytes/entry; page of 100: \
-             newest {newest:.3} ms, one task written evenly {even:.1} ms ({:.0}x), one task \
-             written at the start {early:.1} ms ({:.0}x) (goal < 5 ms)",
-            filled.as_secs_f64(),
-            mib(bytes),
-            bytes as f64 / n as f64,
+            "history of {n} entries: filled in {:.1} s, {:.1} MiB, {:.1} bytes/entry ({:.1} of \
+             them the indexes'); page of 100: newest {newest:.3} ms (baseline), one task \
+             written evenly {even:.3} ms ({:.2}x), one task written at the start {early:.3} ms \
+             ({:.2}x) (goal < 5 ms)",
+            filled.took.as_secs_f64(),
+            mib(filled.bytes),
+            filled.bytes as f64 / n as f64,
+            filled.index_bytes as f64 / n as f64,
             even / newest,
             early / newest,
         );
-        rows.push((n, even, early));
+        if walks {
+            let even_walk = page_ms(dir, Some(("even", None)), 3);
+            let early_walk = page_ms(dir, Some(("early", None)), 3);
+            println!(
+                "  the same pages by a walk of the log: evenly written task {even_walk:.1} ms \
+                 ({:.0}x the baseline), task written at the start {early_walk:.1} ms ({:.0}x)",
+                even_walk / newest,
+                early_walk / newest,
+            );
+        }
+        rows.push((n, newest, even, early));
     }
-    let ((n0, even0, early0), (n1, even1, early1)) = (rows[0], rows[1]);
+    let ((n0, newest0, even0, early0), (n1, newest1, even1, early1)) = (rows[0], rows[1]);
     println!(
-        "page time from {n0} to {n1} entries ({}x): evenly written task {:.1}x, task written at \
-         the start {:.1}x",
+        "page time from {n0} to {n1} entries ({}x): newest {:.2}x, evenly written task {:.2}x, \
+         task written at the start {:.2}x",
         n1 / n0,
+        newest1 / newest0,
         even1 / even0,
         early1 / early0
     );

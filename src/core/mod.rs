@@ -233,13 +233,19 @@ impl Core {
     }
 
     /// A page of space `space`'s activity (docs §23), read from its log on the heavy pool
-    /// in `owner`'s turn: a filtered page may walk many segments.
+    /// in `owner`'s turn: a filtered page may walk many segments. A query naming one
+    /// record (`kind` and `id`) starts from the version of that record's last write, from
+    /// the space's state, to follow the record's own entries (`store::activity`).
     pub(crate) async fn activity(
         &self,
         owner: &str,
         space: &str,
-        query: ActivityQuery,
+        mut query: ActivityQuery,
     ) -> Result<ActivityPage, Failure> {
+        if let (Some(kind), Some(id)) = (query.kind, query.id.clone()) {
+            let head = move |s: &Space| s.get(kind, &id).ok().map(|item| item.record.version);
+            query.head = self.spaces.read(space, head).await?;
+        }
         let (activity, space) = (Arc::clone(&self.activity), space.to_string());
         let now = chrono::Utc::now().timestamp_millis();
         let read = move || activity.log(&space)?.page(&query, now);

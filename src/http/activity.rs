@@ -63,6 +63,7 @@ fn query(params: &Params) -> Result<Query, ApiError> {
         kind,
         id: params.get("id").map(str::to_string),
         user_id: params.get("userId").map(str::to_string),
+        head: None,
     })
 }
 

@@ -167,6 +167,22 @@ impl FieldChange {
     }
 }
 
+/// Where the entry before an entry of the same record is: the back-pointer that lets a
+/// record's activity be read without scanning the space's (`store::activity`). The order
+/// of the variants is part of the on-disk format (`store::codec`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Prev {
+    /// There is none: the entry is the record's creation.
+    First,
+    /// The record's previous entry has this version: its former state's `version`.
+    /// Every write that gives a record a new version touches it, and every record a
+    /// write touches has an entry (`Logged::derive`), so this is the version of the
+    /// last entry logged for it, unless the log missed that write.
+    At(u64),
+    /// Not recorded: an entry of format 9, logged before entries carried it.
+    Unknown,
+}
+
 /// One activity entry: one record's change at one version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
@@ -184,6 +200,8 @@ pub struct Entry {
     pub deleted: bool,
     /// The fields it altered.
     pub changes: Vec<FieldChange>,
+    /// The record's entry before this one.
+    pub prev: Prev,
 }
 
 /// One write's activity: its entries by version (newest last), then kind, then id.
@@ -450,5 +468,6 @@ fn entry(
         cascade,
         deleted: after.is_deleted(),
         changes,
+        prev: before.map_or(Prev::First, |b| Prev::At(b.version)),
     }
 }

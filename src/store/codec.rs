@@ -47,6 +47,7 @@
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
 //! | 8 | a task record has one more field, last (docs §22): `parentId` (`Value::Text` or `Value::Null`). Task records of formats 1 to 7 are read with it null ([`upgrade_record`]): right, since those formats had no subtasks, so every task is a root |
 //! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them; and a sixth kind, `Kind::View` (docs §24), last: a space file holds its views after its contexts, and journal entries may touch views. Files of formats 1 to 8 hold no view and read as they did; and journal entry [`Entry::Written`] (new variant, last) replaces [`Entry::Write`]: a write's outcome with its [`Meta`] (its time, its actor with the door it came through, the version it reverts; docs §23). A `Write` entry of formats 2 to 8 is read with no actor and time 0 (the activity derived from it shows `actor` null and the record's `updatedAt`). The activity logs (`activity/<space>/<first>.act`, [`encode_activity`]): frames of this layout around a [`Logged`] write |
+//! | 10 | an activity entry ([`ActivityEntry`]) has one more field, last: `prev` (a [`Prev`], docs §23), the version of the record's entry before it, so that one record's activity is read by following its entries rather than scanning the space's (`store::activity`). Activity frames of format 9 are read with `prev` [`Prev::Unknown`] ([`read_activity_frame`]), and a reader walks the log where a record's entries reach one. Closed activity segments get an index beside them (`activity/<space>/<first>.idx`, [`encode_activity_index`]: magic `TSKA`, format version, 2 zero bytes, the segment's length, then per frame its last version and offset, 12 bytes), derived data that is rebuilt from its segment when it is missing or does not match it. Journal entries, snapshot files and the keys file are as in format 9: only their header's or frame's version number differs |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -56,8 +57,11 @@ use serde::de::DeserializeOwned;
 use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::model::activity::{Logged, Meta};
+use crate::model::activity::{
+    Action, Actor, Entry as ActivityEntry, FieldChange, Logged, Meta, Prev,
+};
 pub use crate::model::kept::{KeptAnswer, KeyUse};
+use crate::model::record::Id;
 use crate::model::webhook::Webhook;
 use crate::model::{
     Account, Change, DirectorySnapshot, Invited, Kind, Outcome, Record, Records, SpaceInfo,
@@ -65,7 +69,7 @@ use crate::model::{
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 9;
+pub const FORMAT_VERSION: u16 = 10;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -606,28 +610,150 @@ pub fn encode_activity(logged: &Logged, out: &mut Vec<u8>) -> Result<(), CodecEr
 pub fn read_activity(bytes: &[u8]) -> (Vec<Logged>, usize) {
     let mut frames = Vec::new();
     let mut at = 0;
-    while at < bytes.len() {
-        let rest = &bytes[at..];
-        if rest.len() < FRAME_HEADER_LEN {
-            break;
-        }
-        let word = |i: usize| u32::from_le_bytes(rest[i..i + 4].try_into().expect("4 bytes"));
-        let (len, check, crc) = (word(0), word(4), word(8));
-        let end = FRAME_HEADER_LEN + len as usize;
-        if len != !check || end > rest.len() || crc32fast::hash(&rest[12..end]) != crc {
-            break;
-        }
-        let version = u16::from_le_bytes([rest[12], rest[13]]);
-        if !(9..=FORMAT_VERSION).contains(&version) {
-            break;
-        }
-        match deserialize(&rest[FRAME_HEADER_LEN..end]) {
-            Ok(logged) => frames.push(logged),
-            Err(_) => break,
-        }
-        at += end;
+    while let Some((logged, len)) = read_activity_frame(&bytes[at..]) {
+        frames.push(logged);
+        at += len;
     }
     (frames, at)
+}
+
+/// The activity frame at the start of `bytes` and its length, if it is whole and sound.
+/// A frame of format 9 reads with every entry's `prev` [`Prev::Unknown`].
+pub fn read_activity_frame(bytes: &[u8]) -> Option<(Logged, usize)> {
+    let (version, payload) = activity_payload(bytes)?;
+    let logged = match version {
+        9 => deserialize::<LoggedV9>(payload).ok()?.into(),
+        _ => deserialize(payload).ok()?,
+    };
+    Some((logged, FRAME_HEADER_LEN + payload.len()))
+}
+
+/// The bytes an activity frame starting with `header` (at least [`FRAME_HEADER_LEN`]
+/// bytes) takes, by its length field; `None` when that field is damaged.
+pub fn activity_frame_len(header: &[u8]) -> Option<usize> {
+    let word = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().expect("4 bytes"));
+    let (len, check) = (word(0), word(4));
+    (len == !check && len as usize <= MAX_ENTRY_BYTES).then_some(FRAME_HEADER_LEN + len as usize)
+}
+
+/// The format version and payload of the activity frame at the start of `bytes`, if it is
+/// whole, its checksum holds and this build reads its format.
+fn activity_payload(bytes: &[u8]) -> Option<(u16, &[u8])> {
+    if bytes.len() < FRAME_HEADER_LEN {
+        return None;
+    }
+    let end = activity_frame_len(bytes).filter(|end| *end <= bytes.len())?;
+    let crc = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if crc32fast::hash(&bytes[12..end]) != crc {
+        return None;
+    }
+    let version = u16::from_le_bytes([bytes[12], bytes[13]]);
+    (9..=FORMAT_VERSION)
+        .contains(&version)
+        .then(|| (version, &bytes[FRAME_HEADER_LEN..end]))
+}
+
+/// Where each whole activity frame at the start of a segment's `bytes` starts, with the
+/// last version its write made, and where they end: what [`read_activity`] reads,
+/// checked the same way, without decoding more of each write than its versions.
+pub fn activity_offsets(bytes: &[u8]) -> (Vec<(u64, u32)>, usize) {
+    let mut offsets = Vec::new();
+    let mut at = 0;
+    while let Some((_, payload)) = activity_payload(&bytes[at..]) {
+        // A write's `base` and `version` lead its payload in every format ([`Logged`]).
+        let head = options(payload.len() as u64).allow_trailing_bytes();
+        let Ok((_base, version)) = head.deserialize::<(u64, u64)>(payload) else {
+            break;
+        };
+        offsets.push((version, at as u32));
+        at += FRAME_HEADER_LEN + payload.len();
+    }
+    (offsets, at)
+}
+
+/// A [`Logged`] write of format 9: its entries carry no `prev`.
+#[derive(Deserialize)]
+struct LoggedV9 {
+    base: u64,
+    version: u64,
+    seq: u64,
+    at: i64,
+    actor: Option<Actor>,
+    revert_of: Option<u64>,
+    entries: Vec<EntryV9>,
+}
+
+/// An activity [`ActivityEntry`] of format 9.
+#[derive(Deserialize)]
+struct EntryV9 {
+    version: u64,
+    kind: Kind,
+    id: Id,
+    action: Action,
+    cascade: bool,
+    deleted: bool,
+    changes: Vec<FieldChange>,
+}
+
+impl From<LoggedV9> for Logged {
+    fn from(v9: LoggedV9) -> Logged {
+        let entry = |e: EntryV9| ActivityEntry {
+            version: e.version,
+            kind: e.kind,
+            id: e.id,
+            action: e.action,
+            cascade: e.cascade,
+            deleted: e.deleted,
+            changes: e.changes,
+            prev: Prev::Unknown,
+        };
+        Logged {
+            base: v9.base,
+            version: v9.version,
+            seq: v9.seq,
+            at: v9.at,
+            actor: v9.actor,
+            revert_of: v9.revert_of,
+            entries: v9.entries.into_iter().map(entry).collect(),
+        }
+    }
+}
+
+/// Bytes of an activity index before its rows.
+pub const INDEX_HEADER_LEN: usize = 16;
+/// Bytes of one row of an activity index.
+pub const INDEX_ROW_LEN: usize = 12;
+const INDEX_MAGIC: &[u8; 4] = b"TSKA";
+
+/// An activity index (`activity/<space>/<first>.idx`): a header naming the length of the
+/// segment it indexes, then one row per frame of it, as [`activity_offsets`] gives them.
+pub fn encode_activity_index(segment_len: u64, rows: &[(u64, u32)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(INDEX_HEADER_LEN + rows.len() * INDEX_ROW_LEN);
+    out.extend_from_slice(INDEX_MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&segment_len.to_le_bytes());
+    for (version, offset) in rows {
+        out.extend_from_slice(&version.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+    }
+    out
+}
+
+/// The segment length an activity index's header names; `None` for a header that is not
+/// one this build writes.
+pub fn read_index_header(header: &[u8; INDEX_HEADER_LEN]) -> Option<u64> {
+    let version = u16::from_le_bytes([header[4], header[5]]);
+    (&header[..4] == INDEX_MAGIC && version == FORMAT_VERSION && header[6..8] == [0, 0])
+        .then(|| u64::from_le_bytes(header[8..].try_into().expect("8 bytes")))
+}
+
+/// One row of an activity index: a frame's last version and its offset.
+pub fn read_index_row(row: &[u8; INDEX_ROW_LEN]) -> (u64, u32) {
+    (
+        u64::from_le_bytes(row[..8].try_into().expect("8 bytes")),
+        u32::from_le_bytes(row[8..].try_into().expect("4 bytes")),
+    )
 }
 
 /// Frames `payload` (the journal's layout) onto `out`.
