@@ -370,7 +370,10 @@ impl Log {
                 #[cfg(feature = "failpoints")]
                 fail::fail_point!("activity::closed");
                 // Derived data: a failure leaves the index to be rebuilt when it is read.
-                if let Err(e) = self.index(first, None) {
+                // The segment is read back from the page cache, once a segment.
+                let indexed = read_segment(&self.dir, first)
+                    .and_then(|bytes| bytes.map_or(Ok(()), |bytes| self.index(first, &bytes)));
+                if let Err(e) = indexed {
                     log::warn!("{e}; the index is rebuilt when it is read");
                 }
                 #[cfg(feature = "failpoints")]
@@ -481,21 +484,10 @@ impl Log {
         })
     }
 
-    /// Writes the index of closed segment `first` from its `bytes` (read again when
-    /// `None`). No sync: an index is derived, and a crash that leaves it missing, short
-    /// or stale makes a reader rebuild it ([`Reader`]).
-    fn index(&self, first: u64, bytes: Option<&[u8]>) -> Result<(), StoreError> {
-        let read;
-        let bytes = match bytes {
-            Some(bytes) => bytes,
-            None => match read_segment(&self.dir, first)? {
-                Some(bytes) => {
-                    read = bytes;
-                    &read
-                }
-                None => return Ok(()),
-            },
-        };
+    /// Writes the index of closed segment `first` from its `bytes`. No sync: an index is
+    /// derived, and a crash that leaves it missing, short or stale makes a reader rebuild
+    /// it ([`Reader`]).
+    fn index(&self, first: u64, bytes: &[u8]) -> Result<(), StoreError> {
         let (rows, _) = codec::activity_offsets(bytes);
         let index = codec::encode_activity_index(bytes.len() as u64, &rows);
         let path = index_path(&self.dir, first);
@@ -517,7 +509,7 @@ impl Log {
         let closed = state.segments.last().is_some_and(|last| *last > first)
             && state.segments.binary_search(&first).is_ok();
         if closed {
-            if let Err(e) = self.index(first, Some(bytes)) {
+            if let Err(e) = self.index(first, bytes) {
                 log::warn!("{e}; the segment is read whole meanwhile");
             }
         }
@@ -648,6 +640,8 @@ impl Log {
         // A segment is wholly dropped when the next one starts at or below the floor.
         while state.segments.len() > 1 && state.segments[1] <= floor {
             let first = state.segments.remove(0);
+            // The index first: a kill between the two leaves a dropped segment without
+            // one, which the next pruning deletes.
             remove_index(&self.dir, first)?;
             let path = segment_path(&self.dir, first);
             fs::remove_file(&path).map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
@@ -1055,7 +1049,7 @@ impl Reader<'_> {
         id: &str,
         head: u64,
     ) -> Result<Page, StoreError> {
-        let page = Page::default();
+        let mut page = Page::default();
         // Entries below `upper` are still to be read; `next` says which is the newest.
         let (mut upper, mut next) = match query.before {
             Some(before) if before <= head => match self.entry(before, kind, id)? {
@@ -1064,7 +1058,6 @@ impl Reader<'_> {
             },
             before => (before.unwrap_or(u64::MAX), Prev::At(head)),
         };
-        let mut page = page;
         loop {
             let version = match next {
                 Prev::First => break,
@@ -1080,15 +1073,13 @@ impl Reader<'_> {
             if logged.at < self.cutoff {
                 break;
             }
+            next = entry.prev;
             if query.matches(&logged, &entry) {
                 if page.entries.len() >= query.limit {
                     page.has_more = true;
                     break;
                 }
-                next = entry.prev;
                 page.entries.push((logged, entry));
-            } else {
-                next = entry.prev;
             }
             upper = version;
         }

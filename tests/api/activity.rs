@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use awc::http::Method;
+use futures_util::future::join_all;
 use serde_json::{json, Value};
 
 use crate::durability::{kill_after, write_until_killed};
@@ -880,4 +881,166 @@ async fn kill_9_while_retention_prunes_keeps_the_newest_entries_and_a_whole_floo
             assert_eq!(floor.len(), 16);
         }
     }
+}
+
+/// Every entry of task `id` by its item route, `limit` a page, newest first.
+async fn record_history(app: &TestApp, id: &str, limit: usize) -> Vec<Value> {
+    let mut entries = Vec::new();
+    let mut before = String::new();
+    loop {
+        let reply = app
+            .get(&format!(
+                "/api/v1/tasks/{id}/activity?limit={limit}{before}"
+            ))
+            .await;
+        reply.expect(200);
+        entries.extend(reply.body["data"].as_array().unwrap().iter().cloned());
+        match reply.body["nextBefore"].as_u64() {
+            Some(next) => before = format!("&before={next}"),
+            None => return entries,
+        }
+    }
+}
+
+/// Asserts that each task of `ids` reads, by its item route a few entries or a hundred a
+/// page, exactly what the whole history of the space shows of it, and that its newest
+/// entry is its current version; how many entries they hold in all.
+async fn record_pages_match_the_history(app: &TestApp, ids: &[&str]) -> usize {
+    let history = whole_history(app).await;
+    let mut entries = 0;
+    for id in ids {
+        let mut expected: Vec<Value> = (history.iter())
+            .filter(|e| e["kind"] == "task" && e["id"] == *id)
+            .cloned()
+            .collect();
+        expected.reverse();
+        for limit in [3, 100] {
+            assert_eq!(
+                record_history(app, id, limit).await,
+                expected,
+                "{id}, {limit} a page"
+            );
+        }
+        let task = app.get(&format!("/api/v1/tasks/{id}")).await;
+        assert_eq!(
+            expected[0]["version"],
+            task.data()["versionUpdatedAt"],
+            "{id}"
+        );
+        entries += expected.len();
+    }
+    entries
+}
+
+/// The segments and the indexes of each space's activity log.
+fn log_files(app: &TestApp) -> Vec<(std::path::PathBuf, &'static str)> {
+    let mut files = Vec::new();
+    for log in std::fs::read_dir(app.path("activity")).unwrap() {
+        for file in std::fs::read_dir(log.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("act") => files.push((path, "act")),
+                Some("idx") => files.push((path, "idx")),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Notes of about 20 kB, different for each `i`: an entry of two of them (from and to)
+/// takes about 40 kB, so a 1 MiB segment holds some 25.
+fn big_notes(i: usize) -> String {
+    format!("{i} {}", "n".repeat(20_000))
+}
+
+#[actix_web::test]
+async fn a_record_page_reads_its_entries_across_segments_and_after_a_restart_and_a_kill() {
+    let app = spawn_app();
+    let ids = ["often", "rarely", "sometimes"];
+    for id in ids {
+        app.create("tasks", json!({"todoId": id})).await;
+    }
+    // "rarely" is written at the start and at the end only.
+    for i in 0..120 {
+        let id = if i % 3 == 0 { "sometimes" } else { "often" };
+        app.patch(
+            &format!("/api/v1/tasks/{id}"),
+            json!({"notesMarkdown": big_notes(i)}),
+        )
+        .await
+        .expect(200);
+    }
+    app.patch("/api/v1/tasks/rarely", json!({"name": "at last"}))
+        .await
+        .expect(200);
+    let files = log_files(&app);
+    let segments = files.iter().filter(|(_, kind)| *kind == "act").count();
+    let indexes: Vec<_> = files.iter().filter(|(_, kind)| *kind == "idx").collect();
+    assert!(segments >= 3 && indexes.len() + 1 == segments, "{files:?}");
+    assert_eq!(record_pages_match_the_history(&app, &ids).await, 124);
+    let mut app = app.restart();
+    assert_eq!(record_pages_match_the_history(&app, &ids).await, 124);
+    // After a kill, with one index gone and one torn: both are rebuilt as they were.
+    app.crash();
+    let (gone, torn) = (&indexes[0].0, &indexes[1].0);
+    let (gone_bytes, torn_bytes) = (std::fs::read(gone).unwrap(), std::fs::read(torn).unwrap());
+    std::fs::remove_file(gone).unwrap();
+    std::fs::write(torn, &torn_bytes[..torn_bytes.len() / 2]).unwrap();
+    let app = app.restart_after_stop();
+    assert_eq!(record_pages_match_the_history(&app, &ids).await, 124);
+    assert!(std::fs::read(gone).unwrap() == gone_bytes);
+    assert!(std::fs::read(torn).unwrap() == torn_bytes);
+}
+
+/// Patches tasks `ids` with big notes from as many writers until the server dies; how many
+/// writes were answered.
+async fn patch_until_killed(app: &TestApp, ids: &[&str]) -> usize {
+    let loops = ids.iter().map(|id| async move {
+        let mut answered = 0;
+        for i in 0.. {
+            let body = json!({"notesMarkdown": big_notes(i)}).to_string();
+            let sent = app
+                .authorized(Method::PATCH, &format!("/api/v1/tasks/{id}"))
+                .insert_header(("Content-Type", "application/json"))
+                .send_body(body)
+                .await;
+            match sent {
+                Ok(response) if response.status().as_u16() == 200 => answered += 1,
+                _ => return answered,
+            }
+        }
+        answered
+    });
+    join_all(loops).await.into_iter().sum()
+}
+
+#[actix_web::test]
+async fn kill_9_while_segments_roll_over_leaves_record_pages_that_match_the_history() {
+    let mut app = spawn_durable("fsync", 50);
+    let ids = ["w0", "w1", "w2", "w3"];
+    for id in ids {
+        app.create("tasks", json!({"todoId": id})).await;
+    }
+    let mut answered = 0;
+    for cycle in 0..3 {
+        // A segment rolls over every 25 writes or so: the kill lands among rollovers.
+        let killer = kill_after(&app, Duration::from_millis(800 + 150 * cycle));
+        let now = patch_until_killed(&app, &ids).await;
+        killer.join().unwrap();
+        app.wait();
+        assert!(now > 0, "no write answered before the kill");
+        answered += now;
+        app = app.restart_after_stop();
+        // Every answered write was synced, so each has its entry: the creations, the
+        // answered patches, and any the kill cut off the answer of.
+        let entries = record_pages_match_the_history(&app, &ids).await;
+        assert!(
+            entries >= ids.len() + answered,
+            "cycle {cycle}: {entries} entries"
+        );
+    }
+    let segments = log_files(&app).iter().filter(|(_, k)| *k == "act").count();
+    assert!(segments >= 2, "{segments} segments");
 }

@@ -8,6 +8,7 @@
 #[path = "../api/helpers/mod.rs"]
 mod helpers;
 
+mod activity;
 mod clock;
 mod journal;
 mod panics;
