@@ -54,6 +54,9 @@
 //! leaves, at each step:
 //! - in the middle of an append: a torn last frame; [`Log::open`] cuts it off, and the
 //!   write's entries are derived again from the journal;
+//! - after an append and before the pruning it calls for: a write more than the maximum
+//!   kept above the floor; reads do not show it (they count from the newest entry as a
+//!   pruning does), and the next append prunes it;
 //! - after a segment is synced and before its index is written, or while it is: a closed
 //!   segment with no index, or a torn one. An index is derived data, written without a
 //!   sync: a reader uses one only when its header names the segment's length and its size
@@ -524,6 +527,7 @@ impl Log {
             floor: state.floor,
             last: state.last,
             cutoff: self.retention.cutoff(now),
+            first_seq: state.total.saturating_sub(self.retention.max),
             newest: None,
             closed: None,
             write: None,
@@ -661,6 +665,10 @@ struct Reader<'a> {
     floor: u64,
     last: u64,
     cutoff: i64,
+    /// Writes logged after this many entries are within the maximum: between prunings
+    /// every write above the floor is, but a kill after an append and before its pruning
+    /// leaves one more, which a read does not show either.
+    first_seq: u64,
     newest: Option<Loaded>,
     closed: Option<(u64, Closed)>,
     write: Option<Arc<Logged>>,
@@ -823,7 +831,7 @@ fn open_index(dir: &Path, first: u64, len: u64) -> Option<(File, usize)> {
     let body = size.checked_sub(codec::INDEX_HEADER_LEN)?;
     let whole = body % codec::INDEX_ROW_LEN == 0 && body > 0;
     (whole && codec::read_index_header(&header) == Some(len))
-        .then(|| (index, body / codec::INDEX_ROW_LEN))
+        .then_some((index, body / codec::INDEX_ROW_LEN))
 }
 
 /// The frame at `offset` of a segment, if its length field is sound and the file holds
@@ -918,10 +926,14 @@ impl Reader<'_> {
         Ok(found)
     }
 
+    /// Whether retention keeps `logged`, found above the floor.
+    fn keeps(&self, logged: &Logged) -> bool {
+        logged.at >= self.cutoff && logged.seq >= self.first_seq
+    }
+
     /// The kept write that made `version`, if any.
     fn write_at(&mut self, version: u64) -> Result<Option<Arc<Logged>>, StoreError> {
-        let cutoff = self.cutoff;
-        Ok(self.find(version)?.filter(|logged| logged.at >= cutoff))
+        Ok(self.find(version)?.filter(|logged| self.keeps(logged)))
     }
 
     /// The entry of record `id` of `kind` at `version` and its write, if the log holds it.
@@ -952,7 +964,7 @@ impl Reader<'_> {
             Some(b) => self.segments.partition_point(|first| *first < b),
             None => self.segments.len(),
         };
-        let (floor, cutoff) = (self.floor, self.cutoff);
+        let (floor, cutoff, first_seq) = (self.floor, self.cutoff, self.first_seq);
         for at in (0..start).rev() {
             let loaded;
             let segment = if at + 1 == self.segments.len() {
@@ -978,7 +990,7 @@ impl Reader<'_> {
                 else {
                     continue;
                 };
-                if logged.version < floor || logged.at < cutoff {
+                if logged.version < floor || logged.at < cutoff || logged.seq < first_seq {
                     return Ok(());
                 }
                 if before.is_some_and(|b| logged.base + 1 >= b) {
@@ -1070,7 +1082,7 @@ impl Reader<'_> {
             let Some((logged, entry)) = self.entry(version, kind, id)? else {
                 return self.rest(query, upper, page);
             };
-            if logged.at < self.cutoff {
+            if !self.keeps(&logged) {
                 break;
             }
             next = entry.prev;
@@ -1388,19 +1400,17 @@ mod tests {
                 (100, 0, Some("u1")),
                 (1000, 0, None),
             ] {
-                {
-                    let query = Query {
-                        limit,
-                        since,
-                        user_id: user.map(str::to_string),
-                        ..Query::default()
-                    };
-                    let read = pages_agree(&log, &query, id, *head, 1_000);
-                    assert!(!read.is_empty() || user.is_some(), "{id}");
-                }
+                let query = Query {
+                    limit,
+                    since,
+                    user_id: user.map(str::to_string),
+                    ..Query::default()
+                };
+                let read = pages_agree(&log, &query, id, *head, 1_000);
+                assert!(!read.is_empty() || user.is_some(), "{id}");
             }
         }
-        // A head written since the page's query was made: the page is as of that head.
+        // The rarely written record: three entries far apart.
         let query = Query {
             limit: 10,
             ..Query::default()
@@ -1644,6 +1654,28 @@ mod tests {
             }
         }
         assert!(chained >= 20, "{chained}");
+    }
+
+    #[test]
+    fn a_write_logged_but_not_yet_pruned_for_is_not_read() {
+        // What a kill after an append and before its pruning leaves: one write more
+        // than the maximum above the floor.
+        let dir = tempfile::tempdir().unwrap();
+        let log = Log::open(dir.path(), Retention { days: 90, max: 41 }).unwrap();
+        let heads = fill(&log, 41, 10);
+        drop(log);
+        let log = Log::open(dir.path(), Retention { days: 90, max: 40 }).unwrap();
+        let all = Query {
+            limit: 1000,
+            ..Query::default()
+        };
+        let read = rows(&log.page(&all, 1_000).unwrap()).0;
+        assert_eq!(read.len(), 40);
+        assert_eq!(read.last().unwrap().0, 2);
+        assert!(log.write_of(1, 1_000).unwrap().is_none());
+        assert!(log.write_of(2, 1_000).unwrap().is_some());
+        let rare = pages_agree(&log, &all, "rare", heads["rare"], 1_000);
+        assert_eq!(rare, [41, 20]);
     }
 
     #[test]
