@@ -491,6 +491,12 @@ async fn the_format_9_golden_data_dir_loads_to_the_exact_budgets_objects_and_vie
     golden_data_dir_loads_exactly("v9").await;
 }
 
+/// Format 10 writes a space file's records in chunks, decoded on several threads.
+#[actix_web::test]
+async fn the_format_10_golden_data_dir_loads_exactly() {
+    golden_data_dir_loads_exactly("v10").await;
+}
+
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after
 /// its own journal entries, and a crash then replays both kinds of entry: the predecessors,
 /// `isBlocked` and the reverse index that flips it all come back.
