@@ -301,19 +301,13 @@ impl Space {
             None => Vec::new(),
         };
         let mut touched = Vec::with_capacity(changed.len() + flipped.len());
-        let mut changed = changed.into_iter().map(|record| Touched {
-            kind,
-            record: Arc::new(record),
-        });
+        let mut changed = changed.into_iter().map(|record| Touched::new(kind, record));
         touched.extend(changed.next());
         if let Op::Create(changes) | Op::Update(changes) = op {
             self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
         }
         touched.extend(changed);
-        touched.extend(flipped.into_iter().map(|record| Touched {
-            kind,
-            record: Arc::new(record),
-        }));
+        touched.extend(flipped.into_iter().map(|record| Touched::new(kind, record)));
         Ok(Step {
             created: matches!(op, Op::Create(_)),
             touched,
@@ -525,10 +519,7 @@ impl Space {
                 let mut record = Record::clone(&collection.records[other]);
                 record.fields[*field] = Value::Bool(false);
                 record.touch(version, now);
-                touched.push(Touched {
-                    kind,
-                    record: Arc::new(record),
-                });
+                touched.push(Touched::new(kind, record));
             }
         }
     }
