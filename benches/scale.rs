@@ -8,7 +8,8 @@
 //! time to the first page and RSS per task after the restart; then, on a fresh data
 //! directory, as many tasks created by single `POST`s (issue 38's restart: after SIGTERM,
 //! and after a `kill -9`); then, on another, 100,000 users (one space each): RSS per idle
-//! space and restart time. Fills run on 4 connections, as issue 38 measures them.
+//! space and restart time. Fills through batches run on 4 connections, as issue 38
+//! measures them; single `POST`s on 64, so that the fill's fsyncs are shared.
 //! `TASKD_SCALE_TASKS`, `TASKD_SCALE_SINGLE` and `TASKD_SCALE_SPACES` change the sizes (0
 //! skips a part), `TASKD_BENCH_SECONDS` (default 5) the length of each measured load.
 
@@ -27,8 +28,10 @@ use support::{
 const SMALL: usize = 1_000;
 /// Connections of the users' creation.
 const CONNECTIONS: usize = 32;
-/// Connections of a fill, as issue 38 measures it.
+/// Connections of a fill through batches, as issue 38 measures it.
 const FILL_CONNECTIONS: usize = 4;
+/// Connections of a fill by single `POST`s: each waits for its fsync, so 64 share one.
+const SINGLE_CONNECTIONS: usize = 64;
 
 /// Creates tasks `t0..t{count}` in `token`'s default space, 100 a batch over
 /// [`FILL_CONNECTIONS`] connections.
@@ -56,13 +59,13 @@ fn fill(addr: SocketAddr, token: &'static str, count: usize) {
 }
 
 /// Creates tasks `t{from}..t{to}` in the default space, one `POST` each over
-/// [`FILL_CONNECTIONS`] connections.
+/// [`SINGLE_CONNECTIONS`] connections.
 fn fill_singly(addr: SocketAddr, from: usize, to: usize) {
-    let threads: Vec<_> = (0..FILL_CONNECTIONS)
+    let threads: Vec<_> = (0..SINGLE_CONNECTIONS)
         .map(|c| {
             std::thread::spawn(move || {
                 let mut reader = connect(addr);
-                for i in (from + c..to).step_by(FILL_CONNECTIONS) {
+                for i in (from + c..to).step_by(SINGLE_CONNECTIONS) {
                     let body = task(i).to_string();
                     let bytes = request(TOKEN, "POST", "/api/v1/tasks", Some(&body));
                     assert_eq!(exchange(&mut reader, &bytes).0, 201, "task {i}");
