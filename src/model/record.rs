@@ -177,11 +177,7 @@ impl Record {
             updated_at: now,
             deleted_at: None,
             version,
-            fields: kind
-                .fields()
-                .iter()
-                .map(|f| Value::default_for(f.ty))
-                .collect(),
+            fields: Fields::defaults(kind),
         }
     }
 
@@ -317,6 +313,82 @@ impl Fields {
             .collect()
     }
 
+    /// The fields of a new record of `kind`, each at its default.
+    pub fn defaults(kind: Kind) -> Fields {
+        static DEFAULTS: std::sync::LazyLock<Vec<Fields>> = std::sync::LazyLock::new(|| {
+            (Kind::ALL.iter())
+                .map(|kind| {
+                    let values = kind.fields().iter().map(|f| Value::default_for(f.ty));
+                    values.collect()
+                })
+                .collect()
+        });
+        DEFAULTS[kind.index()].clone()
+    }
+
+    /// The fields of `values`, every field's value in table order; at most 56. The values
+    /// that are not light are moved into one allocation of their size.
+    pub fn from_values(values: Vec<Value>) -> Fields {
+        assert!(
+            values.len() <= MAX_FIELDS,
+            "a record has at most {MAX_FIELDS} fields"
+        );
+        let mut fields = Fields {
+            bits: (values.len() as u64) << MAX_FIELDS,
+            ..Fields::default()
+        };
+        for (at, value) in values.iter().enumerate() {
+            match light_code(at, value) {
+                Some(code) if at < LIGHT_FIELDS => fields.light |= code << (2 * at),
+                Some(_) => {}
+                None => fields.bits |= 1 << at,
+            }
+        }
+        let mut stored =
+            Vec::with_capacity((fields.bits & ((1 << MAX_FIELDS) - 1)).count_ones() as usize);
+        stored.extend(
+            (values.into_iter().enumerate())
+                .filter_map(|(at, value)| (fields.bits >> at & 1 == 1).then_some(value)),
+        );
+        fields.values = stored.into_boxed_slice();
+        fields
+    }
+
+    /// Sets each field `at` of `values` to its value, storing it unless it is light: the
+    /// stored values move at most twice for them all, where writing each in place may
+    /// take an allocation each.
+    pub fn set_all<'a>(&mut self, values: impl IntoIterator<Item = (usize, &'a Value)>) {
+        let mut stored = std::mem::take(&mut self.values).into_vec();
+        for (at, value) in values {
+            assert!(
+                at < self.len(),
+                "field {at} of a record of {} fields",
+                self.len()
+            );
+            let slot = self.slot(at);
+            match (self.stored(at), light_code(at, value)) {
+                (true, None) => stored[slot] = value.clone(),
+                (true, Some(code)) => {
+                    stored.remove(slot);
+                    self.bits &= !(1 << at);
+                    self.set_light(at, code);
+                }
+                (false, None) => {
+                    stored.insert(slot, value.clone());
+                    self.bits |= 1 << at;
+                    self.set_light(at, 0);
+                }
+                (false, Some(code)) => self.set_light(at, code),
+            }
+        }
+        self.values = stored.into_boxed_slice();
+    }
+
+    /// Sets field `at` to `value`, storing it unless it is light.
+    pub fn set(&mut self, at: usize, value: Value) {
+        self.set_all([(at, &value)]);
+    }
+
     /// Stops storing the stored values that are light (written in place since).
     pub fn shrink(&mut self) {
         let mut positions = (0..self.len()).filter(|at| self.stored(*at));
@@ -324,8 +396,31 @@ impl Fields {
             let at = positions.next().unwrap_or(MAX_FIELDS);
             light_code(at, value).is_some()
         });
-        if light {
-            *self = std::mem::take(self).into_vec().into_iter().collect();
+        if !light {
+            return;
+        }
+        let mut stored = std::mem::take(&mut self.values).into_vec();
+        let mut slot = 0;
+        for at in 0..self.len() {
+            if !self.stored(at) {
+                continue;
+            }
+            match light_code(at, &stored[slot]) {
+                Some(code) => {
+                    stored.remove(slot);
+                    self.bits &= !(1 << at);
+                    self.set_light(at, code);
+                }
+                None => slot += 1,
+            }
+        }
+        self.values = stored.into_boxed_slice();
+    }
+
+    /// Notes `code` as the light value of unstored field `at`.
+    fn set_light(&mut self, at: usize, code: u64) {
+        if at < LIGHT_FIELDS {
+            self.light = self.light & !(3 << (2 * at)) | code << (2 * at);
         }
     }
 }
@@ -333,24 +428,7 @@ impl Fields {
 impl FromIterator<Value> for Fields {
     /// The fields of `values`, every field's value in table order; at most 56.
     fn from_iter<I: IntoIterator<Item = Value>>(values: I) -> Fields {
-        let mut fields = Fields::default();
-        let mut stored = Vec::new();
-        let mut len = 0;
-        for (at, value) in values.into_iter().enumerate() {
-            assert!(at < MAX_FIELDS, "a record has at most {MAX_FIELDS} fields");
-            match light_code(at, &value) {
-                Some(code) if at < LIGHT_FIELDS => fields.light |= code << (2 * at),
-                Some(_) => {}
-                None => {
-                    fields.bits |= 1 << at;
-                    stored.push(value);
-                }
-            }
-            len = at + 1;
-        }
-        fields.bits |= (len as u64) << MAX_FIELDS;
-        fields.values = stored.into_boxed_slice();
-        fields
+        Fields::from_values(values.into_iter().collect())
     }
 }
 
@@ -380,9 +458,7 @@ impl std::ops::IndexMut<usize> for Fields {
             values.insert(slot, self.light_of(at).clone());
             self.values = values.into_boxed_slice();
             self.bits |= 1 << at;
-            if at < LIGHT_FIELDS {
-                self.light &= !(3 << (2 * at));
-            }
+            self.set_light(at, 0);
         }
         &mut self.values[slot]
     }
@@ -415,7 +491,7 @@ impl<'de> Deserialize<'de> for Fields {
                 values.len()
             )));
         }
-        Ok(values.into_iter().collect())
+        Ok(Fields::from_values(values))
     }
 }
 
@@ -488,6 +564,22 @@ mod tests {
         assert_eq!(fields.values.len(), 3 + MAX_FIELDS - LIGHT_FIELDS);
         fields.shrink();
         assert_eq!(fields.values.len(), 1 + MAX_FIELDS - LIGHT_FIELDS);
+        assert_eq!(fields, all.iter().cloned().collect::<Fields>());
+        // Light over stored, heavy over light, light over light, heavy over heavy, and a
+        // null past the light fields.
+        let sets = [
+            (1, Value::Ids(Box::default())),
+            (2, Value::Text("x".into())),
+            (5, Value::Bool(false)),
+            (3, Value::Integer(9)),
+            (LIGHT_FIELDS + 2, Value::Null),
+        ];
+        fields.set_all(sets.iter().map(|(at, value)| (*at, value)));
+        for (at, value) in sets {
+            all[at] = value;
+        }
+        assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), all);
+        assert_eq!(fields.values.len(), MAX_FIELDS - LIGHT_FIELDS);
         assert_eq!(fields, all.into_iter().collect::<Fields>());
     }
 

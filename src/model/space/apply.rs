@@ -255,9 +255,7 @@ impl Space {
             if let Some(sort_order) = changes.sort_order {
                 record.sort_order = sort_order;
             }
-            for (field, value) in &changes.fields {
-                record.fields[*field] = value.clone();
-            }
+            (record.fields).set_all(changes.fields.iter().map(|(field, value)| (*field, value)));
             if let (Op::Create(_), Some(tree)) = (op, &collection.tree) {
                 tree.inherit_list(&collection.records, &mut record, &changes.fields);
             }
