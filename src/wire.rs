@@ -24,7 +24,7 @@ use serde::ser::{Error as _, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::model::recurrence::Reminder;
-use crate::model::time::rfc3339_millis;
+use crate::model::time::{rfc3339_millis, Stamp as TimeText};
 use crate::model::{Kind, Record, Value};
 
 /// A time in milliseconds since the Epoch, written as RFC 3339 UTC with milliseconds
@@ -36,7 +36,14 @@ impl Stamp {
     /// Appends the time as a JSON string, or `null`, to `out`.
     pub(crate) fn write(self, out: &mut Vec<u8>) {
         match rfc3339_millis(self.0) {
-            Some(stamp) => string(out, &stamp),
+            // Digits and separators only: nothing to escape.
+            Some(TimeText::Fixed(text)) => {
+                out.reserve(text.len() + 2);
+                out.push(b'"');
+                out.extend_from_slice(&text);
+                out.push(b'"');
+            }
+            Some(other) => string(out, &other),
             None => out.extend_from_slice(b"null"),
         }
     }

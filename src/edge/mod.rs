@@ -19,7 +19,6 @@ pub(crate) mod budget;
 pub(crate) mod client;
 pub(crate) mod throttle;
 
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -305,7 +304,7 @@ fn request_id(sent: Option<&HeaderValue>) -> String {
         None => {
             let mut id = String::with_capacity(PREFIX.len() + 20);
             id.push_str(&PREFIX);
-            let _ = write!(id, "{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            id.push_str(itoa::Buffer::new().format(NEXT.fetch_add(1, Ordering::Relaxed)));
             id
         }
     }

@@ -38,6 +38,17 @@ const YEAR_0: i64 = -62_167_219_200_000;
 const YEAR_10000: i64 = 253_402_300_800_000;
 const DAY_MS: i64 = 86_400_000;
 
+/// The two digits of 0 to 99.
+const PAIRS: [[u8; 2]; 100] = {
+    let mut pairs = [[0; 2]; 100];
+    let mut n = 0;
+    while n < 100 {
+        pairs[n] = [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+        n += 1;
+    }
+    pairs
+};
+
 /// `ms` milliseconds since the Unix epoch as RFC 3339 UTC with milliseconds; `None` when
 /// chrono cannot represent the instant.
 pub fn rfc3339_millis(ms: i64) -> Option<Stamp> {
@@ -51,19 +62,18 @@ pub fn rfc3339_millis(ms: i64) -> Option<Stamp> {
     // Below a day: fits in 27 bits.
     let in_day = ms.rem_euclid(DAY_MS) as u32;
     let mut out = *b"0000-00-00T00:00:00.000Z";
-    let mut put = |at: usize, width: u32, mut value: u32| {
-        for i in (at..at + width as usize).rev() {
-            out[i] = b'0' + (value % 10) as u8;
-            value /= 10;
-        }
+    let mut put = |at: usize, value: u32| {
+        out[at..at + 2].copy_from_slice(&PAIRS[value as usize % 100]);
     };
-    put(0, 4, year);
-    put(5, 2, month);
-    put(8, 2, day);
-    put(11, 2, in_day / 3_600_000);
-    put(14, 2, in_day / 60_000 % 60);
-    put(17, 2, in_day / 1000 % 60);
-    put(20, 3, in_day % 1000);
+    put(0, year / 100);
+    put(2, year);
+    put(5, month);
+    put(8, day);
+    put(11, in_day / 3_600_000);
+    put(14, in_day / 60_000 % 60);
+    put(17, in_day / 1000 % 60);
+    put(21, in_day % 1000);
+    out[20] = b'0' + (in_day % 1000 / 100) as u8;
     Some(Stamp::Fixed(out))
 }
 
