@@ -20,9 +20,12 @@
 //! renderer, handing serde_json the bytes as a raw value (serde_json checks them once more);
 //! only serde_json's serializer can take them.
 
+use std::sync::LazyLock;
+
 use serde::ser::{Error as _, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+use crate::model::kind::Field;
 use crate::model::recurrence::Reminder;
 use crate::model::time::{rfc3339_millis, Stamp as TimeText};
 use crate::model::{Kind, Record, Value};
@@ -76,16 +79,22 @@ impl RecordJson<'_> {
         let r = self.record;
         out.extend_from_slice(b"{\"id\":");
         string(out, &r.id);
-        key(out, self.kind.id_field());
+        out.extend_from_slice(b",\"");
+        out.extend_from_slice(self.kind.id_field().as_bytes());
+        out.extend_from_slice(b"\":");
         string(out, &r.id);
         out.extend_from_slice(b",\"spaceId\":");
         string(out, self.space);
         out.extend_from_slice(b",\"sortOrder\":");
         number(out, r.sort_order);
-        for (field, value) in self.kind.fields().iter().zip(r.fields.iter()) {
-            if !field.ty.is_hidden() {
-                key(out, field.name);
-                ValueJson(value).write(out);
+        for (key, value) in KEYS[self.kind.index()].iter().zip(r.fields.iter()) {
+            match (key, value) {
+                (None, _) => {}
+                (Some(key), Value::Null) => out.extend_from_slice(key),
+                (Some(key), value) => {
+                    out.extend_from_slice(&key[..key.len() - NULL.len()]);
+                    ValueJson(value).write(out);
+                }
             }
         }
         out.extend_from_slice(b",\"createdAt\":");
@@ -189,14 +198,21 @@ fn derived<T: Serialize>(out: &mut Vec<u8>, value: &T) {
     }
 }
 
-/// Appends `,"name":` to `out`: `name` is a field name of a kind's table, plain ASCII that
-/// needs no escape (the unit tests check every one).
-fn key(out: &mut Vec<u8>, name: &str) {
-    out.reserve(name.len() + 4);
-    out.extend_from_slice(b",\"");
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\":");
-}
+const NULL: &[u8] = b"null";
+
+/// For each kind, by [`Kind::index`], and each field of [`Kind::fields`]: `,"name":null`,
+/// of which a field with a value takes all but the `null`; `None` for a hidden field. The
+/// names are plain ASCII that needs no escape (the unit tests check every one). Made once
+/// from the field tables, so a field costs one copy.
+static KEYS: LazyLock<[Box<[Option<Box<[u8]>>]>; Kind::ALL.len()]> = LazyLock::new(|| {
+    Kind::ALL.map(|kind| {
+        let key = |field: &Field| {
+            let key = [b",\"", field.name.as_bytes(), b"\":", NULL].concat();
+            (!field.ty.is_hidden()).then(|| key.into_boxed_slice())
+        };
+        kind.fields().iter().map(key).collect()
+    })
+});
 
 /// Appends `n` as a JSON integer.
 pub(crate) fn unsigned(out: &mut Vec<u8>, n: u64) {
@@ -231,31 +247,40 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
 }
 
 /// The position of the first byte at or after `from` that a JSON string escapes. Eight
-/// bytes at a time while none does: a word has a byte below 0x20, a `"` or a `\` exactly
-/// when one of the three tests (the classic "has a zero byte" / "has a byte less than n"
-/// bit tricks, exact as yes-or-no answers) is not zero.
+/// bytes at a time while none does ([`needs_escape`]); fewer than eight left are checked as
+/// the last eight bytes, when those are all at or after `from`.
 fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGHS: u64 = ONES * 0x80;
     let mut at = from;
     while let Some(chunk) = bytes.get(at..at + 8) {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let control = w.wrapping_sub(ONES * 0x20) & !w;
-        let quote = quote.wrapping_sub(ONES) & !quote;
-        let backslash = backslash.wrapping_sub(ONES) & !backslash;
-        if (control | quote | backslash) & HIGHS != 0 {
+        if needs_escape(chunk) {
             break;
         }
         at += 8;
+    }
+    let last = bytes.len().saturating_sub(8);
+    if (from..at).contains(&last) && !needs_escape(&bytes[last..]) {
+        return None;
     }
     bytes[at..]
         .iter()
         .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
         .map(|i| at + i)
+}
+
+/// Whether one of the eight bytes of `chunk` is below 0x20, a `"` or a `\`: the classic
+/// "has a zero byte" and "has a byte less than n" bit tricks, exact as yes-or-no answers.
+fn needs_escape(chunk: &[u8]) -> bool {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGHS: u64 = ONES * 0x80;
+    let mut word = [0; 8];
+    word.copy_from_slice(chunk);
+    let w = u64::from_le_bytes(word);
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (control | quote | backslash) & HIGHS != 0
 }
 
 /// Appends the escape of `byte`, one that [`next_escape`] stops at.
