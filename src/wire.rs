@@ -198,13 +198,18 @@ fn derived<T: Serialize>(out: &mut Vec<u8>, value: &T) {
     }
 }
 
+/// JSON null.
 const NULL: &[u8] = b"null";
 
-/// For each kind, by [`Kind::index`], and each field of [`Kind::fields`]: `,"name":null`,
-/// of which a field with a value takes all but the `null`; `None` for a hidden field. The
-/// names are plain ASCII that needs no escape (the unit tests check every one). Made once
-/// from the field tables, so a field costs one copy.
-static KEYS: LazyLock<[Box<[Option<Box<[u8]>>]>; Kind::ALL.len()]> = LazyLock::new(|| {
+/// The bytes before the values of a kind's fields, by position in [`Kind::fields`]:
+/// `,"name":null`, of which a field with a value takes all but the `null`; `None` for a
+/// hidden field. The names are plain ASCII that needs no escape (the unit tests check
+/// every one).
+type Keys = Box<[Option<Box<[u8]>>]>;
+
+/// Every kind's [`Keys`], by [`Kind::index`]: made once from the field tables, so that a
+/// field costs one copy.
+static KEYS: LazyLock<[Keys; Kind::ALL.len()]> = LazyLock::new(|| {
     Kind::ALL.map(|kind| {
         let key = |field: &Field| {
             let key = [b",\"", field.name.as_bytes(), b"\":", NULL].concat();
