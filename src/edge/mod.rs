@@ -32,7 +32,7 @@ use actix_web::web::Data;
 use actix_web::{HttpMessage, HttpResponse};
 
 use crate::core::Gate;
-use crate::metrics::{RequestLabels, RouteLabels, METRICS, PATH as METRICS_PATH};
+use crate::metrics::{self, METRICS, PATH as METRICS_PATH};
 
 pub(crate) use body::BodyTimeout;
 pub(crate) use budget::Budgets;
@@ -140,20 +140,12 @@ pub(crate) async fn front(
     let route = request
         .match_pattern()
         .unwrap_or_else(|| "unmatched".into());
-    METRICS
-        .request_seconds
-        .get_or_create(&RouteLabels {
-            route: route.clone(),
-        })
-        .observe(elapsed.as_secs_f64());
-    METRICS
-        .requests
-        .get_or_create(&RequestLabels {
-            method: method_label(request.method()),
-            route,
-            status: status.as_u16(),
-        })
-        .inc();
+    metrics::request(
+        method_label(request.method()),
+        route,
+        status.as_u16(),
+        elapsed.as_secs_f64(),
+    );
     crate::logging::info(module_path!(), |line| {
         match client {
             Some(ip) => address(line, ip),
