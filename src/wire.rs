@@ -6,16 +6,18 @@
 //!
 //! # The one renderer
 //! [`RecordJson::write`] and [`ValueJson::write`] append a record or a value to a byte
-//! buffer, with no intermediate value and no serde: field names are written as the plain
-//! ASCII they are, strings are escaped with a fast path over runs that need no escape,
-//! integers through `itoa` and numbers through `zmij`. The bytes are exactly those
-//! `serde_json` writes for the same data (its escapes, `\u00XX` in lowercase hex for the
-//! other control characters, its shortest float form, `null` for a number that is not
-//! finite; the unit tests hold the two side by side), so an answer is the same whichever
-//! way it was made.
+//! buffer, with no intermediate value and no serde: a field's `,"name":` (with `null` for a
+//! field without a value) is one copy from a table made once from the kind's field table,
+//! strings are escaped with a fast path over runs that need no escape, integers are
+//! written through `itoa` and numbers through `zmij`; nothing is kept per record. The
+//! bytes are exactly those `serde_json` writes for the same data (its escapes, `\u00XX` in
+//! lowercase hex for the other control characters, its shortest float form, `null` for a
+//! number that is not finite; the unit tests hold the two side by side), so an answer is
+//! the same whichever way it was made.
 //!
-//! The answers on the hot path (an item, a page, a write's answer, a batch, the feed and
-//! the change stream) append the record to the answer's buffer themselves. Inside a
+//! The answers on the hot path (an item, a page, a write's answer, a batch and a revert,
+//! the feed, the change stream and webhook deliveries) append the record to the answer's
+//! buffer themselves. Inside a
 //! serde-derived answer a [`RecordJson`] or [`ValueJson`] serializes through the same
 //! renderer, handing serde_json the bytes as a raw value (serde_json checks them once more);
 //! only serde_json's serializer can take them.
