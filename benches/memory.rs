@@ -4,8 +4,8 @@
 //! the load tests' body (`support::load_task`) in one `Space`, one write each, counting
 //! the heap bytes live through a counting allocator, and reports bytes per task: the whole
 //! space, the records alone, and the rest (indexes, feed, handles, word lists). Then it
-//! times the two halves of a restart per task: a space rebuilt from its snapshot
-//! (`Space::from_snapshot`), and one loaded empty with every write replayed over it
+//! times the parts of a restart per task: the snapshot file decoded (`codec::decode_space`),
+//! a space rebuilt from it (`Space::from_snapshot`), and one loaded empty with every write replayed over it
 //! (`Space::load`, `Space::replay`, `Space::finish_load`), the way the journal is replayed.
 
 mod support;
@@ -18,6 +18,7 @@ use std::time::Instant;
 use mimalloc::MiMalloc;
 use taskd::model::validate::{parse_changes, Mode};
 use taskd::model::{Command, Kind, Op, Outcome, Record, Space, SpaceSnapshot};
+use taskd::store::codec;
 
 /// The server's allocator (mimalloc), counting the bytes it has handed out and not yet taken back.
 struct Counting;
@@ -55,10 +56,11 @@ fn main() {
     let (space, _) = create(n);
     let created = started.elapsed();
     let written = live() - empty;
+    let file = codec::encode_space(&space.view()).expect("encodes");
     let snapshot: SpaceSnapshot = space.view().into();
     drop(space);
     // The snapshot's vectors hold a pointer a record.
-    let records = live() - empty - n * std::mem::size_of::<Arc<Record>>();
+    let records = live() - empty - file.capacity() - n * std::mem::size_of::<Arc<Record>>();
     println!(
         "{n} tasks, one write each: {:.2} µs a task; bytes per task: {:.0} ({:.0} the records, {:.0} the rest)",
         micros(created),
@@ -67,10 +69,14 @@ fn main() {
         per(written - records)
     );
 
+    drop(snapshot);
+    let started = Instant::now();
+    let snapshot = codec::decode_space(&file).expect("decodes");
+    let decoded = started.elapsed();
     let started = Instant::now();
     let space = Space::from_snapshot(snapshot).expect("loads");
     let loaded = started.elapsed();
-    let rebuilt = live() - empty;
+    let rebuilt = live() - empty - file.capacity();
     let id = space.id().to_string();
     drop(space);
     let (_, outcomes) = create(n);
@@ -88,7 +94,10 @@ fn main() {
     replayed.finish_load();
     let replay = started.elapsed();
     println!(
-        "a restart: from the snapshot {:.2} µs a task ({:.2} s), {:.0} bytes a task after; every write replayed {:.2} µs a task ({:.2} s)",
+        "a restart: the snapshot file ({:.0} bytes a task) decoded {:.2} µs a task ({:.2} s); the space built from it {:.2} µs a task ({:.2} s), {:.0} bytes a task after; every write replayed {:.2} µs a task ({:.2} s)",
+        per(file.len()),
+        micros(decoded),
+        decoded.as_secs_f64(),
         micros(loaded),
         loaded.as_secs_f64(),
         per(rebuilt),

@@ -6,9 +6,12 @@
 //! big space while it is snapshotted every second against the small one (both measured
 //! with `taskd bench`), SIGTERM time, restart
 //! time to the first page and RSS per task after the restart; then, on a fresh data
-//! directory, 100,000 users (one space each): RSS per idle space and restart time.
-//! `TASKD_SCALE_TASKS` and `TASKD_SCALE_SPACES` change the sizes, `TASKD_BENCH_SECONDS`
-//! (default 5) the length of each measured load.
+//! directory, as many tasks created by single `POST`s (issue 38's restart: after SIGTERM,
+//! and after a `kill -9`); then, on another, 100,000 users (one space each): RSS per idle
+//! space and restart time. Fills through batches run on 4 connections, as issue 38
+//! measures them; single `POST`s on 64, so that the fill's fsyncs are shared.
+//! `TASKD_SCALE_TASKS`, `TASKD_SCALE_SINGLE` and `TASKD_SCALE_SPACES` change the sizes (0
+//! skips a part), `TASKD_BENCH_SECONDS` (default 5) the length of each measured load.
 
 mod support;
 
@@ -23,17 +26,22 @@ use support::{
 };
 
 const SMALL: usize = 1_000;
+/// Connections of the users' creation.
 const CONNECTIONS: usize = 32;
+/// Connections of a fill through batches, as issue 38 measures it.
+const FILL_CONNECTIONS: usize = 4;
+/// Connections of a fill by single `POST`s: each waits for its fsync, so 64 share one.
+const SINGLE_CONNECTIONS: usize = 64;
 
 /// Creates tasks `t0..t{count}` in `token`'s default space, 100 a batch over
-/// [`CONNECTIONS`] connections.
+/// [`FILL_CONNECTIONS`] connections.
 fn fill(addr: SocketAddr, token: &'static str, count: usize) {
     let batches = count.div_ceil(100);
-    let threads: Vec<_> = (0..CONNECTIONS)
+    let threads: Vec<_> = (0..FILL_CONNECTIONS)
         .map(|c| {
             std::thread::spawn(move || {
                 let mut reader = connect(addr);
-                for b in (c..batches).step_by(CONNECTIONS) {
+                for b in (c..batches).step_by(FILL_CONNECTIONS) {
                     let operations: Vec<Value> = (b * 100..((b + 1) * 100).min(count))
                         .map(
                             |i| json!({"method": "POST", "path": "/api/v1/tasks", "body": task(i)}),
@@ -43,6 +51,24 @@ fn fill(addr: SocketAddr, token: &'static str, count: usize) {
                     let bytes = request(token, "POST", "/api/v1/batch", Some(&body));
                     let (status, _) = exchange(&mut reader, &bytes);
                     assert_eq!(status, 200, "batch {b}");
+                }
+            })
+        })
+        .collect();
+    threads.into_iter().for_each(|t| t.join().unwrap());
+}
+
+/// Creates tasks `t{from}..t{to}` in the default space, one `POST` each over
+/// [`SINGLE_CONNECTIONS`] connections.
+fn fill_singly(addr: SocketAddr, from: usize, to: usize) {
+    let threads: Vec<_> = (0..SINGLE_CONNECTIONS)
+        .map(|c| {
+            std::thread::spawn(move || {
+                let mut reader = connect(addr);
+                for i in (from + c..to).step_by(SINGLE_CONNECTIONS) {
+                    let body = task(i).to_string();
+                    let bytes = request(TOKEN, "POST", "/api/v1/tasks", Some(&body));
+                    assert_eq!(exchange(&mut reader, &bytes).0, 201, "task {i}");
                 }
             })
         })
@@ -60,10 +86,14 @@ fn first_page(addr: SocketAddr, token: &str) {
 
 fn main() {
     let tasks = env_or("TASKD_SCALE_TASKS", 1_000_000);
+    let singly = env_or("TASKD_SCALE_SINGLE", tasks);
     let spaces = env_or("TASKD_SCALE_SPACES", 100_000);
     let seconds = env_or("TASKD_BENCH_SECONDS", 5) as f64;
     if tasks > 0 {
         big_space(tasks, seconds);
+    }
+    if singly > 0 {
+        single_posts(singly);
     }
     if spaces > 0 {
         many_spaces(spaces);
@@ -192,6 +222,41 @@ fn longest_journal(server: Server, dir: &Path, tasks: usize) {
         round * 100,
         listening.as_secs_f64(),
         restarted.as_secs_f64()
+    );
+    server.stop();
+}
+
+/// Issue 38's restart: one space filled by `tasks` single `POST`s, then restarted after
+/// SIGTERM, and again after a `kill -9` that follows more single `POST`s (a tenth of
+/// `tasks`, so the journal holds them).
+fn single_posts(tasks: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, _) = Server::start(dir.path());
+    let bare = server.rss();
+    let started = Instant::now();
+    fill_singly(server.addr, 0, tasks);
+    let filled = started.elapsed();
+    std::thread::sleep(Duration::from_secs(3)); // the snapshot after the last write
+    let full = server.rss();
+    println!(
+        "{tasks} tasks by single POSTs: filled in {:.1} s ({:.0} tasks/s); {:.0} bytes per task",
+        filled.as_secs_f64(),
+        tasks as f64 / filled.as_secs_f64(),
+        (full - bare) as f64 / tasks as f64,
+    );
+    let server = restart(server, dir.path(), bare, tasks, "task");
+    let more = tasks / 10;
+    fill_singly(server.addr, tasks, tasks + more);
+    let journal = dir_bytes(&dir.path().join("journal"));
+    server.crash();
+    let started = Instant::now();
+    let (server, listening) = Server::start(dir.path());
+    first_page(server.addr, TOKEN);
+    println!(
+        "kill -9 after {more} more single POSTs (journal {:.0} MiB): listening after {:.2} s, first page after {:.2} s",
+        mib(journal),
+        listening.as_secs_f64(),
+        started.elapsed().as_secs_f64()
     );
     server.stop();
 }

@@ -52,12 +52,18 @@ impl Sink {
     /// Adds one line, or counts it dropped when the buffer is full; an `urgent` one wakes
     /// the writer.
     fn push(&self, line: &std::fmt::Arguments, urgent: bool) {
+        self.push_with(|lines| drop(writeln!(lines, "{line}")), urgent);
+    }
+
+    /// Adds the line `write` appends (with its line break), or counts it dropped when the
+    /// buffer is full; an `urgent` one wakes the writer.
+    fn push_with(&self, write: impl FnOnce(&mut Vec<u8>), urgent: bool) {
         let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
         if lines.len() >= BUFFER_BYTES {
             self.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let _ = writeln!(lines, "{line}");
+        write(&mut lines);
         if urgent && !self.urgent.swap(true, Ordering::Relaxed) {
             self.wake.notify_one();
         }
@@ -155,18 +161,34 @@ pub fn init(level: LevelFilter, format: LogFormat) -> Result<(), log::SetLoggerE
     Ok(())
 }
 
-/// Logs `message` at info with `target`, as `log::info!` would, for the line every request
-/// logs: in the text layout it is formatted straight into the buffer, without `fern`'s
-/// dispatch (a tenth of a GET's work went to it).
-pub fn info(target: &'static str, message: std::fmt::Arguments<'_>) {
+/// Logs the message `write` appends at info with `target`, as `log::info!` would, for the
+/// line every request logs: in the text layout `write` appends it straight into the
+/// buffer, after the time and the target, without `fern`'s dispatch (a tenth of a GET's
+/// work went to it) and without a format string (a sixteenth). `write` appends UTF-8 with
+/// no line break; in the JSON layout the message is made apart and logged through `log`.
+pub fn info(target: &'static str, write: impl FnOnce(&mut Vec<u8>)) {
     match SINK.get() {
         Some(sink) if sink.format == LogFormat::Text => {
             if sink.info {
                 let ts = now();
-                sink.push(&format_args!("{} INFO  {target}: {message}", &*ts), false);
+                sink.push_with(
+                    |lines| {
+                        lines.extend_from_slice(ts.as_bytes());
+                        lines.extend_from_slice(b" INFO  ");
+                        lines.extend_from_slice(target.as_bytes());
+                        lines.extend_from_slice(b": ");
+                        write(lines);
+                        lines.push(b'\n');
+                    },
+                    false,
+                );
             }
         }
-        _ => log::info!(target: target, "{message}"),
+        _ => {
+            let mut message = Vec::new();
+            write(&mut message);
+            log::info!(target: target, "{}", String::from_utf8_lossy(&message));
+        }
     }
 }
 

@@ -7,7 +7,14 @@ use crate::model::IfMatch;
 
 /// The entity tag of a record (or a space) at `version`: `"<version>"`, a strong tag.
 pub(crate) fn etag(version: u64) -> String {
-    format!("\"{version}\"")
+    // Every answer with a record carries one: no format string.
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(version);
+    let mut tag = String::with_capacity(digits.len() + 2);
+    tag.push('"');
+    tag.push_str(digits);
+    tag.push('"');
+    tag
 }
 
 /// What `If-Match` header values ask for: `None` without one, [`IfMatch::Any`] for `*`, else

@@ -19,7 +19,6 @@ pub(crate) mod budget;
 pub(crate) mod client;
 pub(crate) mod throttle;
 
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -33,7 +32,7 @@ use actix_web::web::Data;
 use actix_web::{HttpMessage, HttpResponse};
 
 use crate::core::Gate;
-use crate::metrics::{RequestLabels, RouteLabels, METRICS, PATH as METRICS_PATH};
+use crate::metrics::{self, METRICS, PATH as METRICS_PATH};
 
 pub(crate) use body::BodyTimeout;
 pub(crate) use budget::Budgets;
@@ -141,40 +140,53 @@ pub(crate) async fn front(
     let route = request
         .match_pattern()
         .unwrap_or_else(|| "unmatched".into());
-    METRICS
-        .request_seconds
-        .get_or_create(&RouteLabels {
-            route: route.clone(),
-        })
-        .observe(elapsed.as_secs_f64());
-    METRICS
-        .requests
-        .get_or_create(&RequestLabels {
-            method: method_label(request.method()),
-            route,
-            status: status.as_u16(),
-        })
-        .inc();
-    let client: &dyn std::fmt::Display = match &client {
-        Some(ip) => ip,
-        None => &"-",
-    };
-    crate::logging::info(
-        module_path!(),
-        format_args!(
-            "{client} {} {} {} {}us id={id}",
-            request.method(),
-            request.path(),
-            status.as_u16(),
-            elapsed.as_micros()
-        ),
+    metrics::request(
+        method_label(request.method()),
+        route,
+        status.as_u16(),
+        elapsed.as_secs_f64(),
     );
+    crate::logging::info(module_path!(), |line| {
+        match client {
+            Some(ip) => address(line, ip),
+            None => line.push(b'-'),
+        }
+        line.push(b' ');
+        line.extend_from_slice(request.method().as_str().as_bytes());
+        line.push(b' ');
+        line.extend_from_slice(request.path().as_bytes());
+        line.push(b' ');
+        line.extend_from_slice(itoa::Buffer::new().format(status.as_u16()).as_bytes());
+        line.push(b' ');
+        let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        line.extend_from_slice(itoa::Buffer::new().format(micros).as_bytes());
+        line.extend_from_slice(b"us id=");
+        line.extend_from_slice(id.as_bytes());
+    });
     if let Ok(value) = HeaderValue::from_str(&id) {
         response
             .headers_mut()
             .insert(HeaderName::from_static(REQUEST_ID), value);
     }
     Ok(response)
+}
+
+/// Appends `ip` as its `Display` writes it: an IPv4 address octet by octet, with no format
+/// string (the access line's), an IPv6 one through `Display`.
+fn address(line: &mut Vec<u8>, ip: std::net::IpAddr) {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            for (i, octet) in v4.octets().into_iter().enumerate() {
+                if i > 0 {
+                    line.push(b'.');
+                }
+                line.extend_from_slice(itoa::Buffer::new().format(octet).as_bytes());
+            }
+        }
+        std::net::IpAddr::V6(v6) => {
+            let _ = std::io::Write::write_fmt(line, format_args!("{v6}"));
+        }
+    }
 }
 
 /// Gives back what `response` costs nothing of the budget its request was charged (a
@@ -284,8 +296,30 @@ fn request_id(sent: Option<&HeaderValue>) -> String {
         None => {
             let mut id = String::with_capacity(PREFIX.len() + 20);
             id.push_str(&PREFIX);
-            let _ = write!(id, "{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            id.push_str(itoa::Buffer::new().format(NEXT.fetch_add(1, Ordering::Relaxed)));
             id
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_access_lines_address_is_the_one_display_writes() {
+        for ip in [
+            "0.0.0.0",
+            "127.0.0.1",
+            "10.200.3.45",
+            "255.255.255.255",
+            "::1",
+            "fe80::1:2",
+        ] {
+            let ip: std::net::IpAddr = ip.parse().unwrap();
+            let mut line = Vec::new();
+            address(&mut line, ip);
+            assert_eq!(String::from_utf8(line).unwrap(), ip.to_string());
         }
     }
 }

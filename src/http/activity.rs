@@ -6,13 +6,14 @@ use super::dto;
 use super::error::ApiError;
 use super::extract::{space_of, Collection, Params, RecordId};
 use super::openapi::problems::{Reads, Reverts};
+use super::render;
 use crate::core::Core;
 use crate::model::access::Action;
 use crate::model::activity::{Actor, Via};
 use crate::model::limits::{ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX, MAX_SAFE_INTEGER};
 use crate::model::{Caller, Kind};
 use crate::store::activity::{Page, Query};
-use crate::wire::{RecordJson, Stamp, ValueJson};
+use crate::wire::{Stamp, ValueJson};
 use actix_web::web::{self, Data};
 use actix_web::HttpResponse;
 
@@ -169,22 +170,10 @@ pub(crate) async fn revert(
         .map_err(|(_, e)| ApiError::from(e))?;
     let mut touched: Vec<_> = outcome.touched().collect();
     touched.sort_by(|a, b| (a.kind, &a.record.id).cmp(&(b.kind, &b.record.id)));
-    let results = touched
-        .into_iter()
-        .map(|t| dto::BatchResult {
-            status: 200,
-            kind: t.kind.noun(),
-            data: RecordJson {
-                kind: t.kind,
-                space,
-                record: &t.record,
-            },
-        })
-        .collect();
-    Ok(HttpResponse::Ok().json(dto::BatchResponse {
-        results,
-        space_version: outcome.version,
-    }))
+    let results = touched.into_iter().map(|t| (200, t));
+    Ok(HttpResponse::Ok()
+        .content_type("application/json")
+        .body(render::batch(space, results, outcome.version)))
 }
 
 /// A page as `{"data", "hasMore", "nextBefore"}`.

@@ -528,8 +528,9 @@ pub(crate) struct BatchRequest {
 }
 
 /// One result of a batch: the status the single request would have had, the record's
-/// kind and the record.
-#[derive(Serialize, ToSchema)]
+/// kind and the record. The schema of what `render::batch` writes.
+#[derive(ToSchema)]
+#[allow(dead_code)]
 pub(crate) struct BatchResult<'a> {
     #[schema(schema_with = batch_status_schema)]
     pub status: u16,
@@ -540,9 +541,10 @@ pub(crate) struct BatchResult<'a> {
     pub data: RecordJson<'a>,
 }
 
-/// The answer to a batch.
-#[derive(Serialize, ToSchema)]
+/// The answer to a batch, and to a revert: the schema of what `render::batch` writes.
+#[derive(ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
 pub(crate) struct BatchResponse<'a> {
     pub results: Vec<BatchResult<'a>>,
     #[schema(minimum = 0)]

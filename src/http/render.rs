@@ -1,6 +1,12 @@
 //! The JSON API's answers: records ([`crate::wire`]'s form) in their envelopes, pages,
 //! feed pages and stream events, the directory's answers, and answers kept for
 //! idempotency keys.
+//!
+//! The answers that carry records (an item, a page, a write's and a batch's answer, feed
+//! pages and stream events) are written straight into one buffer: their envelopes as byte
+//! strings, each record by [`RecordJson::write`]. Their shapes are the ones the `dto`
+//! types document in the OpenAPI document. Every other answer is a serde-derived `dto`
+//! rendered by serde_json.
 
 use actix_web::http::{header, StatusCode};
 use actix_web::HttpResponse;
@@ -13,42 +19,64 @@ use crate::core::deliveries::Attempt;
 use crate::model::kept::KeptAnswer;
 use crate::model::webhook::{Position, Webhook};
 use crate::model::{
-    Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, RateLimit, Role,
-    SpaceInfo, Token, Touched,
+    Account, Caller, FeedPage, Invitation, Item, Kind, Member, Outcome, Page, RateLimit, Record,
+    Role, SpaceInfo, Token, Touched,
 };
-use crate::wire::{RecordJson, Stamp};
+use crate::wire::{self, RecordJson, Stamp};
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct One<'a> {
-    data: RecordJson<'a>,
-    space_version: u64,
+/// The buffer an answer with records is written into, sized for a record's envelope (so
+/// rendering one does not grow it several times).
+fn buffer() -> Vec<u8> {
+    Vec::with_capacity(1024)
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Many<'a> {
-    data: Vec<RecordJson<'a>>,
-    space_version: u64,
-    next_cursor: Option<&'a str>,
+/// `{"data": record, "spaceVersion": version}`.
+fn one(kind: Kind, space: &str, record: &Record, version: u64) -> Vec<u8> {
+    let mut out = buffer();
+    out.extend_from_slice(b"{\"data\":");
+    RecordJson {
+        kind,
+        space,
+        record,
+    }
+    .write(&mut out);
+    out.extend_from_slice(b",\"spaceVersion\":");
+    wire::unsigned(&mut out, version);
+    out.push(b'}');
+    out
+}
+
+/// A JSON response with `status` and `body`.
+fn json_body(status: StatusCode, body: Vec<u8>) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type("application/json")
+        .body(body)
+}
+
+/// A JSON answer to keep with `status` and `body`.
+fn json_answer(status: StatusCode, body: Vec<u8>) -> KeptAnswer {
+    KeptAnswer {
+        status: status.as_u16(),
+        content_type: "application/json".into(),
+        location: None,
+        etag: None,
+        body,
+    }
 }
 
 /// A JSON response with `status`.
 pub(crate) fn json<T: Serialize>(status: StatusCode, body: &T) -> HttpResponse {
     match to_json(body) {
-        Ok(bytes) => HttpResponse::build(status)
-            .content_type("application/json")
-            .body(bytes),
+        Ok(bytes) => json_body(status, bytes),
         Err(e) => actix_web::ResponseError::error_response(&super::error::ApiError::Internal(
             format!("cannot render JSON: {e}"),
         )),
     }
 }
 
-/// `body` as JSON, into a buffer sized for a record's envelope (so rendering one does not
-/// grow it several times).
+/// `body` as JSON, into an answer's [`buffer`].
 fn to_json<T: Serialize>(body: &T) -> serde_json::Result<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(1024);
+    let mut bytes = buffer();
     serde_json::to_writer(&mut bytes, body)?;
     Ok(bytes)
 }
@@ -56,13 +84,7 @@ fn to_json<T: Serialize>(body: &T) -> serde_json::Result<Vec<u8>> {
 /// Serializes `body` as a JSON answer with `status`.
 fn answer<T: Serialize>(status: StatusCode, body: &T) -> KeptAnswer {
     match to_json(body) {
-        Ok(body) => KeptAnswer {
-            status: status.as_u16(),
-            content_type: "application/json".into(),
-            location: None,
-            etag: None,
-            body,
-        },
+        Ok(body) => json_answer(status, body),
         Err(e) => {
             log::error!("cannot render JSON: {e}");
             KeptAnswer {
@@ -86,17 +108,7 @@ pub(crate) fn write_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
     } else {
         StatusCode::OK
     };
-    let mut kept = answer(
-        status,
-        &One {
-            data: RecordJson {
-                kind: *kind,
-                space,
-                record,
-            },
-            space_version: outcome.version,
-        },
-    );
+    let mut kept = json_answer(status, one(*kind, space, record, outcome.version));
     kept.etag = Some(etag(record.version).into());
     if step.created {
         kept.location = Some(format!("/api/v1/{}/{}", kind.collection(), record.id).into());
@@ -107,26 +119,43 @@ pub(crate) fn write_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
 /// The answer to a batch: `{"results": [{"status", "kind", "data"}, ...], "spaceVersion":
 /// v}`.
 pub(crate) fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
-    let results = outcome
-        .steps
-        .iter()
-        .map(|step| dto::BatchResult {
-            status: if step.created { 201 } else { 200 },
-            kind: step.touched[0].kind.noun(),
-            data: RecordJson {
-                kind: step.touched[0].kind,
-                space,
-                record: &step.touched[0].record,
-            },
-        })
-        .collect();
-    answer(
-        StatusCode::OK,
-        &dto::BatchResponse {
-            results,
-            space_version: outcome.version,
-        },
-    )
+    let results = outcome.steps.iter().map(|step| {
+        let status = if step.created { 201 } else { 200 };
+        (status, &step.touched[0])
+    });
+    json_answer(StatusCode::OK, batch(space, results, outcome.version))
+}
+
+/// A [`dto::BatchResponse`] of `results` (each a status and the record it leaves) at
+/// `version`.
+pub(crate) fn batch<'a>(
+    space: &str,
+    results: impl IntoIterator<Item = (u16, &'a Touched)>,
+    version: u64,
+) -> Vec<u8> {
+    let mut out = buffer();
+    out.extend_from_slice(b"{\"results\":[");
+    for (i, (status, touched)) in results.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"status\":");
+        wire::unsigned(&mut out, status.into());
+        out.extend_from_slice(b",\"kind\":");
+        wire::string(&mut out, touched.kind.noun());
+        out.extend_from_slice(b",\"data\":");
+        RecordJson {
+            kind: touched.kind,
+            space,
+            record: &touched.record,
+        }
+        .write(&mut out);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"],\"spaceVersion\":");
+    wire::unsigned(&mut out, version);
+    out.push(b'}');
+    out
 }
 
 /// The answer to a user's creation (`201`) or to a new primary token (`200`): the user,
@@ -300,17 +329,7 @@ pub(crate) fn kept(answer: &KeptAnswer) -> HttpResponse {
 
 /// `200 {"data": record, "spaceVersion": n}` with the record's `ETag`.
 pub(crate) fn item(kind: Kind, space: &str, item: &Item) -> HttpResponse {
-    let mut response = json(
-        StatusCode::OK,
-        &One {
-            data: RecordJson {
-                kind,
-                space,
-                record: &item.record,
-            },
-            space_version: item.version,
-        },
-    );
+    let mut response = json_body(StatusCode::OK, one(kind, space, &item.record, item.version));
     set_etag(&mut response, item.record.version);
     response
 }
@@ -330,44 +349,30 @@ fn set_etag(response: &mut HttpResponse, version: u64) {
 
 /// `{"data": [...], "spaceVersion": n, "nextCursor": ...}` with the space's `ETag`.
 pub(crate) fn page(kind: Kind, space: &str, page: &Page) -> HttpResponse {
-    let mut response = json(
-        StatusCode::OK,
-        &Many {
-            data: page
-                .records
-                .iter()
-                .map(|record| RecordJson {
-                    kind,
-                    space,
-                    record,
-                })
-                .collect(),
-            space_version: page.version,
-            next_cursor: page.next_cursor.as_deref(),
-        },
-    );
+    let mut out = buffer();
+    out.extend_from_slice(b"{\"data\":[");
+    for (i, record) in page.records.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        RecordJson {
+            kind,
+            space,
+            record,
+        }
+        .write(&mut out);
+    }
+    out.extend_from_slice(b"],\"spaceVersion\":");
+    wire::unsigned(&mut out, page.version);
+    out.extend_from_slice(b",\"nextCursor\":");
+    match &page.next_cursor {
+        Some(cursor) => wire::string(&mut out, cursor),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
+    let mut response = json_body(StatusCode::OK, out);
     set_etag(&mut response, page.version);
     response
-}
-
-/// One change as the feed and the stream show it: `{"kind": ..., "record": {...}}`.
-#[derive(Serialize)]
-struct ChangeJson<'a> {
-    kind: &'static str,
-    record: RecordJson<'a>,
-}
-
-impl<'a> ChangeJson<'a> {
-    fn of(space: &'a str, change: &'a Touched) -> ChangeJson<'a> {
-        ChangeJson {
-            kind: change.kind.noun(),
-            record: RecordJson {
-                kind: change.kind,
-                space,
-                record: &change.record,
-            },
-        }
-    }
 }
 
 /// The rendered records after which a feed page ends, at the end of a version (§9a).
@@ -407,11 +412,19 @@ pub(crate) fn feed(space: &str, page: &FeedPage) -> HttpResponse {
         .body(out)
 }
 
-/// Appends one change as JSON to `out`.
+/// Appends one change as the feed and the stream show it to `out`: `{"kind": ...,
+/// "record": {...}}`.
 fn change_json(out: &mut Vec<u8>, space: &str, change: &Touched) {
-    if serde_json::to_writer(&mut *out, &ChangeJson::of(space, change)).is_err() {
-        log::error!("cannot render a change of space {space}");
+    out.extend_from_slice(b"{\"kind\":");
+    wire::string(out, change.kind.noun());
+    out.extend_from_slice(b",\"record\":");
+    RecordJson {
+        kind: change.kind,
+        space,
+        record: &change.record,
     }
+    .write(out);
+    out.push(b'}');
 }
 
 /// The server-sent event of one change: `id`, `event: change`, `data`.

@@ -179,7 +179,7 @@ pub enum Prev {
     /// write touches has an entry (`Logged::derive`), so this is the version of the
     /// last entry logged for it, unless the log missed that write.
     At(u64),
-    /// Not recorded: an entry of format 9, logged before entries carried it.
+    /// Not recorded: an entry of format 9 or 10, logged before entries carried it.
     Unknown,
 }
 

@@ -359,7 +359,7 @@ impl Graph {
         };
         for record in changed.iter_mut() {
             let blocked = fields.blocked(record, finished);
-            record.fields[fields.blocked] = Value::Bool(blocked);
+            record.fields.set(fields.blocked, Value::Bool(blocked));
         }
         let mut flipped = Vec::new();
         let mut seen: HashSet<&Id> = HashSet::new();
@@ -381,7 +381,7 @@ impl Graph {
                 let blocked = fields.blocked(current, finished);
                 if blocked != fields.stored_blocked(current) {
                     let mut changed = Record::clone(current);
-                    changed.fields[fields.blocked] = Value::Bool(blocked);
+                    changed.fields.set(fields.blocked, Value::Bool(blocked));
                     changed.touch(version, now);
                     flipped.push(changed);
                 }

@@ -177,11 +177,7 @@ impl Record {
             updated_at: now,
             deleted_at: None,
             version,
-            fields: kind
-                .fields()
-                .iter()
-                .map(|f| Value::default_for(f.ty))
-                .collect(),
+            fields: Fields::defaults(kind),
         }
     }
 
@@ -197,27 +193,70 @@ impl Record {
     }
 }
 
-/// The values of a record's fields, in its kind's table order, where a `Null` takes no
-/// room: the values that are not `Null` are kept in order beside a mask of their positions,
-/// so a task costs the bytes of the fields it has (most of a task's 30 fields are unset).
+/// The values of a record's fields, in its kind's table order, where a *light* value takes
+/// no room: `Null` anywhere, and among the first [`LIGHT_FIELDS`] fields also `false` and
+/// an empty array of ids or of reminders, the defaults most of a task's 31 fields hold.
+/// The other values are kept in order beside a mask of their positions, and a light
+/// field's value is a code of two bits, so a task costs the bytes of the fields it has set.
 /// Reads see every field ([`Fields::get`], indexing, [`Fields::iter`]); serde reads and
 /// writes the whole sequence, the same bytes as a slice of values.
+///
+/// A field written in place (`fields[at] = value`) is stored whatever its value;
+/// [`Fields::shrink`] makes a record's light values light again.
 #[derive(Clone, Default)]
 pub struct Fields {
     /// The mask of the positions with a stored value (bits 0 to 55) and the number of
     /// fields (bits 56 to 63).
     bits: u64,
+    /// The light value of each unstored field among the first [`LIGHT_FIELDS`], two bits a
+    /// field: an index into [`light`]'s values.
+    light: u64,
     /// The stored values, by position.
     values: Box<[Value]>,
 }
 
 /// A record has at most this many fields.
 const MAX_FIELDS: usize = 56;
+/// The fields that may hold a light value other than `Null`.
+const LIGHT_FIELDS: usize = 32;
 
-/// What an unstored field reads as.
-static NULL: Value = Value::Null;
+const _: () = assert!(std::mem::size_of::<Fields>() == 32);
 
-const _: () = assert!(std::mem::size_of::<Fields>() == 24);
+/// The light value of code `code` (two bits): `Null`, `false`, no ids, no reminders.
+fn light(code: u64) -> &'static Value {
+    static NULL: Value = Value::Null;
+    static FALSE: Value = Value::Bool(false);
+    static NO_IDS: std::sync::LazyLock<Value> =
+        std::sync::LazyLock::new(|| Value::Ids(Box::default()));
+    static NO_REMINDERS: std::sync::LazyLock<Value> =
+        std::sync::LazyLock::new(|| Value::Reminders(Box::default()));
+    match code {
+        0 => &NULL,
+        1 => &FALSE,
+        2 => &NO_IDS,
+        _ => &NO_REMINDERS,
+    }
+}
+
+/// The light value of unstored field `at` in light codes `codes` ([`Fields::light`]).
+fn light_at(codes: u64, at: usize) -> &'static Value {
+    light(match at < LIGHT_FIELDS {
+        true => codes >> (2 * at) & 3,
+        false => 0,
+    })
+}
+
+/// The code of `value` when field `at` may hold it without storing it.
+fn light_code(at: usize, value: &Value) -> Option<u64> {
+    match value {
+        Value::Null => Some(0),
+        _ if at >= LIGHT_FIELDS => None,
+        Value::Bool(false) => Some(1),
+        Value::Ids(ids) if ids.is_empty() => Some(2),
+        Value::Reminders(reminders) if reminders.is_empty() => Some(3),
+        _ => None,
+    }
+}
 
 impl Fields {
     /// How many fields the record has.
@@ -230,57 +269,166 @@ impl Fields {
         self.len() == 0
     }
 
-    /// Where the value of field `at` is stored, if it is.
-    fn slot(&self, at: usize) -> Option<usize> {
-        let below = (1u64 << at) - 1;
-        (at < MAX_FIELDS && self.bits >> at & 1 == 1)
-            .then(|| (self.bits & below).count_ones() as usize)
+    /// Whether field `at` has a stored value.
+    fn stored(&self, at: usize) -> bool {
+        self.bits >> at & 1 == 1
+    }
+
+    /// Where the value of field `at`, if stored, is (or would be).
+    fn slot(&self, at: usize) -> usize {
+        (self.bits & ((1u64 << at) - 1)).count_ones() as usize
+    }
+
+    /// The light value of unstored field `at`.
+    fn light_of(&self, at: usize) -> &'static Value {
+        light_at(self.light, at)
     }
 
     /// The value of field `at`; `None` past the last field.
     pub fn get(&self, at: usize) -> Option<&Value> {
-        (at < self.len()).then(|| self.slot(at).map_or(&NULL, |slot| &self.values[slot]))
+        (at < self.len()).then(|| match self.stored(at) {
+            true => &self.values[self.slot(at)],
+            false => self.light_of(at),
+        })
     }
 
     /// Every field's value, in table order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Value> + '_ {
         let mut stored = self.values.iter();
-        (0..self.len()).map(move |at| match self.bits >> at & 1 {
-            1 => stored.next().unwrap_or(&NULL),
-            _ => &NULL,
+        (0..self.len()).map(move |at| match self.stored(at) {
+            true => stored.next().unwrap_or(light(0)),
+            false => self.light_of(at),
         })
     }
 
     /// Every field's value, in table order, owned.
     pub fn into_vec(self) -> Vec<Value> {
+        let (len, bits, codes) = (self.len(), self.bits, self.light);
         let mut values = self.values.into_vec().into_iter();
-        (0..(self.bits >> MAX_FIELDS) as usize)
-            .map(|at| match self.bits >> at & 1 {
+        (0..len)
+            .map(|at| match bits >> at & 1 {
                 1 => values.next().unwrap_or(Value::Null),
-                _ => Value::Null,
+                _ => light_at(codes, at).clone(),
             })
             .collect()
+    }
+
+    /// The fields of a new record of `kind`, each at its default.
+    pub fn defaults(kind: Kind) -> Fields {
+        static DEFAULTS: std::sync::LazyLock<Vec<Fields>> = std::sync::LazyLock::new(|| {
+            (Kind::ALL.iter())
+                .map(|kind| {
+                    let values = kind.fields().iter().map(|f| Value::default_for(f.ty));
+                    values.collect()
+                })
+                .collect()
+        });
+        DEFAULTS[kind.index()].clone()
+    }
+
+    /// The fields of `values`, every field's value in table order; at most 56. The values
+    /// that are not light are moved into one allocation of their size.
+    pub fn from_values(values: Vec<Value>) -> Fields {
+        assert!(
+            values.len() <= MAX_FIELDS,
+            "a record has at most {MAX_FIELDS} fields"
+        );
+        let mut fields = Fields {
+            bits: (values.len() as u64) << MAX_FIELDS,
+            ..Fields::default()
+        };
+        for (at, value) in values.iter().enumerate() {
+            match light_code(at, value) {
+                Some(code) if at < LIGHT_FIELDS => fields.light |= code << (2 * at),
+                Some(_) => {}
+                None => fields.bits |= 1 << at,
+            }
+        }
+        let mut stored =
+            Vec::with_capacity((fields.bits & ((1 << MAX_FIELDS) - 1)).count_ones() as usize);
+        stored.extend(
+            (values.into_iter().enumerate())
+                .filter_map(|(at, value)| (fields.bits >> at & 1 == 1).then_some(value)),
+        );
+        fields.values = stored.into_boxed_slice();
+        fields
+    }
+
+    /// Sets each field `at` of `values` to its value, storing it unless it is light: the
+    /// stored values move at most twice for them all, where writing each in place may
+    /// take an allocation each.
+    pub fn set_all<'a>(&mut self, values: impl IntoIterator<Item = (usize, &'a Value)>) {
+        let mut stored = std::mem::take(&mut self.values).into_vec();
+        for (at, value) in values {
+            assert!(
+                at < self.len(),
+                "field {at} of a record of {} fields",
+                self.len()
+            );
+            let slot = self.slot(at);
+            match (self.stored(at), light_code(at, value)) {
+                (true, None) => stored[slot] = value.clone(),
+                (true, Some(code)) => {
+                    stored.remove(slot);
+                    self.bits &= !(1 << at);
+                    self.set_light(at, code);
+                }
+                (false, None) => {
+                    stored.insert(slot, value.clone());
+                    self.bits |= 1 << at;
+                    self.set_light(at, 0);
+                }
+                (false, Some(code)) => self.set_light(at, code),
+            }
+        }
+        self.values = stored.into_boxed_slice();
+    }
+
+    /// Sets field `at` to `value`, storing it unless it is light.
+    pub fn set(&mut self, at: usize, value: Value) {
+        self.set_all([(at, &value)]);
+    }
+
+    /// Stops storing the stored values that are light (written in place since).
+    pub fn shrink(&mut self) {
+        let mut positions = (0..self.len()).filter(|at| self.stored(*at));
+        let light = (self.values.iter()).any(|value| {
+            let at = positions.next().unwrap_or(MAX_FIELDS);
+            light_code(at, value).is_some()
+        });
+        if !light {
+            return;
+        }
+        let mut stored = std::mem::take(&mut self.values).into_vec();
+        let mut slot = 0;
+        for at in 0..self.len() {
+            if !self.stored(at) {
+                continue;
+            }
+            match light_code(at, &stored[slot]) {
+                Some(code) => {
+                    stored.remove(slot);
+                    self.bits &= !(1 << at);
+                    self.set_light(at, code);
+                }
+                None => slot += 1,
+            }
+        }
+        self.values = stored.into_boxed_slice();
+    }
+
+    /// Notes `code` as the light value of unstored field `at`.
+    fn set_light(&mut self, at: usize, code: u64) {
+        if at < LIGHT_FIELDS {
+            self.light = self.light & !(3 << (2 * at)) | code << (2 * at);
+        }
     }
 }
 
 impl FromIterator<Value> for Fields {
     /// The fields of `values`, every field's value in table order; at most 56.
     fn from_iter<I: IntoIterator<Item = Value>>(values: I) -> Fields {
-        let mut bits = 0;
-        let mut stored = Vec::new();
-        let mut len = 0;
-        for (at, value) in values.into_iter().enumerate() {
-            assert!(at < MAX_FIELDS, "a record has at most {MAX_FIELDS} fields");
-            if value != Value::Null {
-                bits |= 1 << at;
-                stored.push(value);
-            }
-            len = at + 1;
-        }
-        Fields {
-            bits: bits | (len as u64) << MAX_FIELDS,
-            values: stored.into_boxed_slice(),
-        }
+        Fields::from_values(values.into_iter().collect())
     }
 }
 
@@ -296,19 +444,21 @@ impl std::ops::Index<usize> for Fields {
 }
 
 impl std::ops::IndexMut<usize> for Fields {
-    /// The value of field `at` to change in place; an unstored field gets a stored `Null`.
+    /// The value of field `at` to change in place; an unstored field gets its light value
+    /// stored.
     fn index_mut(&mut self, at: usize) -> &mut Value {
         assert!(
             at < self.len(),
             "field {at} of a record of {} fields",
             self.len()
         );
-        let slot = (self.bits & ((1u64 << at) - 1)).count_ones() as usize;
-        if self.bits >> at & 1 == 0 {
+        let slot = self.slot(at);
+        if !self.stored(at) {
             let mut values = std::mem::take(&mut self.values).into_vec();
-            values.insert(slot, Value::Null);
+            values.insert(slot, self.light_of(at).clone());
             self.values = values.into_boxed_slice();
             self.bits |= 1 << at;
+            self.set_light(at, 0);
         }
         &mut self.values[slot]
     }
@@ -341,7 +491,7 @@ impl<'de> Deserialize<'de> for Fields {
                 values.len()
             )));
         }
-        Ok(values.into_iter().collect())
+        Ok(Fields::from_values(values))
     }
 }
 
@@ -364,10 +514,14 @@ mod tests {
     }
 
     #[test]
-    fn fields_read_every_value_and_store_only_those_not_null() {
+    fn fields_read_every_value_and_store_only_those_not_light() {
         let fields: Fields = values().into_iter().collect();
         assert_eq!(fields.len(), 6);
-        assert_eq!(fields.values.len(), 3, "the nulls take no room");
+        assert_eq!(
+            fields.values.len(),
+            2,
+            "the nulls and the false take no room"
+        );
         assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), values());
         assert_eq!(fields[3], Value::Null);
         assert_eq!(fields.get(6), None);
@@ -384,6 +538,49 @@ mod tests {
         expected[0] = Value::Null;
         assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), expected);
         assert_eq!(fields, expected.into_iter().collect::<Fields>());
+    }
+
+    /// Light values other than `Null` take no room among the first fields only; a light
+    /// value written in place is stored until the fields shrink.
+    #[test]
+    fn light_values_take_no_room_among_the_first_fields_and_shrink_back() {
+        let lights = [
+            Value::Bool(false),
+            Value::Ids(Box::default()),
+            Value::Reminders(Box::default()),
+        ];
+        let mut all: Vec<Value> = (0..MAX_FIELDS).map(|at| lights[at % 3].clone()).collect();
+        all[1] = Value::Integer(0);
+        let mut fields: Fields = all.iter().cloned().collect();
+        assert_eq!(fields.values.len(), 1 + MAX_FIELDS - LIGHT_FIELDS);
+        assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), all);
+        assert_eq!(fields.clone().into_vec(), all);
+        fields[3] = Value::Bool(true);
+        fields[4] = Value::Ids(Box::default());
+        fields[4 + LIGHT_FIELDS] = Value::Null;
+        all[3] = Value::Bool(true);
+        all[4 + LIGHT_FIELDS] = Value::Null;
+        assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), all);
+        assert_eq!(fields.values.len(), 3 + MAX_FIELDS - LIGHT_FIELDS);
+        fields.shrink();
+        assert_eq!(fields.values.len(), 1 + MAX_FIELDS - LIGHT_FIELDS);
+        assert_eq!(fields, all.iter().cloned().collect::<Fields>());
+        // Light over stored, heavy over light, light over light, heavy over heavy, and a
+        // null past the light fields.
+        let sets = [
+            (1, Value::Ids(Box::default())),
+            (2, Value::Text("x".into())),
+            (5, Value::Bool(false)),
+            (3, Value::Integer(9)),
+            (LIGHT_FIELDS + 2, Value::Null),
+        ];
+        fields.set_all(sets.iter().map(|(at, value)| (*at, value)));
+        for (at, value) in sets {
+            all[at] = value;
+        }
+        assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), all);
+        assert_eq!(fields.values.len(), MAX_FIELDS - LIGHT_FIELDS);
+        assert_eq!(fields, all.into_iter().collect::<Fields>());
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //!
 //! # Reading one record
 //! A record's page (`GET /api/v1/tasks/{id}/activity`) does not scan the space's history:
-//! every entry names the version of the record's entry before it ([`Prev`], format 10 on),
+//! every entry names the version of the record's entry before it ([`Prev`], format 11 on),
 //! which is the former state's `version`, known when the entry is derived. Every write
 //! that gives a record a new version touches it, and every touched record gets an entry
 //! (`Logged::derive`), so these pointers form a chain through all of a record's entries.
@@ -33,7 +33,7 @@
 //! The chain is only followed where it is sound, and a page goes on by a walk of the log
 //! below the last entry reached where it is not: a `before` that is no entry of the
 //! record, a head the log does not hold yet (a read that raced a write), an entry of
-//! format 9 (`prev` unknown), or a write the log missed (an append that failed) whose
+//! format 9 or 10 (`prev` unknown), or a write the log missed (an append that failed) whose
 //! frame does not hold the record. It stops where the log stops: at the floor, at the
 //! retention's cutoff, at `since`, and at the record's creation.
 //!
@@ -1052,7 +1052,7 @@ impl Reader<'_> {
     /// from its last write `head` (or from the entry at `query.before`, when it is the
     /// record's, as a page's cursor is) down the entries' [`Prev`] versions, a write read
     /// a hop. Where the chain cannot be followed (a `before` that is no entry of the
-    /// record, a head the log does not hold yet, an entry of format 9, a write the log
+    /// record, a head the log does not hold yet, an entry of format 9 or 10, a write the log
     /// missed) the page goes on by a walk below the last entry it reached.
     fn chain(
         &mut self,
@@ -1580,53 +1580,67 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_chain_into_format_9_entries_goes_on_by_a_walk() {
-        // The golden format 9 directory's log of its space with the most activity.
+    /// The log of the golden directory `version` whose space has the most activity,
+    /// copied.
+    fn golden_log(version: &str) -> tempfile::TempDir {
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/v9/activity/d44edef7-4ef8-4687-9adf-ad4cf017d3bb");
-        let dir = tempfile::tempdir().unwrap();
-        copy_files(&fixture, dir.path());
-        let log = Log::open(dir.path(), KEEP_ALL).unwrap();
-        let all = Query {
-            limit: 1000,
-            ..Query::default()
+            .join(format!("tests/fixtures/{version}/activity"));
+        let size = |dir: &Path| -> u64 {
+            let files = fs::read_dir(dir).unwrap();
+            files.map(|f| f.unwrap().metadata().unwrap().len()).sum()
         };
-        let old = log.page(&all, 1_000).unwrap();
-        assert!(old.entries.len() >= 10, "{}", old.entries.len());
-        assert!(old.entries.iter().all(|(_, e)| e.prev == Prev::Unknown));
-        // Records of format 9 written again in format 10: their new entries point at
-        // their last format 9 ones, whose own `prev` is unknown.
-        let mut heads = Heads::new();
-        for (_, entry) in old.entries.iter().rev() {
-            if entry.kind == Kind::Task {
-                heads.insert(entry.id.to_string(), entry.version);
+        let spaces = fs::read_dir(fixture).unwrap().map(|d| d.unwrap().path());
+        let busiest = spaces.max_by_key(|dir| size(dir)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        copy_files(&busiest, dir.path());
+        dir
+    }
+
+    #[test]
+    fn a_chain_into_entries_of_formats_9_and_10_goes_on_by_a_walk() {
+        for version in ["v9", "v10"] {
+            let dir = golden_log(version);
+            let log = Log::open(dir.path(), KEEP_ALL).unwrap();
+            let all = Query {
+                limit: 1000,
+                ..Query::default()
+            };
+            let old = log.page(&all, 1_000).unwrap();
+            assert!(old.entries.len() >= 10, "{version}: {}", old.entries.len());
+            assert!(old.entries.iter().all(|(_, e)| e.prev == Prev::Unknown));
+            // Records of the old format written again in this one: their new entries
+            // point at their last old ones, whose own `prev` is unknown.
+            let mut heads = Heads::new();
+            for (_, entry) in old.entries.iter().rev() {
+                if entry.kind == Kind::Task {
+                    heads.insert(entry.id.to_string(), entry.version);
+                }
             }
-        }
-        let tasks: Vec<String> = heads.keys().cloned().collect();
-        let mut version = log.last();
-        for round in 0..5 {
-            for id in &tasks {
-                version += 1;
-                log.append(update(&mut heads, version, id, "u", 10 * round), 1_000)
-                    .unwrap();
+            let tasks: Vec<String> = heads.keys().cloned().collect();
+            let mut written = log.last();
+            for round in 0..5 {
+                for id in &tasks {
+                    written += 1;
+                    log.append(update(&mut heads, written, id, "u", 10 * round), 1_000)
+                        .unwrap();
+                }
             }
-        }
-        for (id, head) in &heads {
-            for limit in [1, 3, 100] {
-                let query = Query {
-                    limit,
-                    ..Query::default()
-                };
-                let read = pages_agree(&log, &query, id, *head, 1_000);
-                assert!(read.len() > 5, "{id}: {read:?}");
+            for (id, head) in &heads {
+                for limit in [1, 3, 100] {
+                    let query = Query {
+                        limit,
+                        ..Query::default()
+                    };
+                    let read = pages_agree(&log, &query, id, *head, 1_000);
+                    assert!(read.len() > 5, "{version} {id}: {read:?}");
+                }
             }
         }
     }
 
     #[test]
-    fn the_golden_format_10_logs_chain_every_record_as_a_walk_reads_it() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v10/activity");
+    fn the_golden_format_11_logs_chain_every_record_as_a_walk_reads_it() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v11/activity");
         let mut chained = 0;
         for space in fs::read_dir(fixture).unwrap() {
             let dir = tempfile::tempdir().unwrap();

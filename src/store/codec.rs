@@ -47,13 +47,13 @@
 //! | 7 | a task record has two more fields, last (docs §20): `completedAt` (`Value::Time` or `Value::Null`) and the hidden `calendar` (the new `Value::Calendar`, last, holding a [`Calendar`](crate::model::vtodo::Calendar), or `Value::Null`). Task records of formats 1 to 6 are read with both null ([`upgrade_record`]): a task finished before format 7 shows `completedAt` null until its status next becomes finished, since those formats did not record when |
 //! | 8 | a task record has one more field, last (docs §22): `parentId` (`Value::Text` or `Value::Null`). Task records of formats 1 to 7 are read with it null ([`upgrade_record`]): right, since those formats had no subtasks, so every task is a root |
 //! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them; and a sixth kind, `Kind::View` (docs §24), last: a space file holds its views after its contexts, and journal entries may touch views. Files of formats 1 to 8 hold no view and read as they did; and journal entry [`Entry::Written`] (new variant, last) replaces [`Entry::Write`]: a write's outcome with its [`Meta`] (its time, its actor with the door it came through, the version it reverts; docs §23). A `Write` entry of formats 2 to 8 is read with no actor and time 0 (the activity derived from it shows `actor` null and the record's `updatedAt`). The activity logs (`activity/<space>/<first>.act`, [`encode_activity`]): frames of this layout around a [`Logged`] write |
-//! | 10 | an activity entry ([`ActivityEntry`]) has one more field, last: `prev` (a [`Prev`], docs §23), the version of the record's entry before it, so that one record's activity is read by following its entries rather than scanning the space's (`store::activity`). Activity frames of format 9 are read with `prev` [`Prev::Unknown`] ([`read_activity_frame`]), and a reader walks the log where a record's entries reach one. Closed activity segments get an index beside them (`activity/<space>/<first>.idx`, [`encode_activity_index`]: magic `TSKA`, format version, 2 zero bytes, the segment's length, then per frame its last version and offset, 12 bytes), derived data that is rebuilt from its segment when it is missing or does not match it. Journal entries, snapshot files and the keys file are as in format 9: only their header's or frame's version number differs |
+//! | 10 | a space file holds each collection's records in chunks of up to 8,192 ([`Chunks`]: a sequence of length-prefixed byte runs, each the bincode of a sequence of records), so that a large collection decodes on several threads; the records themselves are as in format 9. Space files of formats 1 to 9 hold one sequence a collection and read as they did |
+//! | 11 | an activity entry ([`ActivityEntry`]) has one more field, last: `prev` (a [`Prev`], docs §23), the version of the record's entry before it, so that one record's activity is read by following its entries rather than scanning the space's (`store::activity`). Activity frames of formats 9 and 10 are read with `prev` [`Prev::Unknown`] ([`read_activity_frame`]), and a reader walks the log where a record's entries reach one. Closed activity segments get an index beside them (`activity/<space>/<first>.idx`, [`encode_activity_index`]: magic `TSKA`, format version, 2 zero bytes, the segment's length, then per frame its last version and offset, 12 bytes), derived data that is rebuilt from its segment when it is missing or does not match it. Journal entries, snapshot files and the keys file are as in format 10: only their header's or frame's version number differs |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use bincode::Options;
-use serde::de::DeserializeOwned;
 use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +69,7 @@ use crate::model::{
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 10;
+pub const FORMAT_VERSION: u16 = 11;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -225,7 +225,7 @@ fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, CodecError> {
         .map_err(|e| CodecError::Payload(e.to_string()))
 }
 
-fn deserialize<T: DeserializeOwned>(payload: &[u8]) -> Result<T, CodecError> {
+fn deserialize<'a, T: Deserialize<'a>>(payload: &'a [u8]) -> Result<T, CodecError> {
     options(payload.len() as u64)
         .deserialize(payload)
         .map_err(|e| CodecError::Payload(e.to_string()))
@@ -237,20 +237,87 @@ struct SpaceOut<'a> {
     id: &'a str,
     version: u64,
     reserved: u64,
-    collections: Vec<(Kind, RecordSeq<'a>)>,
+    collections: Vec<(Kind, Chunks<'a>)>,
 }
 
-/// The records of a persistent map, serialized as a sequence in id order.
-struct RecordSeq<'a>(&'a Records);
+/// Records a chunk of a space file holds at most (format 10).
+const CHUNK_RECORDS: usize = 8_192;
 
-impl Serialize for RecordSeq<'_> {
+/// The records of a persistent map in id order, as a sequence of chunks: each the bincode
+/// bytes of a sequence of up to [`CHUNK_RECORDS`] records, so that a reader decodes the
+/// chunks of a large collection on several threads ([`decode_chunks`]).
+struct Chunks<'a>(&'a Records);
+
+impl Serialize for Chunks<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for record in self.0.values() {
-            seq.serialize_element(record)?;
+        let mut seq = s.serialize_seq(Some(self.0.len().div_ceil(CHUNK_RECORDS)))?;
+        let mut records = self.0.values();
+        let mut chunk: Vec<&Arc<Record>> = Vec::with_capacity(CHUNK_RECORDS);
+        let mut bytes = Vec::new();
+        loop {
+            chunk.clear();
+            chunk.extend(records.by_ref().take(CHUNK_RECORDS));
+            if chunk.is_empty() {
+                break;
+            }
+            bytes.clear();
+            options(u64::MAX)
+                .serialize_into(&mut bytes, &chunk)
+                .map_err(serde::ser::Error::custom)?;
+            seq.serialize_element(&Bytes(&bytes))?;
         }
         seq.end()
     }
+}
+
+/// Bytes written as one length-prefixed run (bincode's `serialize_bytes`), which a reader
+/// borrows as a `&[u8]`.
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+/// A space file's payload from format 10: each collection's records in chunks.
+#[derive(Deserialize)]
+struct SpaceV10<'a> {
+    id: Box<str>,
+    version: u64,
+    reserved: u64,
+    #[serde(borrow)]
+    collections: Vec<(Kind, Vec<&'a [u8]>)>,
+}
+
+/// The records of a collection's `chunks`, in order; the chunks of a large collection are
+/// decoded on as many threads as the machine has cores.
+fn decode_chunks(chunks: &[&[u8]]) -> Result<Vec<Arc<Record>>, CodecError> {
+    let decode = |part: &[&[u8]]| -> Result<Vec<Vec<Arc<Record>>>, CodecError> {
+        part.iter().map(|chunk| deserialize(chunk)).collect()
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(chunks.len());
+    let parts: Vec<Vec<Vec<Arc<Record>>>> = if threads <= 1 {
+        vec![decode(chunks)?]
+    } else {
+        std::thread::scope(|scope| {
+            let decoding: Vec<_> = chunks
+                .chunks(chunks.len().div_ceil(threads))
+                .map(|part| scope.spawn(move || decode(part)))
+                .collect();
+            decoding
+                .into_iter()
+                .map(|thread| {
+                    thread
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect::<Result<_, _>>()
+        })?
+    };
+    Ok(parts.into_iter().flatten().flatten().collect())
 }
 
 /// A space file's payload in formats 2 to 9 (they differ only in the records' fields and
@@ -280,7 +347,7 @@ pub fn write_space<W: Write + Seek>(view: &SpaceView, out: &mut W) -> io::Result
         collections: Kind::ALL
             .into_iter()
             .zip(&view.collections)
-            .map(|(kind, records)| (kind, RecordSeq(records)))
+            .map(|(kind, records)| (kind, Chunks(records)))
             .collect(),
     };
     write_file(FileKind::Space, &payload, out)
@@ -378,13 +445,24 @@ pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
                 collections: v1.collections,
             }
         }
-        _ => {
+        2..=9 => {
             let v2: SpaceV2 = deserialize(payload)?;
             SpaceSnapshot {
                 id: v2.id,
                 version: v2.version,
                 reserved: v2.reserved,
                 collections: v2.collections,
+            }
+        }
+        _ => {
+            let v10: SpaceV10<'_> = deserialize(payload)?;
+            SpaceSnapshot {
+                id: v10.id,
+                version: v10.version,
+                reserved: v10.reserved,
+                collections: (v10.collections.into_iter())
+                    .map(|(kind, chunks)| Ok((kind, decode_chunks(&chunks)?)))
+                    .collect::<Result<_, CodecError>>()?,
             }
         }
     };
@@ -618,11 +696,11 @@ pub fn read_activity(bytes: &[u8]) -> (Vec<Logged>, usize) {
 }
 
 /// The activity frame at the start of `bytes` and its length, if it is whole and sound.
-/// A frame of format 9 reads with every entry's `prev` [`Prev::Unknown`].
+/// A frame of format 9 or 10 reads with every entry's `prev` [`Prev::Unknown`].
 pub fn read_activity_frame(bytes: &[u8]) -> Option<(Logged, usize)> {
     let (version, payload) = activity_payload(bytes)?;
     let logged = match version {
-        9 => deserialize::<LoggedV9>(payload).ok()?.into(),
+        9 | 10 => deserialize::<LoggedV9>(payload).ok()?.into(),
         _ => deserialize(payload).ok()?,
     };
     Some((logged, FRAME_HEADER_LEN + payload.len()))
@@ -671,7 +749,7 @@ pub fn activity_offsets(bytes: &[u8]) -> (Vec<(u64, u32)>, usize) {
     (offsets, at)
 }
 
-/// A [`Logged`] write of format 9: its entries carry no `prev`.
+/// A [`Logged`] write of formats 9 and 10: its entries carry no `prev`.
 #[derive(Deserialize)]
 struct LoggedV9 {
     base: u64,
@@ -683,7 +761,7 @@ struct LoggedV9 {
     entries: Vec<EntryV9>,
 }
 
-/// An activity [`ActivityEntry`] of format 9.
+/// An activity [`ActivityEntry`] of formats 9 and 10.
 #[derive(Deserialize)]
 struct EntryV9 {
     version: u64,
@@ -899,6 +977,32 @@ mod tests {
         let users = users();
         let bytes = encode_users(&users).unwrap();
         assert_eq!(decode_users(&bytes).unwrap(), users);
+    }
+
+    /// A collection larger than a chunk is written in several and read back whole, in
+    /// order, whichever thread decoded each chunk.
+    #[test]
+    fn a_space_of_several_chunks_round_trips() {
+        let name = Kind::Task.field_index("name").unwrap();
+        let tasks: Vec<Arc<Record>> = (0..2 * CHUNK_RECORDS + 5)
+            .map(|i| {
+                let mut record = Record::new(Kind::Task, format!("t{i:06}").into(), i as f64, 7, 1);
+                record.fields[name] = Value::Text(format!("task {i}").into());
+                Arc::new(record)
+            })
+            .collect();
+        let snapshot = SpaceSnapshot {
+            id: "big".into(),
+            version: 1,
+            reserved: 1,
+            collections: vec![(Kind::Task, tasks)],
+        };
+        let space = crate::model::Space::from_snapshot(snapshot.clone()).unwrap();
+        let bytes = encode_space(&space.view()).unwrap();
+        let read = decode_space(&bytes).unwrap();
+        assert_eq!(read.collections[0], snapshot.collections[0]);
+        assert!(read.collections[1..].iter().all(|(_, r)| r.is_empty()));
+        assert_eq!((&*read.id, read.version, read.reserved), ("big", 1, 1));
     }
 
     /// Every flip is refused, except one that turns the format version into another this

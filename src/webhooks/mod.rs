@@ -37,7 +37,6 @@ use std::time::{Duration, Instant};
 use actix::Arbiter;
 use actix_web::web::Bytes;
 use rand::Rng;
-use serde::Serialize;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -51,7 +50,7 @@ use crate::model::webhook::{
 };
 use crate::model::{Change, DirectoryError, Touched};
 use crate::replication::NodeRole;
-use crate::wire::{RecordJson, Stamp};
+use crate::wire::{self, RecordJson, Stamp};
 use client::{Sender, Sent};
 
 /// How often the supervisor looks at the directory.
@@ -430,26 +429,23 @@ async fn attempt(
 /// A webhook delivery's body (docs §19): `{"type", "spaceId", "version" (the record's
 /// `versionUpdatedAt`), "timestamp" (its `updatedAt`), "data": <record>}`.
 fn delivery(event: &str, space: &str, change: &Touched) -> Vec<u8> {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Delivery<'a> {
-        r#type: &'a str,
-        space_id: &'a str,
-        version: u64,
-        timestamp: Stamp,
-        data: RecordJson<'a>,
-    }
     let record = &change.record;
-    let body = Delivery {
-        r#type: event,
-        space_id: space,
-        version: record.version,
-        timestamp: Stamp(record.updated_at),
-        data: RecordJson {
-            kind: change.kind,
-            space,
-            record,
-        },
-    };
-    serde_json::to_vec(&body).expect("a record renders as JSON")
+    let mut out = Vec::with_capacity(1024);
+    out.extend_from_slice(b"{\"type\":");
+    wire::string(&mut out, event);
+    out.extend_from_slice(b",\"spaceId\":");
+    wire::string(&mut out, space);
+    out.extend_from_slice(b",\"version\":");
+    wire::unsigned(&mut out, record.version);
+    out.extend_from_slice(b",\"timestamp\":");
+    Stamp(record.updated_at).write(&mut out);
+    out.extend_from_slice(b",\"data\":");
+    RecordJson {
+        kind: change.kind,
+        space,
+        record,
+    }
+    .write(&mut out);
+    out.push(b'}');
+    out
 }

@@ -491,10 +491,16 @@ async fn the_format_9_golden_data_dir_loads_to_the_exact_budgets_objects_and_vie
     golden_data_dir_loads_exactly("v9").await;
 }
 
-/// Format 10 adds the activity entries' back-pointers (§23); the rest is as in format 9.
+/// Format 10 writes a space file's records in chunks, decoded on several threads.
 #[actix_web::test]
-async fn the_format_10_golden_data_dir_loads_to_the_exact_records_and_versions() {
+async fn the_format_10_golden_data_dir_loads_exactly() {
     golden_data_dir_loads_exactly("v10").await;
+}
+
+/// Format 11 adds the activity entries' back-pointers (§23); the rest is as in format 10.
+#[actix_web::test]
+async fn the_format_11_golden_data_dir_loads_exactly() {
+    golden_data_dir_loads_exactly("v11").await;
 }
 
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after

@@ -109,25 +109,8 @@ impl Space {
         now: i64,
     ) -> Result<(Outcome, Undo), (usize, SpaceError)> {
         let base = self.version;
-        let mut undo = Undo {
-            base,
-            before: Vec::new(),
-        };
         let mut steps = Vec::with_capacity(commands.len());
-        // One budget for the dependency checks of the whole request (docs §21).
-        let mut budget = Budget::request();
-        for (index, command) in commands.iter().enumerate() {
-            match self.plan(command, now, &mut budget) {
-                Ok(step) => {
-                    self.commit(&step, &mut undo.before);
-                    steps.push(step);
-                }
-                Err(e) => {
-                    self.undo(undo);
-                    return Err((index, e));
-                }
-            }
-        }
+        let undo = self.commit_each(commands, now, |_, step, _| steps.push(step))?;
         let outcome = Outcome {
             base,
             version: self.version,
@@ -135,6 +118,37 @@ impl Space {
             meta: Meta::default(),
         };
         Ok((outcome, undo))
+    }
+
+    /// Plans and commits `commands` in order at time `now` under one dependency budget
+    /// (docs §21), handing each step to `each` once committed, with the space and the
+    /// formers its commit noted; when a command fails, undoes every one before it and
+    /// says which failed.
+    fn commit_each(
+        &mut self,
+        commands: &[Command],
+        now: i64,
+        mut each: impl FnMut(&mut Space, Step, &[Former]),
+    ) -> Result<Undo, (usize, SpaceError)> {
+        let mut undo = Undo {
+            base: self.version,
+            before: Vec::new(),
+        };
+        let mut budget = Budget::request();
+        for (index, command) in commands.iter().enumerate() {
+            match self.plan(command, now, &mut budget) {
+                Ok(step) => {
+                    let start = undo.before.len();
+                    self.commit(&step, &mut undo.before);
+                    each(self, step, &undo.before[start..]);
+                }
+                Err(e) => {
+                    self.undo(undo);
+                    return Err((index, e));
+                }
+            }
+        }
+        Ok(undo)
     }
 
     /// Applies `commands` in order at time `now` as one write of one version and one step
@@ -147,45 +161,30 @@ impl Space {
         now: i64,
     ) -> Result<(Outcome, Undo), (usize, SpaceError)> {
         let base = self.version;
-        let mut undo = Undo {
-            base,
-            before: Vec::new(),
-        };
-        let mut budget = Budget::request();
         let mut touched: Vec<(Touched, Option<Arc<Record>>)> = Vec::new();
         let mut cascades: Vec<(Touched, Option<Arc<Record>>)> = Vec::new();
         // Where each record touched so far is: named (in `touched`) or not, and its place;
         // a batch's revert touches a record many times at most once a lookup.
         let mut places: HashMap<(Kind, Id), (bool, usize)> = HashMap::new();
-        for (index, command) in commands.iter().enumerate() {
-            match self.plan(command, now, &mut budget) {
-                Ok(step) => {
-                    let start = undo.before.len();
-                    self.commit(&step, &mut undo.before);
-                    self.version = base;
-                    let formers = undo.before[start..].iter().map(|f| f.2.clone());
-                    for (at, (t, former)) in step.touched.into_iter().zip(formers).enumerate() {
-                        let key = (t.kind, t.record.id.clone());
-                        match places.get(&key) {
-                            Some(&(true, i)) => touched[i].0 = t,
-                            Some(&(false, i)) => cascades[i].0 = t,
-                            None if at == 0 => {
-                                places.insert(key, (true, touched.len()));
-                                touched.push((t, former));
-                            }
-                            None => {
-                                places.insert(key, (false, cascades.len()));
-                                cascades.push((t, former));
-                            }
-                        }
+        let mut undo = self.commit_each(commands, now, |space, step, formers| {
+            space.version = base;
+            let formers = formers.iter().map(|f| f.2.clone());
+            for (at, (t, former)) in step.touched.into_iter().zip(formers).enumerate() {
+                let key = (t.kind, t.record.id.clone());
+                match places.get(&key) {
+                    Some(&(true, i)) => touched[i].0 = t,
+                    Some(&(false, i)) => cascades[i].0 = t,
+                    None if at == 0 => {
+                        places.insert(key, (true, touched.len()));
+                        touched.push((t, former));
+                    }
+                    None => {
+                        places.insert(key, (false, cascades.len()));
+                        cascades.push((t, former));
                     }
                 }
-                Err(e) => {
-                    self.undo(undo);
-                    return Err((index, e));
-                }
             }
-        }
+        })?;
         self.version = base + 1;
         let named = touched.len() as u32;
         touched.extend(cascades);
@@ -256,9 +255,7 @@ impl Space {
             if let Some(sort_order) = changes.sort_order {
                 record.sort_order = sort_order;
             }
-            for (field, value) in &changes.fields {
-                record.fields[*field] = value.clone();
-            }
+            (record.fields).set_all(changes.fields.iter().map(|(field, value)| (*field, value)));
             if let (Op::Create(_), Some(tree)) = (op, &collection.tree) {
                 tree.inherit_list(&collection.records, &mut record, &changes.fields);
             }
@@ -301,19 +298,13 @@ impl Space {
             None => Vec::new(),
         };
         let mut touched = Vec::with_capacity(changed.len() + flipped.len());
-        let mut changed = changed.into_iter().map(|record| Touched {
-            kind,
-            record: Arc::new(record),
-        });
+        let mut changed = changed.into_iter().map(|record| Touched::new(kind, record));
         touched.extend(changed.next());
         if let Op::Create(changes) | Op::Update(changes) = op {
             self.clear_exclusive_flags(kind, id, &changes.fields, version, now, &mut touched);
         }
         touched.extend(changed);
-        touched.extend(flipped.into_iter().map(|record| Touched {
-            kind,
-            record: Arc::new(record),
-        }));
+        touched.extend(flipped.into_iter().map(|record| Touched::new(kind, record)));
         Ok(Step {
             created: matches!(op, Op::Create(_)),
             touched,
@@ -525,10 +516,7 @@ impl Space {
                 let mut record = Record::clone(&collection.records[other]);
                 record.fields[*field] = Value::Bool(false);
                 record.touch(version, now);
-                touched.push(Touched {
-                    kind,
-                    record: Arc::new(record),
-                });
+                touched.push(Touched::new(kind, record));
             }
         }
     }

@@ -75,6 +75,18 @@ pub struct Touched {
     pub record: Arc<Record>,
 }
 
+impl Touched {
+    /// `record` of `kind` as a write leaves it: its light values unstored again
+    /// ([`Fields::shrink`](crate::model::record::Fields::shrink)), then shared.
+    pub(super) fn new(kind: Kind, mut record: Record) -> Touched {
+        record.fields.shrink();
+        Touched {
+            kind,
+            record: Arc::new(record),
+        }
+    }
+}
+
 /// What one command of a write did: every record it touched, the one it names first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {

@@ -270,7 +270,7 @@ fn ids_of<'t>(field: TaskField, task: Option<(&'t Record, &OrderKey)>) -> &'t [B
 /// The posting lists of a bulk build, gathered task after task in handle order; a term is
 /// allocated once, when first seen.
 #[derive(Default)]
-struct Gathered(HashMap<Box<str>, Vec<Handle>>);
+struct Gathered(HashMap<Box<str>, Vec<Handle>, foldhash::fast::RandomState>);
 
 impl Gathered {
     /// Notes that task `handle`, the newest so far, holds `term`.
