@@ -5,8 +5,9 @@
 //! Layout: `activity/<space-id>/<first-version>.act` segments, each a run of frames in
 //! the journal's layout (`store::codec`), one per write ([`Logged`]), in version order; a
 //! segment is closed (synced) once it passes [`SEGMENT_BYTES`] and the next one is named by
-//! the first version it will hold. A closed segment has an index beside it,
-//! `<first-version>.idx`: per frame, the last version of its write and its offset
+//! the first version it will hold. A closed segment gets an index beside it from the
+//! first read that needs one (not when it closes, on the space's thread: that cost
+//! writes about 5 ms of p99, benches/RESULTS.md), `<first-version>.idx`: per frame, the last version of its write and its offset
 //! (12 bytes a frame, `codec::encode_activity_index`). `activity/<space-id>/floor` holds
 //! the version below which retention dropped everything, and how many entries came before
 //! it.
@@ -40,8 +41,8 @@
 //! Why a back-pointer and per-segment offsets rather than a per-record index: the
 //! pointer costs 1 to 4 bytes an entry in the frame it belongs to and needs no structure
 //! of its own to keep, prune or repair; the offsets are derived from a closed segment that
-//! never changes again, so an index is written once, without a sync, and rebuilt from its
-//! segment whenever it is missing or wrong. A per-record index (record → versions) would
+//! never changes again, so an index is written once, by the first read of the segment,
+//! without a sync, and rebuilt from its segment whenever it is missing or wrong. A per-record index (record → versions) would
 //! need a table that grows with the records and is rewritten as they are, or memory per
 //! record.
 //!
@@ -57,16 +58,16 @@
 //! - after an append and before the pruning it calls for: a write more than the maximum
 //!   kept above the floor; reads do not show it (they count from the newest entry as a
 //!   pruning does), and the next append prunes it;
-//! - after a segment is synced and before its index is written, or while it is: a closed
-//!   segment with no index, or a torn one. An index is derived data, written without a
+//! - after a segment is synced, or while a reader writes its index: a closed segment
+//!   with no index, or a torn one. An index is derived data, written without a
 //!   sync: a reader uses one only when its header names the segment's length and its size
 //!   is whole rows, and it trusts a row only when the frame it points at is sound and made
 //!   the version asked for; otherwise it reads the segment whole and writes the index
 //!   again. So a missing, torn, zeroed or stale index costs one read of a segment, never
 //!   a wrong answer;
-//! - after the index is written and before the next segment is created (or while it is
+//! - after a segment is synced and before the next segment is created (or while it is
 //!   empty): the full segment is the newest, which the next appends go on writing (its
-//!   index, of a shorter segment, is not used) and close again, writing its index anew;
+//!   index, of a shorter segment, is not used) and close again, and a read indexes anew;
 //! - while the floor file is replaced: the old or the new floor (`replace_file`), both
 //!   right, since the segments it drops are deleted only after it is stored; a partial
 //!   temporary floor is removed at start-up (`Store::tidy`). `tests/api/activity.rs`
@@ -372,15 +373,8 @@ impl Log {
                     .map_err(|e| StoreError::new(&path, Problem::Io(e)))?;
                 #[cfg(feature = "failpoints")]
                 fail::fail_point!("activity::closed");
-                // Derived data: a failure leaves the index to be rebuilt when it is read.
-                // The segment is read back from the page cache, once a segment.
-                let indexed = read_segment(&self.dir, first)
-                    .and_then(|bytes| bytes.map_or(Ok(()), |bytes| self.index(first, &bytes)));
-                if let Err(e) = indexed {
-                    log::warn!("{e}; the index is rebuilt when it is read");
-                }
-                #[cfg(feature = "failpoints")]
-                fail::fail_point!("activity::indexed");
+                // Its index is derived data, built by the first read that needs it
+                // (`reindex`): building it here, on the space's thread, cost writes' p99.
             }
             state.segments.push(logged.base + 1);
         }
@@ -1469,6 +1463,11 @@ mod tests {
         let segments = log.state().segments.clone();
         let (first, other) = (segments[0], segments[1]);
         let index = index_path(dir.path(), first);
+        assert!(
+            !index.exists(),
+            "a closed segment is indexed by the first read"
+        );
+        every_write_is_found(&log, 3_000);
         let made = fs::read(&index).unwrap();
         assert!(!index_path(dir.path(), *segments.last().unwrap()).exists());
         let damage: [(&str, &dyn Fn()); 4] = [
@@ -1516,6 +1515,7 @@ mod tests {
         }
         let segments = log.state().segments.clone();
         let (first, next) = (segments[0], segments[1]);
+        every_write_is_found(&log, version);
         drop(log);
         let full = fs::read(segment_path(dir.path(), first)).unwrap();
         let index = fs::read(index_path(dir.path(), first)).unwrap();
