@@ -368,16 +368,8 @@ impl Fields {
             let slot = self.slot(at);
             match (self.stored(at), light_code(at, value)) {
                 (true, None) => stored[slot] = value.clone(),
-                (true, Some(code)) => {
-                    stored.remove(slot);
-                    self.bits &= !(1 << at);
-                    self.set_light(at, code);
-                }
-                (false, None) => {
-                    stored.insert(slot, value.clone());
-                    self.bits |= 1 << at;
-                    self.set_light(at, 0);
-                }
+                (true, Some(code)) => self.unstore(&mut stored, at, slot, code),
+                (false, None) => self.store(&mut stored, at, slot, value.clone()),
                 (false, Some(code)) => self.set_light(at, code),
             }
         }
@@ -406,15 +398,26 @@ impl Fields {
                 continue;
             }
             match light_code(at, &stored[slot]) {
-                Some(code) => {
-                    stored.remove(slot);
-                    self.bits &= !(1 << at);
-                    self.set_light(at, code);
-                }
+                Some(code) => self.unstore(&mut stored, at, slot, code),
                 None => slot += 1,
             }
         }
         self.values = stored.into_boxed_slice();
+    }
+
+    /// Stores `value` for unstored field `at` at `slot` of `stored` (the values taken out
+    /// of the fields while they change).
+    fn store(&mut self, stored: &mut Vec<Value>, at: usize, slot: usize, value: Value) {
+        stored.insert(slot, value);
+        self.bits |= 1 << at;
+        self.set_light(at, 0);
+    }
+
+    /// Stops storing field `at`, at `slot` of `stored`, whose value is light value `code`.
+    fn unstore(&mut self, stored: &mut Vec<Value>, at: usize, slot: usize, code: u64) {
+        stored.remove(slot);
+        self.bits &= !(1 << at);
+        self.set_light(at, code);
     }
 
     /// Notes `code` as the light value of unstored field `at`.
@@ -454,11 +457,9 @@ impl std::ops::IndexMut<usize> for Fields {
         );
         let slot = self.slot(at);
         if !self.stored(at) {
-            let mut values = std::mem::take(&mut self.values).into_vec();
-            values.insert(slot, self.light_of(at).clone());
-            self.values = values.into_boxed_slice();
-            self.bits |= 1 << at;
-            self.set_light(at, 0);
+            let mut stored = std::mem::take(&mut self.values).into_vec();
+            self.store(&mut stored, at, slot, self.light_of(at).clone());
+            self.values = stored.into_boxed_slice();
         }
         &mut self.values[slot]
     }
