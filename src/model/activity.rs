@@ -251,7 +251,7 @@ impl Since {
     /// Whether record `id` of `kind`, now at `version`, was (or may have been) deleted or
     /// restored since.
     fn toggled(&self, kind: Kind, id: &Id, version: u64) -> bool {
-        version > self.read_to || self.toggled.contains(&(kind, Arc::clone(id)))
+        version > self.read_to || self.toggled.contains(&(kind, id.clone()))
     }
 }
 

@@ -222,6 +222,25 @@ const VIEW_FIELDS: &[Field] = &[
     field("tz", FieldType::QueryZone),
 ];
 
+// A record's number of fields names its table (`Kind::of_field_count`, `record::Fields`).
+const _: () = {
+    let lengths = [
+        TASK_FIELDS.len(),
+        LIST_FIELDS.len(),
+        GROUP_FIELDS.len(),
+        VIEW_FIELDS.len(),
+    ];
+    let mut i = 0;
+    while i < lengths.len() {
+        let mut j = i + 1;
+        while j < lengths.len() {
+            assert!(lengths[i] != lengths[j], "two field tables of one length");
+            j += 1;
+        }
+        i += 1;
+    }
+};
+
 impl Kind {
     /// Every kind, in the order their collections are stored.
     pub const ALL: [Kind; 6] = [
@@ -287,6 +306,13 @@ impl Kind {
             Kind::Schedule | Kind::Category | Kind::Context => GROUP_FIELDS,
             Kind::View => VIEW_FIELDS,
         }
+    }
+
+    /// A kind whose field table has `count` fields, when one has: the four tables
+    /// (tasks, lists, the three groups, views) have lengths of their own, so a record's
+    /// number of fields names its table.
+    pub fn of_field_count(count: usize) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.fields().len() == count)
     }
 
     /// Position of the field the JSON API calls `name` in [`Kind::fields`]; a hidden field

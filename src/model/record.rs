@@ -12,8 +12,10 @@ use super::kind::{FieldType, Kind};
 use super::recurrence::Reminder;
 use super::vtodo::{Calendar, Sent};
 
-/// A record id: one allocation per record, shared by every map and index that keys on it.
-pub type Id = Arc<str>;
+/// A record id: one allocation per record, shared by every map and index that keys on it,
+/// behind a pointer of 8 bytes (the length sits in the allocation), where an `Arc<str>`
+/// takes 16 in each of them. Serialized as a string, as `Arc<str>` was.
+pub type Id = arcstr::ArcStr;
 
 /// The value of one field of a record. The order of the variants is part of the on-disk
 /// format (`store::codec`): never reorder them.
@@ -194,8 +196,10 @@ impl Record {
 }
 
 /// The values of a record's fields, in its kind's table order, where a *light* value takes
-/// no room: `Null` anywhere, and among the first [`LIGHT_FIELDS`] fields also `false` and
-/// an empty array of ids or of reminders, the defaults most of a task's 31 fields hold.
+/// no room: `Null` anywhere, and among the first [`LIGHT_FIELDS`] fields also the field's
+/// default in its kind's table (`false`, no ids, no reminders, `"ALL"`, `0`, ...),
+/// `false` and an empty array of ids, what most of a task's 31 fields hold. The table is
+/// the one of as many fields as the record has ([`Kind::of_field_count`]).
 /// The other values are kept in order beside a mask of their positions, and a light
 /// field's value is a code of two bits, so a task costs the bytes of the fields it has set.
 /// Reads see every field ([`Fields::get`], indexing, [`Fields::iter`]); serde reads and
@@ -222,38 +226,63 @@ const LIGHT_FIELDS: usize = 32;
 
 const _: () = assert!(std::mem::size_of::<Fields>() == 32);
 
-/// The light value of code `code` (two bits): `Null`, `false`, no ids, no reminders.
-fn light(code: u64) -> &'static Value {
-    static NULL: Value = Value::Null;
-    static FALSE: Value = Value::Bool(false);
-    static NO_IDS: std::sync::LazyLock<Value> =
+/// The default values of the field table of `len` fields, in table order; none when no
+/// kind has a table of that length.
+fn defaults_of(len: usize) -> &'static [Value] {
+    static BY_LEN: std::sync::LazyLock<Vec<Vec<Value>>> = std::sync::LazyLock::new(|| {
+        (0..=MAX_FIELDS)
+            .map(|len| match Kind::of_field_count(len) {
+                Some(kind) => (kind.fields().iter())
+                    .map(|f| Value::default_for(f.ty))
+                    .collect(),
+                None => Vec::new(),
+            })
+            .collect()
+    });
+    BY_LEN.get(len).map_or(&[], Vec::as_slice)
+}
+
+/// Code 0 of a light field: `Null`.
+const NULL: u64 = 0;
+/// Code 1: the field's default in its kind's table.
+const DEFAULT: u64 = 1;
+/// Code 2: `false`.
+const FALSE: u64 = 2;
+/// Code 3: an empty array of ids.
+const NO_IDS: u64 = 3;
+
+/// The light value of code `code` (two bits) for field `at` of a record of `len` fields.
+fn light(code: u64, len: usize, at: usize) -> &'static Value {
+    static NULL_VALUE: Value = Value::Null;
+    static FALSE_VALUE: Value = Value::Bool(false);
+    static NO_IDS_VALUE: std::sync::LazyLock<Value> =
         std::sync::LazyLock::new(|| Value::Ids(Box::default()));
-    static NO_REMINDERS: std::sync::LazyLock<Value> =
-        std::sync::LazyLock::new(|| Value::Reminders(Box::default()));
     match code {
-        0 => &NULL,
-        1 => &FALSE,
-        2 => &NO_IDS,
-        _ => &NO_REMINDERS,
+        DEFAULT => defaults_of(len).get(at).unwrap_or(&NULL_VALUE),
+        FALSE => &FALSE_VALUE,
+        NO_IDS => &NO_IDS_VALUE,
+        _ => &NULL_VALUE,
     }
 }
 
-/// The light value of unstored field `at` in light codes `codes` ([`Fields::light`]).
-fn light_at(codes: u64, at: usize) -> &'static Value {
-    light(match at < LIGHT_FIELDS {
-        true => codes >> (2 * at) & 3,
-        false => 0,
-    })
+/// The light value of unstored field `at` of a record of `len` fields, in light codes
+/// `codes` ([`Fields::light`]).
+fn light_at(codes: u64, len: usize, at: usize) -> &'static Value {
+    match at < LIGHT_FIELDS {
+        true => light(codes >> (2 * at) & 3, len, at),
+        false => light(NULL, len, at),
+    }
 }
 
-/// The code of `value` when field `at` may hold it without storing it.
-fn light_code(at: usize, value: &Value) -> Option<u64> {
+/// The code of `value` when field `at` of a record of `len` fields may hold it without
+/// storing it.
+fn light_code(len: usize, at: usize, value: &Value) -> Option<u64> {
     match value {
-        Value::Null => Some(0),
+        Value::Null => Some(NULL),
         _ if at >= LIGHT_FIELDS => None,
-        Value::Bool(false) => Some(1),
-        Value::Ids(ids) if ids.is_empty() => Some(2),
-        Value::Reminders(reminders) if reminders.is_empty() => Some(3),
+        _ if defaults_of(len).get(at) == Some(value) => Some(DEFAULT),
+        Value::Bool(false) => Some(FALSE),
+        Value::Ids(ids) if ids.is_empty() => Some(NO_IDS),
         _ => None,
     }
 }
@@ -281,7 +310,7 @@ impl Fields {
 
     /// The light value of unstored field `at`.
     fn light_of(&self, at: usize) -> &'static Value {
-        light_at(self.light, at)
+        light_at(self.light, self.len(), at)
     }
 
     /// The value of field `at`; `None` past the last field.
@@ -296,7 +325,7 @@ impl Fields {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Value> + '_ {
         let mut stored = self.values.iter();
         (0..self.len()).map(move |at| match self.stored(at) {
-            true => stored.next().unwrap_or(light(0)),
+            true => stored.next().unwrap_or(light(NULL, 0, at)),
             false => self.light_of(at),
         })
     }
@@ -308,7 +337,7 @@ impl Fields {
         (0..len)
             .map(|at| match bits >> at & 1 {
                 1 => values.next().unwrap_or(Value::Null),
-                _ => light_at(codes, at).clone(),
+                _ => light_at(codes, len, at).clone(),
             })
             .collect()
     }
@@ -337,8 +366,9 @@ impl Fields {
             bits: (values.len() as u64) << MAX_FIELDS,
             ..Fields::default()
         };
+        let len = values.len();
         for (at, value) in values.iter().enumerate() {
-            match light_code(at, value) {
+            match light_code(len, at, value) {
                 Some(code) if at < LIGHT_FIELDS => fields.light |= code << (2 * at),
                 Some(_) => {}
                 None => fields.bits |= 1 << at,
@@ -366,7 +396,7 @@ impl Fields {
                 self.len()
             );
             let slot = self.slot(at);
-            match (self.stored(at), light_code(at, value)) {
+            match (self.stored(at), light_code(self.len(), at, value)) {
                 (true, None) => stored[slot] = value.clone(),
                 (true, Some(code)) => self.unstore(&mut stored, at, slot, code),
                 (false, None) => self.store(&mut stored, at, slot, value.clone()),
@@ -386,7 +416,7 @@ impl Fields {
         let mut positions = (0..self.len()).filter(|at| self.stored(*at));
         let light = (self.values.iter()).any(|value| {
             let at = positions.next().unwrap_or(MAX_FIELDS);
-            light_code(at, value).is_some()
+            light_code(self.len(), at, value).is_some()
         });
         if !light {
             return;
@@ -397,7 +427,7 @@ impl Fields {
             if !self.stored(at) {
                 continue;
             }
-            match light_code(at, &stored[slot]) {
+            match light_code(self.len(), at, &stored[slot]) {
                 Some(code) => self.unstore(&mut stored, at, slot, code),
                 None => slot += 1,
             }
@@ -545,12 +575,8 @@ mod tests {
     /// value written in place is stored until the fields shrink.
     #[test]
     fn light_values_take_no_room_among_the_first_fields_and_shrink_back() {
-        let lights = [
-            Value::Bool(false),
-            Value::Ids(Box::default()),
-            Value::Reminders(Box::default()),
-        ];
-        let mut all: Vec<Value> = (0..MAX_FIELDS).map(|at| lights[at % 3].clone()).collect();
+        let lights = [Value::Bool(false), Value::Ids(Box::default())];
+        let mut all: Vec<Value> = (0..MAX_FIELDS).map(|at| lights[at % 2].clone()).collect();
         all[1] = Value::Integer(0);
         let mut fields: Fields = all.iter().cloned().collect();
         assert_eq!(fields.values.len(), 1 + MAX_FIELDS - LIGHT_FIELDS);
@@ -560,6 +586,7 @@ mod tests {
         fields[4] = Value::Ids(Box::default());
         fields[4 + LIGHT_FIELDS] = Value::Null;
         all[3] = Value::Bool(true);
+        all[4] = Value::Ids(Box::default());
         all[4 + LIGHT_FIELDS] = Value::Null;
         assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), all);
         assert_eq!(fields.values.len(), 3 + MAX_FIELDS - LIGHT_FIELDS);
@@ -582,6 +609,40 @@ mod tests {
         assert_eq!(fields.iter().cloned().collect::<Vec<_>>(), all);
         assert_eq!(fields.values.len(), MAX_FIELDS - LIGHT_FIELDS);
         assert_eq!(fields, all.into_iter().collect::<Fields>());
+    }
+
+    /// A record of a kind's table keeps its fields' defaults (`"ALL"`, `0`, no reminders)
+    /// light too; the same values in a record of no table's length are stored.
+    #[test]
+    fn a_kinds_defaults_take_no_room() {
+        let kind = Kind::Task;
+        let fields = Fields::defaults(kind);
+        assert!(fields.values.is_empty(), "{fields:?}");
+        let defaults: Vec<Value> = (kind.fields().iter())
+            .map(|f| Value::default_for(f.ty))
+            .collect();
+        assert_eq!(fields.clone().into_vec(), defaults);
+        let from: Fields = defaults.iter().cloned().collect();
+        assert!(from.values.is_empty());
+        assert_eq!(from, fields);
+        let choice = (kind.fields().iter())
+            .position(|f| matches!(f.ty, FieldType::Choice(_)))
+            .unwrap();
+        let mut written = fields.clone();
+        written.set(choice, Value::Text("ANY".into()));
+        assert_eq!(written.values.len(), 1);
+        written.set(choice, defaults[choice].clone());
+        assert!(written.values.is_empty());
+        assert_eq!(written, fields);
+        let mut longer = defaults.clone();
+        longer.push(Value::Null);
+        assert!(Kind::of_field_count(longer.len()).is_none());
+        let longer: Fields = longer.into_iter().collect();
+        assert!(
+            !longer.values.is_empty(),
+            "no table: only the usual light values"
+        );
+        assert_eq!(longer.get(choice), Some(&defaults[choice]));
     }
 
     #[test]

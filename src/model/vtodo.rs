@@ -518,7 +518,7 @@ mod tests {
 
     fn task(status: &str, important: bool, priority: Option<u8>) -> Record {
         let f = fields();
-        let mut r = Record::new(Kind::Task, Arc::from("t"), 1.0, 0, 1);
+        let mut r = Record::new(Kind::Task, Id::from("t"), 1.0, 0, 1);
         r.fields[f.status] = Value::Text(status.into());
         r.fields[f.important] = Value::Bool(important);
         if priority.is_some() {

@@ -560,7 +560,7 @@ impl Log {
         let toggles = |action| matches!(action, Action::Deleted | Action::Restored);
         let wanted: HashSet<(Kind, Id)> = (write.entries.iter())
             .filter(|e| toggles(e.action) || e.action == Action::Created)
-            .map(|e| (e.kind, Arc::clone(&e.id)))
+            .map(|e| (e.kind, e.id.clone()))
             .collect();
         let mut since = Since {
             read_to: self.last(),
@@ -574,7 +574,7 @@ impl Log {
                 return false;
             }
             for entry in later.entries.iter().filter(|e| toggles(e.action)) {
-                let record = (entry.kind, Arc::clone(&entry.id));
+                let record = (entry.kind, entry.id.clone());
                 if wanted.contains(&record) {
                     since.toggled.insert(record);
                 }

@@ -56,7 +56,7 @@ impl SpaceActor {
             .iter()
             .map(|id| Command {
                 kind: Kind::Task,
-                id: id.as_ref().into(),
+                id: id.as_str().into(),
                 op: Op::Remind,
                 if_match: None,
             })
