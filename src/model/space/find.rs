@@ -2,12 +2,16 @@
 //! from them.
 //!
 //! [`TaskIndexes`] holds, beside the listing indexes of [`super::indexes::Indexes`], the tasks by
-//! `dateDue`, `dateStart` and `updatedAt` (tasks whose field is null are not in them), by tag
-//! (`tagIds`) and by folded word of their name and notes ([`search::task_words`]). Every
-//! entry carries the task's place in the default order (`sortOrder`, then id), so a set of
-//! candidates comes out in that order without looking a record up. Like every structure
-//! of a [`super::Space`] they are persistent sets, kept in step by the write that changes
-//! a task and rebuilt in bulk when a space is loaded (the snapshot does not hold them).
+//! `dateDue`, `dateStart` and `updatedAt` (tasks whose field is null are not in them): sets
+//! whose every entry carries the task's place in the default order (`sortOrder`, then id),
+//! so a range comes out in that order without looking a record up. The tasks by the
+//! filter key of each filterable field of §6 (`status`, `listId`, `contextId`,
+//! `isBlocked`, `parentId`), by tag (`tagIds`) and by folded word of their name and notes
+//! ([`search::task_words`]) are posting lists of small task handles
+//! ([`super::postings`]), a byte or two a task each, which `keys` turns into places in the
+//! default order. Like every structure of a [`super::Space`] they are persistent, kept in
+//! step by the write that changes a task and rebuilt in bulk when a space is loaded (the
+//! snapshot does not hold them).
 //!
 //! [`select`] picks a page:
 //! 1. Candidates: each exact filter of §6, each top-level conjunct of the filter that an
@@ -75,7 +79,12 @@ pub(super) struct TaskIndexes {
     /// The `name` and `notesMarkdown` fields, whose words the word index holds.
     name_field: TaskField,
     notes_field: TaskField,
-    /// Each task's handle in the posting lists of `tags` and `words`, by id.
+    /// The filterable fields of docs §6 (`status`, `listId`, `contextId`, `isBlocked`,
+    /// `parentId`) by position, each with its tasks by the field's filter key
+    /// ([`crate::model::kind::Field::filter_key`]), deleted tasks included: what the exact
+    /// filters and `=`/`in` read.
+    fields: Vec<(usize, Terms)>,
+    /// Each task's handle in the posting lists of `fields`, `tags` and `words`, by id.
     handles: OrdMap<Id, Handle>,
     /// Each handle's task, by its place in the default order (`None`: handed out to a task
     /// that is gone).
@@ -108,6 +117,10 @@ impl TaskIndexes {
                 (task_field("dateStart"), OrdSet::new()),
                 (TaskField::UpdatedAt, OrdSet::new()),
             ],
+            fields: (Kind::Task.fields().iter().enumerate())
+                .filter(|(_, f)| f.filter)
+                .map(|(at, _)| (at, Terms::default()))
+                .collect(),
             tag_field: task_field("tagIds"),
             name_field: task_field("name"),
             notes_field: task_field("notesMarkdown"),
@@ -151,6 +164,16 @@ impl TaskIndexes {
                 }
             }
             indexes.tags = tags.terms();
+            for (at, terms) in &mut indexes.fields {
+                let field = &Kind::Task.fields()[*at];
+                let mut keys = Gathered::default();
+                for ((_, record), handle) in keyed.iter().zip(0..) {
+                    if let Some(key) = field.filter_key(&record.fields[*at]) {
+                        keys.add(key, handle);
+                    }
+                }
+                *terms = keys.terms();
+            }
             let mut handles: Vec<(Id, Handle)> = keyed
                 .iter()
                 .zip(0..)
@@ -218,6 +241,21 @@ impl TaskIndexes {
             }
             (None, None) => return,
         };
+        for (at, terms) in &mut self.fields {
+            let field = &Kind::Task.fields()[*at];
+            let key = |task: Option<(&'t Record, &OrderKey)>| {
+                task.and_then(|(record, _)| field.filter_key(&record.fields[*at]))
+            };
+            let (was, is) = (key(old), key(new));
+            if was != is {
+                if let Some(key) = was {
+                    terms.remove(key, handle);
+                }
+                if let Some(key) = is {
+                    terms.insert(key, handle);
+                }
+            }
+        }
         let (old_tags, new_tags) = (ids_of(self.tag_field, old), ids_of(self.tag_field, new));
         if old_tags != new_tags {
             for tag in old_tags.iter().filter(|t| !new_tags.contains(t)) {
@@ -252,6 +290,13 @@ impl TaskIndexes {
         handles: impl Iterator<Item = Handle> + 'a,
     ) -> impl Iterator<Item = &'a OrderKey> + 'a {
         handles.filter_map(|h| self.keys.get(h as usize).and_then(Option::as_ref))
+    }
+
+    /// The tasks by the filter key of the filterable field at `position`, if it is one.
+    pub(super) fn field_terms(&self, position: usize) -> Option<&Terms> {
+        (self.fields.iter())
+            .find(|(at, _)| *at == position)
+            .map(|(_, terms)| terms)
     }
 
     fn time_index(&self, field: TaskField) -> Option<&TimeIndex> {
@@ -385,27 +430,23 @@ impl<'a> Source<'a> {
 /// Every source of candidates the query offers: each yields a superset of the matching
 /// records (with repeats for words).
 fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>> {
-    let indexes = &collection.indexes;
-    let by_field = |field: usize| {
-        indexes
-            .by_field
-            .iter()
-            .find(|(f, _)| *f == field)
-            .map(|(_, index)| index)
+    let Some(tasks) = &collection.indexes.tasks else {
+        return Vec::new();
+    };
+    // The tasks whose field at `position` has one of `keys`, counted.
+    let with_keys = |position: usize, keys: &[&str]| {
+        let terms = tasks.field_terms(position)?;
+        let postings: Vec<_> = keys.iter().filter_map(|key| terms.get(key)).collect();
+        let len = postings.iter().map(|p| p.len()).sum();
+        Some(Source::counted(
+            tasks.keyed(postings.into_iter().flat_map(|p| p.iter())),
+            len,
+        ))
     };
     let mut out: Vec<Source<'a>> = Vec::new();
     for (field, value) in &scope.query.filters {
-        if let Some(index) = by_field(*field) {
-            let set = index.get(value.as_str());
-            out.push(Source::counted(
-                set.into_iter().flat_map(|s| s.iter()),
-                set.map_or(0, |s| s.len()),
-            ));
-        }
+        out.extend(with_keys(*field, &[value.as_str()]));
     }
-    let Some(tasks) = &indexes.tasks else {
-        return out;
-    };
     for constraint in scope.filter.constraints() {
         match constraint {
             Constraint::OneOf(field, values) => {
@@ -432,13 +473,8 @@ fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>>
                             _ => None,
                         })
                         .collect();
-                    if let (Some(index), Some(keys)) = (by_field(position), keys) {
-                        let sets: Vec<_> = keys.into_iter().filter_map(|k| index.get(k)).collect();
-                        let len = sets.iter().map(|s| s.len()).sum();
-                        out.push(Source::counted(
-                            sets.into_iter().flat_map(|s| s.iter()),
-                            len,
-                        ));
+                    if let Some(keys) = keys {
+                        out.extend(with_keys(position, &keys));
                     }
                 }
             }
@@ -555,7 +591,7 @@ pub(super) fn select<'a>(
         let after = after.and_then(after_key);
         return collection
             .indexes
-            .walk(scope.query, after)
+            .walk(scope.query.include_deleted, after)
             .map(|key| &collection.records[&key.id])
             .filter(|r| scope.keeps(r))
             .take(take)

@@ -1,18 +1,17 @@
-//! The ordered indexes of a collection (listing order, exact-match fields, exclusive flags)
-//! and the packed bulk builds of persistent sets and maps.
+//! The ordered indexes of a collection (listing order, exclusive flags) and the packed
+//! bulk builds of persistent sets and maps. The exact-match fields of tasks are posting
+//! lists of [`super::find`].
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
 use imbl::{OrdMap, OrdSet};
 
-use crate::model::kind::{Field, FieldType, Kind};
+use crate::model::kind::{FieldType, Kind};
 use crate::model::record::{Id, Record, Value};
 
 use super::find::TaskIndexes;
-use super::list::ListQuery;
 use super::restore::PARALLEL_LOAD;
 
 /// The set of `sorted` (ascending and distinct), with full nodes. An imbl node that is full
@@ -84,20 +83,13 @@ impl Ord for OrderKey {
     }
 }
 
-/// Records by one field's string value, each value's records in listing order.
-type FieldIndex = OrdMap<Box<str>, OrdSet<OrderKey>>;
-
 /// The ordered indexes of one collection, kept in step with its records.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Indexes {
-    /// The kind's field table, which says how each filterable field is keyed.
-    fields: &'static [Field],
     /// Every record.
     pub(super) all: OrdSet<OrderKey>,
     /// Records that are not deleted, for the default listing.
     pub(super) active: OrdSet<OrderKey>,
-    /// For each filterable field (by position), records by that field's string value.
-    pub(super) by_field: Vec<(usize, FieldIndex)>,
     /// For each exclusive flag (by position), the ids of records that have it set: at
     /// most one once a write completes, so clearing it elsewhere needs no scan.
     pub(super) flagged: Vec<(usize, OrdSet<Id>)>,
@@ -107,20 +99,10 @@ pub(super) struct Indexes {
 
 impl Indexes {
     pub(super) fn new(kind: Kind) -> Indexes {
-        let positions = |keep: fn(&Field) -> bool| {
-            kind.fields()
-                .iter()
-                .enumerate()
-                .filter(move |(_, f)| keep(f))
-                .map(|(i, _)| i)
-        };
         Indexes {
-            fields: kind.fields(),
-            by_field: positions(|f| f.filter)
-                .map(|i| (i, OrdMap::new()))
-                .collect(),
-            flagged: positions(|f| f.ty == FieldType::ExclusiveFlag)
-                .map(|i| (i, OrdSet::new()))
+            flagged: (kind.fields().iter().enumerate())
+                .filter(|(_, f)| f.ty == FieldType::ExclusiveFlag)
+                .map(|(at, _)| (at, OrdSet::new()))
                 .collect(),
             tasks: (kind == Kind::Task).then(TaskIndexes::new),
             ..Indexes::default()
@@ -160,19 +142,6 @@ impl Indexes {
     /// The listing indexes of `keyed`, the records with their keys in listing order.
     pub(super) fn build_listing(kind: Kind, keyed: &[(OrderKey, &Record)]) -> Indexes {
         let mut indexes = Indexes::new(kind);
-        for (field, index) in &mut indexes.by_field {
-            let mut runs: BTreeMap<&str, Vec<OrderKey>> = BTreeMap::new();
-            let spec = indexes.fields[*field];
-            for (key, record) in keyed {
-                if let Some(value) = spec.filter_key(&record.fields[*field]) {
-                    runs.entry(value).or_default().push(key.clone());
-                }
-            }
-            *index = runs
-                .into_iter()
-                .map(|(value, keys)| (Box::<str>::from(value), packed_set(keys)))
-                .collect();
-        }
         for (field, ids) in &mut indexes.flagged {
             *ids = keyed
                 .iter()
@@ -193,14 +162,6 @@ impl Indexes {
 
     pub(super) fn add(&mut self, record: &Record) {
         let key = OrderKey::of(record);
-        for (field, index) in &mut self.by_field {
-            if let Some(value) = self.fields[*field].filter_key(&record.fields[*field]) {
-                match index.get_mut(value) {
-                    Some(keys) => keys.insert(key.clone()),
-                    None => index.entry(value.into()).or_default().insert(key.clone()),
-                };
-            }
-        }
         for (field, ids) in &mut self.flagged {
             if record.fields[*field] == Value::Bool(true) {
                 ids.insert(record.id.clone());
@@ -214,17 +175,6 @@ impl Indexes {
 
     pub(super) fn remove(&mut self, record: &Record) {
         let key = OrderKey::of(record);
-        for (field, index) in &mut self.by_field {
-            let Some(value) = self.fields[*field].filter_key(&record.fields[*field]) else {
-                continue;
-            };
-            if let Some(keys) = index.get_mut(value) {
-                keys.remove(&key);
-                if keys.is_empty() {
-                    index.remove(value);
-                }
-            }
-        }
         for (_, ids) in &mut self.flagged {
             ids.remove(&record.id);
         }
@@ -232,26 +182,16 @@ impl Indexes {
         self.all.remove(&key);
     }
 
-    /// Keys after `after` in order, from the narrowest index that covers the query.
-    pub(super) fn walk<'a>(
-        &'a self,
-        query: &'a ListQuery,
+    /// Keys after `after` in listing order, of deleted records too when `include_deleted`:
+    /// a superset of a listing's records, which the caller tests with its filters.
+    pub(super) fn walk(
+        &self,
+        include_deleted: bool,
         after: Option<OrderKey>,
-    ) -> Box<dyn Iterator<Item = &'a OrderKey> + 'a> {
-        let set = match query.filters.first() {
-            Some((field, value)) => {
-                let keys = self
-                    .by_field
-                    .iter()
-                    .find(|(f, _)| f == field)
-                    .and_then(|(_, index)| index.get(value.as_str()));
-                match keys {
-                    Some(keys) => keys,
-                    None => return Box::new(std::iter::empty()),
-                }
-            }
-            None if query.include_deleted => &self.all,
-            None => &self.active,
+    ) -> Box<dyn Iterator<Item = &OrderKey> + '_> {
+        let set = match include_deleted {
+            true => &self.all,
+            false => &self.active,
         };
         match after {
             Some(key) => Box::new(set.range((Bound::Excluded(key), Bound::Unbounded))),

@@ -4,31 +4,109 @@
 //! A task of the word index holds about 20 terms, so an entry per `(term, task)` in a tree
 //! costs kilobytes a task (an owned key of 40 bytes in a node half full). Here a term's
 //! tasks are [`Handle`]s, small integers a collection hands out in order
-//! ([`super::find`]), kept sorted: a few in an array, more in a persistent vector that a
-//! new task's handle joins at the end, about 4 bytes a word of a task. Like every structure
-//! of a space they are persistent: a clone is O(1) and a write copies the few nodes it
-//! changes.
+//! ([`super::find`]), kept sorted: a few in an array, more in blocks of up to [`BLOCK`]
+//! that keep the gaps between handles as varints, about a byte and a half a word of a task
+//! (four as plain handles). Like every structure of a space they are persistent: a clone
+//! is O(1) and a write copies the one block it changes and the vector's nodes on its path.
 
 use std::ops::Bound::{Included, Unbounded};
+use std::sync::Arc;
 
 use imbl::{OrdMap, Vector};
+use integer_encoding::VarInt;
 
 /// A task's number in its collection's posting lists, unique while the task is held.
 pub(super) type Handle = u32;
 
 /// A term's handles while there are at most this many: a sorted array, copied whole on a
-/// change, smaller than the tree of blocks.
+/// change, smaller than the blocks.
 const FEW: usize = 8;
+
+/// The handles a block holds at most: a change decodes and encodes one block.
+const BLOCK: usize = 128;
 
 /// The handles of one term.
 #[derive(Debug, Clone)]
-enum Postings {
+pub(super) enum Postings {
     /// At most [`FEW`] handles, ascending.
     Few(Box<[Handle]>),
-    /// More, ascending, in a persistent vector: a new task's handle is the largest yet, so
-    /// it is pushed at the end, which fills the vector's chunks (a tree that splits full
-    /// nodes in the middle would leave them half empty), at 4 bytes a handle.
-    Many(Vector<Handle>),
+    /// More, ascending, in blocks of at most [`BLOCK`] handles, the blocks ascending: a
+    /// new task's handle is the largest yet, so it joins the last block, or starts a new
+    /// one when the last is full, which fills the blocks a fill writes.
+    Many(Vector<Block>),
+}
+
+/// Ascending handles, at least one and at most [`BLOCK`]: the first and the last, and the
+/// gaps from each to the next after the first, as varints.
+#[derive(Debug, Clone)]
+pub(super) struct Block {
+    first: Handle,
+    last: Handle,
+    len: u32,
+    gaps: Arc<[u8]>,
+}
+
+impl Block {
+    /// The block of `handles` (ascending, one to [`BLOCK`]).
+    fn of(handles: &[Handle]) -> Block {
+        let mut gaps = Vec::with_capacity(handles.len());
+        for pair in handles.windows(2) {
+            push_gap(&mut gaps, pair[1] - pair[0]);
+        }
+        Block {
+            first: handles[0],
+            last: handles[handles.len() - 1],
+            len: handles.len() as u32,
+            gaps: gaps.into(),
+        }
+    }
+
+    /// This block with `handle`, larger than its last, added at its end.
+    fn push(&self, handle: Handle) -> Block {
+        let mut gaps = Vec::with_capacity(self.gaps.len() + 5);
+        gaps.extend_from_slice(&self.gaps);
+        push_gap(&mut gaps, handle - self.last);
+        Block {
+            last: handle,
+            len: self.len + 1,
+            gaps: gaps.into(),
+            ..*self
+        }
+    }
+
+    /// The handles, ascending.
+    fn iter(&self) -> BlockIter<'_> {
+        BlockIter {
+            next: Some(self.first),
+            gaps: &self.gaps,
+        }
+    }
+}
+
+/// Appends `gap` to `gaps` as a varint.
+fn push_gap(gaps: &mut Vec<u8>, gap: Handle) {
+    let mut bytes = [0; 5];
+    let used = gap.encode_var(&mut bytes);
+    gaps.extend_from_slice(&bytes[..used]);
+}
+
+/// The handles of a [`Block`], decoded as they are walked.
+struct BlockIter<'a> {
+    next: Option<Handle>,
+    gaps: &'a [u8],
+}
+
+impl Iterator for BlockIter<'_> {
+    type Item = Handle;
+
+    fn next(&mut self) -> Option<Handle> {
+        let handle = self.next?;
+        self.next = Handle::decode_var(self.gaps).map(|(gap, used)| {
+            self.gaps = &self.gaps[used..];
+            handle + gap
+        });
+        Some(handle)
+    }
 }
 
 impl Postings {
@@ -41,7 +119,7 @@ impl Postings {
         if sorted.len() <= FEW {
             Postings::Few(sorted.into_boxed_slice())
         } else {
-            Postings::Many(sorted.into_iter().collect())
+            Postings::Many(sorted.chunks(BLOCK).map(Block::of).collect())
         }
     }
 
@@ -56,12 +134,32 @@ impl Postings {
                 handles.insert(at, handle);
                 *self = Postings::of(handles);
             }
-            Postings::Many(many) if many.last().is_some_and(|last| *last < handle) => {
-                many.push_back(handle);
-            }
-            Postings::Many(many) => {
-                if let Err(at) = many.binary_search(&handle) {
-                    many.insert(at, handle);
+            Postings::Many(blocks) => {
+                let at = block_of(blocks, handle);
+                let block = &blocks[at];
+                if handle > block.last && at + 1 == blocks.len() {
+                    let grown = match block.len as usize {
+                        BLOCK => {
+                            blocks.push_back(Block::of(&[handle]));
+                            return;
+                        }
+                        _ => block.push(handle),
+                    };
+                    blocks[at] = grown;
+                    return;
+                }
+                let mut handles: Vec<Handle> = block.iter().collect();
+                let Err(i) = handles.binary_search(&handle) else {
+                    return;
+                };
+                handles.insert(i, handle);
+                match handles.len() > BLOCK {
+                    true => {
+                        let (low, high) = handles.split_at(handles.len() / 2);
+                        blocks[at] = Block::of(low);
+                        blocks.insert(at + 1, Block::of(high));
+                    }
+                    false => blocks[at] = Block::of(&handles),
                 }
             }
         }
@@ -78,21 +176,49 @@ impl Postings {
                 }
                 few.is_empty()
             }
-            Postings::Many(many) => {
-                if let Ok(at) = many.binary_search(&handle) {
-                    many.remove(at);
+            Postings::Many(blocks) => {
+                let at = block_of(blocks, handle);
+                let block = &blocks[at];
+                if (block.first..=block.last).contains(&handle) {
+                    let mut handles: Vec<Handle> = block.iter().collect();
+                    if let Ok(i) = handles.binary_search(&handle) {
+                        handles.remove(i);
+                        match handles.is_empty() {
+                            true => {
+                                blocks.remove(at);
+                            }
+                            false => blocks[at] = Block::of(&handles),
+                        }
+                    }
                 }
-                many.is_empty()
+                blocks.is_empty()
             }
         }
     }
 
     /// The handles, ascending.
-    fn iter(&self) -> Box<dyn Iterator<Item = Handle> + '_> {
+    pub(super) fn iter(&self) -> Box<dyn Iterator<Item = Handle> + '_> {
         match self {
             Postings::Few(few) => Box::new(few.iter().copied()),
-            Postings::Many(many) => Box::new(many.iter().copied()),
+            Postings::Many(blocks) => Box::new(blocks.iter().flat_map(Block::iter)),
         }
+    }
+
+    /// How many handles there are, in O(1) for a few and O(blocks) for more.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Postings::Few(few) => few.len(),
+            Postings::Many(blocks) => blocks.iter().map(|b| b.len as usize).sum(),
+        }
+    }
+}
+
+/// The block of `blocks` (not empty) where `handle` is or would go: the last whose first
+/// handle is at most `handle`, or the first.
+fn block_of(blocks: &Vector<Block>, handle: Handle) -> usize {
+    match blocks.binary_search_by(|block| block.first.cmp(&handle)) {
+        Ok(at) => at,
+        Err(at) => at.saturating_sub(1),
     }
 }
 
@@ -134,6 +260,11 @@ impl Terms {
         {
             self.terms.remove(term);
         }
+    }
+
+    /// The handles of `term` alone.
+    pub(super) fn get(&self, term: &str) -> Option<&Postings> {
+        self.terms.get(term)
     }
 
     /// The handles of the terms that start with `prefix` (of `prefix` alone when `whole`),
@@ -185,6 +316,53 @@ mod tests {
             terms.remove("word", h);
         }
         assert!(terms.terms.is_empty(), "a term without handles is gone");
+    }
+
+    /// Inserts and removes in any order, past many blocks, read back as a sorted set would.
+    #[test]
+    fn blocks_split_and_empty_as_a_sorted_set_would() {
+        let mut terms = Terms::default();
+        let mut set = std::collections::BTreeSet::new();
+        // A walk through 0..5000 in a scattered order, with gaps of every size.
+        let scattered: Vec<Handle> = (0..5000u64)
+            .map(|i| (i * 2_654_435_761 % 5000) as Handle)
+            .collect();
+        for (i, &h) in scattered.iter().enumerate() {
+            let h = h * (1 + (i as Handle % 3) * 1000);
+            terms.insert("word", h);
+            set.insert(h);
+        }
+        assert_eq!(handles(&terms, "word", true), Vec::from_iter(set.clone()));
+        for &h in set.clone().iter().step_by(3) {
+            terms.remove("word", h);
+            set.remove(&h);
+        }
+        terms.remove("word", 7_777_777); // absent: nothing changes
+        assert_eq!(handles(&terms, "word", true), Vec::from_iter(set.clone()));
+        for &h in &set {
+            terms.remove("word", h);
+        }
+        assert!(terms.terms.is_empty());
+    }
+
+    /// Handles added at the end, as a fill adds them, fill their blocks.
+    #[test]
+    fn handles_added_in_order_fill_their_blocks() {
+        let mut terms = Terms::default();
+        let n = BLOCK as Handle * 10 + 3;
+        (0..n).for_each(|h| terms.insert("word", h * 40));
+        match terms.terms.get("word") {
+            Some(Postings::Many(blocks)) => {
+                assert_eq!(blocks.len(), 11);
+                assert!(blocks.iter().take(10).all(|b| b.len as usize == BLOCK));
+                assert!(blocks.iter().all(|b| b.gaps.len() + 1 == b.len as usize));
+            }
+            other => panic!("{other:?}"),
+        }
+        let expected: Vec<Handle> = (0..n).map(|h| h * 40).collect();
+        assert_eq!(handles(&terms, "word", true), expected);
+        let built = Terms::build(vec![("word".into(), expected.clone())]);
+        assert_eq!(handles(&built, "word", true), expected);
     }
 
     #[test]
