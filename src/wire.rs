@@ -104,7 +104,7 @@ impl RecordJson<'_> {
         out.extend_from_slice(b",\"updatedAt\":");
         Stamp(r.updated_at).write(out);
         out.extend_from_slice(b",\"deletedAt\":");
-        match r.deleted_at {
+        match r.deleted_at() {
             Some(at) => Stamp(at).write(out),
             None => out.extend_from_slice(b"null"),
         }
@@ -373,7 +373,7 @@ mod tests {
             }
             map.serialize_entry("createdAt", &Stamp(r.created_at))?;
             map.serialize_entry("updatedAt", &Stamp(r.updated_at))?;
-            map.serialize_entry("deletedAt", &r.deleted_at.map(Stamp))?;
+            map.serialize_entry("deletedAt", &r.deleted_at().map(Stamp))?;
             map.serialize_entry("isDeleted", &r.is_deleted())?;
             map.serialize_entry("versionUpdatedAt", &r.version)?;
             map.end()
@@ -479,17 +479,15 @@ mod tests {
         }
 
         fn record(&mut self, kind: Kind) -> Record {
-            Record {
-                id: self.text().into(),
-                sort_order: self.float(),
-                created_at: self.time(),
-                updated_at: self.time(),
-                deleted_at: (self.below(2) == 0).then(|| self.time()),
-                version: self.next(),
-                fields: (0..kind.fields().len())
-                    .map(|_| self.value())
-                    .collect::<Fields>(),
-            }
+            let mut record = Record::new(kind, self.text().into(), self.float(), 0, 0);
+            record.created_at = self.time();
+            record.updated_at = self.time();
+            record.set_deleted_at((self.below(2) == 0).then(|| self.time()));
+            record.version = self.next();
+            record.fields = (0..kind.fields().len())
+                .map(|_| self.value())
+                .collect::<Fields>();
+            record
         }
     }
 

@@ -161,8 +161,11 @@ pub struct Record {
     pub created_at: i64,
     /// Time of the last write that touched the record.
     pub updated_at: i64,
-    /// Soft-deletion time; `Some` exactly when the record is deleted.
-    pub deleted_at: Option<i64>,
+    /// Soft-deletion time ([`Record::deleted_at`]), or [`NOT_DELETED`]: 8 bytes where an
+    /// `Option<i64>` takes 16, which keeps a record in mimalloc's 96-byte size class.
+    /// Stored as an `Option<i64>`, as it always was.
+    #[serde(with = "deletion")]
+    deleted: i64,
     /// The space version of the last write that touched the record (`versionUpdatedAt`).
     pub version: u64,
     /// Values of the kind's fields, in table order.
@@ -177,7 +180,7 @@ impl Record {
             sort_order,
             created_at: now,
             updated_at: now,
-            deleted_at: None,
+            deleted: NOT_DELETED,
             version,
             fields: Fields::defaults(kind),
         }
@@ -185,13 +188,54 @@ impl Record {
 
     /// Whether the record is soft-deleted.
     pub fn is_deleted(&self) -> bool {
-        self.deleted_at.is_some()
+        self.deleted != NOT_DELETED
+    }
+
+    /// Soft-deletion time; `Some` exactly when the record is deleted.
+    pub fn deleted_at(&self) -> Option<i64> {
+        self.is_deleted().then_some(self.deleted)
+    }
+
+    /// Deletes the record at `at` (milliseconds since the Unix epoch, not `i64::MIN`), or
+    /// restores it with `None`.
+    pub fn set_deleted_at(&mut self, at: Option<i64>) {
+        assert_ne!(at, Some(NOT_DELETED), "a deletion time out of range");
+        self.deleted = at.unwrap_or(NOT_DELETED);
     }
 
     /// Marks the record as written by the write at `version` and time `now`.
     pub fn touch(&mut self, version: u64, now: i64) {
         self.version = version;
         self.updated_at = now;
+    }
+}
+
+// A record and the counts of its `Arc` fill mimalloc's 96-byte size class.
+const _: () = assert!(std::mem::size_of::<Record>() == 80);
+
+/// [`Record::deleted`] of a record that is not deleted: below every time a request can name.
+const NOT_DELETED: i64 = i64::MIN;
+
+/// [`Record::deleted`] as the `Option<i64>` it is on disk.
+mod deletion {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::NOT_DELETED;
+
+    pub(super) fn serialize<S: Serializer>(
+        deleted: &i64,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        (*deleted != NOT_DELETED)
+            .then_some(*deleted)
+            .serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+        match Option::<i64>::deserialize(deserializer)? {
+            Some(NOT_DELETED) => Err(serde::de::Error::custom("a deletion time out of range")),
+            at => Ok(at.unwrap_or(NOT_DELETED)),
+        }
     }
 }
 
@@ -643,6 +687,25 @@ mod tests {
             "no table: only the usual light values"
         );
         assert_eq!(longer.get(choice), Some(&defaults[choice]));
+    }
+
+    /// The deletion time is stored as the `Option<i64>` it always was.
+    #[test]
+    fn a_deletion_time_is_an_option_on_disk() {
+        #[derive(Serialize)]
+        struct Before<'a>(&'a str, f64, i64, i64, Option<i64>, u64, Vec<Value>);
+        let mut record = Record::new(Kind::List, Id::from("l"), 2.0, 7, 3);
+        for at in [None, Some(0), Some(-5), Some(1_700_000_000_000)] {
+            record.set_deleted_at(at);
+            let before = Before("l", 2.0, 7, 7, at, 3, record.fields.clone().into_vec());
+            let bytes = bincode::serialize(&record).unwrap();
+            assert_eq!(bytes, bincode::serialize(&before).unwrap());
+            let read: Record = bincode::deserialize(&bytes).unwrap();
+            assert_eq!((read.deleted_at(), read.is_deleted()), (at, at.is_some()));
+        }
+        let out_of_range = Before("l", 2.0, 7, 7, Some(i64::MIN), 3, Vec::new());
+        let bytes = bincode::serialize(&out_of_range).unwrap();
+        assert!(bincode::deserialize::<Record>(&bytes).is_err());
     }
 
     #[test]

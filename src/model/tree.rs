@@ -309,12 +309,12 @@ impl Tree {
             });
         }
         let depth = self.chain(records, &parent.id).count();
-        let deleted_at = record.deleted_at;
+        let deleted_at = record.deleted_at();
         let height = self.height(
             records,
             &record.id,
             TREE_MAX_DEPTH.saturating_sub(depth),
-            |r| r.deleted_at == deleted_at,
+            |r| r.deleted_at() == deleted_at,
         );
         self.fits(kind, &record.id, &parent.id, depth, height)
     }
@@ -424,13 +424,14 @@ impl Tree {
                 })
                 .collect()
         };
-        match (before.deleted_at, after.deleted_at) {
+        match (before.deleted_at(), after.deleted_at()) {
             (None, Some(at)) => with(self.walk(records, id, |r| !r.is_deleted()), &|r| {
-                r.deleted_at = Some(at);
+                r.set_deleted_at(Some(at));
             }),
-            (Some(at), None) => with(self.walk(records, id, |r| r.deleted_at == Some(at)), &|r| {
-                r.deleted_at = None
-            }),
+            (Some(at), None) => with(
+                self.walk(records, id, |r| r.deleted_at() == Some(at)),
+                &|r| r.set_deleted_at(None),
+            ),
             _ => {
                 let list = self.fields.list;
                 let old_list = &before.fields[list];
@@ -587,7 +588,7 @@ mod tests {
         let deleted = write(&mut space, "t0", Op::SetDeleted(true), 2_000).unwrap();
         assert_eq!(touched(&deleted), ["t0", "t1", "t2"]);
         for t in deleted.touched() {
-            assert_eq!(t.record.deleted_at, Some(2_000));
+            assert_eq!(t.record.deleted_at(), Some(2_000));
             assert_eq!(t.record.version, deleted.version);
         }
         let err = write(&mut space, "t1", Op::SetDeleted(false), 3_000).unwrap_err();
@@ -596,7 +597,7 @@ mod tests {
         assert_eq!(touched(&restored), ["t0", "t1", "t2"]);
         let early = space.get(Kind::Task, "early").unwrap().record;
         assert_eq!(
-            early.deleted_at,
+            early.deleted_at(),
             Some(1_500),
             "deleted earlier: stays deleted"
         );

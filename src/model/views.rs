@@ -488,7 +488,7 @@ impl Members {
                 let changed = old.fields != task.fields
                     || old.sort_order != task.sort_order
                     || old.created_at != task.created_at
-                    || old.deleted_at != task.deleted_at;
+                    || old.deleted_at() != task.deleted_at();
                 self.remove(&task.id);
                 let after = self.insert(Arc::clone(&task));
                 changed.then_some(Moved::Update(task, after))

@@ -781,7 +781,7 @@ mod tests {
         assert_eq!(event_type(Kind::Task, &task), "task.reminder");
         task.updated_at = 30;
         assert_eq!(event_type(Kind::Task, &task), "task.changed");
-        task.deleted_at = Some(30);
+        task.set_deleted_at(Some(30));
         assert_eq!(event_type(Kind::Task, &task), "task.deleted");
         let list = Record::new(Kind::List, "l".into(), 0.0, 10, 1);
         assert_eq!(event_type(Kind::List, &list), "list.changed");

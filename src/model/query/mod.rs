@@ -166,7 +166,7 @@ impl TaskField {
             TaskField::SortOrder => Scalar::Number(task.sort_order),
             TaskField::CreatedAt => Scalar::Time(task.created_at),
             TaskField::UpdatedAt => Scalar::Time(task.updated_at),
-            TaskField::DeletedAt => task.deleted_at.map_or(Scalar::Null, Scalar::Time),
+            TaskField::DeletedAt => task.deleted_at().map_or(Scalar::Null, Scalar::Time),
             TaskField::IsDeleted => Scalar::Bool(task.is_deleted()),
             // Versions stay far below 2^53, where every integer is an exact f64.
             TaskField::VersionUpdatedAt => Scalar::Number(task.version as f64),

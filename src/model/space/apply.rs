@@ -381,11 +381,10 @@ impl Space {
                     tree.check_restore(kind, &collection.records, current)?;
                 }
                 let mut record = Record::clone(current);
-                record.deleted_at = if *deleted {
-                    record.deleted_at.or(Some(now))
-                } else {
-                    None
-                };
+                record.set_deleted_at(match *deleted {
+                    true => record.deleted_at().or(Some(now)),
+                    false => None,
+                });
                 record
             }
             Op::Remind => {

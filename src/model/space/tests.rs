@@ -431,11 +431,11 @@ fn a_deleted_record_cannot_be_patched_and_keeps_its_first_deletion_time() {
     create(&mut space, Kind::Context, json!({"contextId": "c"}));
     space.set_deleted(Kind::Context, "c", true, 2_000).unwrap();
     let again = space.set_deleted(Kind::Context, "c", true, 3_000).unwrap();
-    assert_eq!(again.record.deleted_at, Some(2_000));
+    assert_eq!(again.record.deleted_at(), Some(2_000));
     let patch = space.update(Kind::Context, "c", Changes::default(), 4_000);
     assert!(matches!(patch, Err(SpaceError::RecordDeleted { .. })));
     let restored = space.set_deleted(Kind::Context, "c", false, 5_000).unwrap();
-    assert_eq!(restored.record.deleted_at, None);
+    assert_eq!(restored.record.deleted_at(), None);
 }
 
 #[test]
