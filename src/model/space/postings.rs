@@ -32,8 +32,9 @@ pub(super) enum Postings {
     Few(Box<[Handle]>),
     /// More, ascending, in blocks of at most [`BLOCK`] handles, the blocks ascending: a
     /// new task's handle is the largest yet, so it joins the last block, or starts a new
-    /// one when the last is full, which fills the blocks a fill writes.
-    Many(Vector<Block>),
+    /// one when the last is full, which fills the blocks a fill writes. `len` counts the
+    /// handles, so a planner counts a term's tasks in O(1).
+    Many { blocks: Vector<Block>, len: usize },
 }
 
 /// Ascending handles, at least one and at most [`BLOCK`]: the first and the last, and the
@@ -119,7 +120,10 @@ impl Postings {
         if sorted.len() <= FEW {
             Postings::Few(sorted.into_boxed_slice())
         } else {
-            Postings::Many(sorted.chunks(BLOCK).map(Block::of).collect())
+            Postings::Many {
+                blocks: sorted.chunks(BLOCK).map(Block::of).collect(),
+                len: sorted.len(),
+            }
         }
     }
 
@@ -134,10 +138,11 @@ impl Postings {
                 handles.insert(at, handle);
                 *self = Postings::of(handles);
             }
-            Postings::Many(blocks) => {
+            Postings::Many { blocks, len } => {
                 let at = block_of(blocks, handle);
                 let block = &blocks[at];
                 if handle > block.last && at + 1 == blocks.len() {
+                    *len += 1;
                     let grown = match block.len as usize {
                         BLOCK => {
                             blocks.push_back(Block::of(&[handle]));
@@ -152,6 +157,7 @@ impl Postings {
                 let Err(i) = handles.binary_search(&handle) else {
                     return;
                 };
+                *len += 1;
                 handles.insert(i, handle);
                 match handles.len() > BLOCK {
                     true => {
@@ -176,12 +182,13 @@ impl Postings {
                 }
                 few.is_empty()
             }
-            Postings::Many(blocks) => {
+            Postings::Many { blocks, len } => {
                 let at = block_of(blocks, handle);
                 let block = &blocks[at];
                 if (block.first..=block.last).contains(&handle) {
                     let mut handles: Vec<Handle> = block.iter().collect();
                     if let Ok(i) = handles.binary_search(&handle) {
+                        *len -= 1;
                         handles.remove(i);
                         match handles.is_empty() {
                             true => {
@@ -200,15 +207,15 @@ impl Postings {
     pub(super) fn iter(&self) -> Box<dyn Iterator<Item = Handle> + '_> {
         match self {
             Postings::Few(few) => Box::new(few.iter().copied()),
-            Postings::Many(blocks) => Box::new(blocks.iter().flat_map(Block::iter)),
+            Postings::Many { blocks, .. } => Box::new(blocks.iter().flat_map(Block::iter)),
         }
     }
 
-    /// How many handles there are, in O(1) for a few and O(blocks) for more.
+    /// How many handles there are.
     pub(super) fn len(&self) -> usize {
         match self {
             Postings::Few(few) => few.len(),
-            Postings::Many(blocks) => blocks.iter().map(|b| b.len as usize).sum(),
+            Postings::Many { len, .. } => *len,
         }
     }
 }
@@ -333,12 +340,15 @@ mod tests {
             set.insert(h);
         }
         assert_eq!(handles(&terms, "word", true), Vec::from_iter(set.clone()));
+        assert_eq!(terms.get("word").map(Postings::len), Some(set.len()));
         for &h in set.clone().iter().step_by(3) {
             terms.remove("word", h);
             set.remove(&h);
         }
         terms.remove("word", 7_777_777); // absent: nothing changes
+        terms.insert("word", *set.first().unwrap()); // present: nothing changes
         assert_eq!(handles(&terms, "word", true), Vec::from_iter(set.clone()));
+        assert_eq!(terms.get("word").map(Postings::len), Some(set.len()));
         for &h in &set {
             terms.remove("word", h);
         }
@@ -352,7 +362,8 @@ mod tests {
         let n = BLOCK as Handle * 10 + 3;
         (0..n).for_each(|h| terms.insert("word", h * 40));
         match terms.terms.get("word") {
-            Some(Postings::Many(blocks)) => {
+            Some(Postings::Many { blocks, len }) => {
+                assert_eq!(*len, n as usize);
                 assert_eq!(blocks.len(), 11);
                 assert!(blocks.iter().take(10).all(|b| b.len as usize == BLOCK));
                 assert!(blocks.iter().all(|b| b.gaps.len() + 1 == b.len as usize));
