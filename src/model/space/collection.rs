@@ -110,10 +110,7 @@ impl Collection {
 
     /// The sort order a new record gets when none is given: 1 + the largest, or 1.
     pub(super) fn next_sort_order(&self) -> f64 {
-        self.indexes
-            .all
-            .get_max()
-            .map_or(1.0, |k| k.sort_order + 1.0)
+        self.indexes.last().map_or(1.0, |k| k.sort_order + 1.0)
     }
 
     /// Whether `id` names a record that is not deleted.

@@ -600,12 +600,9 @@ pub(super) fn select<'a>(
     if walkable {
         return walk(collection, scope, order, after, take);
     }
-    let set = if scope.query.include_deleted {
-        &collection.indexes.all
-    } else {
-        &collection.indexes.active
-    };
-    candidates(collection, scope, order, after, take, set.iter().collect())
+    let every = (Unbounded, Unbounded);
+    let keys = (collection.indexes).listing(scope.query.include_deleted, every, false);
+    candidates(collection, scope, order, after, take, keys.collect())
 }
 
 /// The page out of `keys`, a superset of the matches.
@@ -667,11 +664,6 @@ fn walk_entries<'a>(
 ) -> Option<Box<dyn Iterator<Item = (i64, &'a OrderKey)> + 'a>> {
     let entries: Box<dyn Iterator<Item = (i64, &'a OrderKey)> + 'a> = match first.key {
         SortKey::SortOrder => {
-            let set = if include_deleted {
-                &collection.indexes.all
-            } else {
-                &collection.indexes.active
-            };
             let value = |k: &OrderKey| k.sort_order.to_bits() as i64;
             let from = match start {
                 Some(SortValue::Number(v)) => Some(*v),
@@ -682,19 +674,13 @@ fn walk_entries<'a>(
                 sort_order: v,
                 id: Id::from(id),
             };
-            match (first.descending, from) {
-                (false, None) => Box::new(set.iter().map(move |k| (value(k), k))),
-                (false, Some(v)) => Box::new(
-                    set.range((Included(bound(v, "")), Unbounded))
-                        .map(move |k| (value(k), k)),
-                ),
-                (true, None) => Box::new(set.iter().rev().map(move |k| (value(k), k))),
-                (true, Some(v)) => Box::new(
-                    set.range((Unbounded, Included(bound(v, "~"))))
-                        .rev()
-                        .map(move |k| (value(k), k)),
-                ),
-            }
+            let range = match (first.descending, from) {
+                (_, None) => (Unbounded, Unbounded),
+                (false, Some(v)) => (Included(bound(v, "")), Unbounded),
+                (true, Some(v)) => (Unbounded, Included(bound(v, "~"))),
+            };
+            let keys = (collection.indexes).listing(include_deleted, range, first.descending);
+            Box::new(keys.map(move |k| (value(k), k)))
         }
         key => {
             let index = collection

@@ -7,6 +7,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use imbl::{OrdMap, OrdSet};
+use itertools::Itertools;
 
 use crate::model::kind::{FieldType, Kind};
 use crate::model::record::{Id, Record, Value};
@@ -86,10 +87,10 @@ impl Ord for OrderKey {
 /// The ordered indexes of one collection, kept in step with its records.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Indexes {
-    /// Every record.
-    pub(super) all: OrdSet<OrderKey>,
     /// Records that are not deleted, for the default listing.
     pub(super) active: OrdSet<OrderKey>,
+    /// Records that are deleted: with `active`, every record ([`Indexes::listing`]).
+    deleted: OrdSet<OrderKey>,
     /// For each exclusive flag (by position), the ids of records that have it set: at
     /// most one once a write completes, so clearing it elsewhere needs no scan.
     pub(super) flagged: Vec<(usize, OrdSet<Id>)>,
@@ -149,14 +150,11 @@ impl Indexes {
                 .map(|(_, r)| r.id.clone())
                 .collect();
         }
-        indexes.active = packed_set(
-            keyed
-                .iter()
-                .filter(|(_, r)| !r.is_deleted())
-                .map(|(k, _)| k.clone())
-                .collect(),
-        );
-        indexes.all = packed_set(keyed.iter().map(|(k, _)| k.clone()).collect());
+        let (deleted, active): (Vec<_>, Vec<_>) = (keyed.iter())
+            .map(|(key, record)| (key.clone(), record.is_deleted()))
+            .partition(|(_, deleted)| *deleted);
+        indexes.active = packed_set(active.into_iter().map(|(key, _)| key).collect());
+        indexes.deleted = packed_set(deleted.into_iter().map(|(key, _)| key).collect());
         indexes
     }
 
@@ -167,10 +165,10 @@ impl Indexes {
                 ids.insert(record.id.clone());
             }
         }
-        if !record.is_deleted() {
-            self.active.insert(key.clone());
-        }
-        self.all.insert(key);
+        match record.is_deleted() {
+            true => self.deleted.insert(key),
+            false => self.active.insert(key),
+        };
     }
 
     pub(super) fn remove(&mut self, record: &Record) {
@@ -178,8 +176,10 @@ impl Indexes {
         for (_, ids) in &mut self.flagged {
             ids.remove(&record.id);
         }
-        self.active.remove(&key);
-        self.all.remove(&key);
+        match record.is_deleted() {
+            true => self.deleted.remove(&key),
+            false => self.active.remove(&key),
+        };
     }
 
     /// Keys after `after` in listing order, of deleted records too when `include_deleted`:
@@ -189,13 +189,31 @@ impl Indexes {
         include_deleted: bool,
         after: Option<OrderKey>,
     ) -> Box<dyn Iterator<Item = &OrderKey> + '_> {
-        let set = match include_deleted {
-            true => &self.all,
-            false => &self.active,
-        };
-        match after {
-            Some(key) => Box::new(set.range((Bound::Excluded(key), Bound::Unbounded))),
-            None => Box::new(set.iter()),
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+        self.listing(include_deleted, (from, Bound::Unbounded), false)
+    }
+
+    /// The keys within `range` in listing order (reversed when `descending`), of deleted
+    /// records too when `include_deleted`; the bounds must be in order.
+    pub(super) fn listing(
+        &self,
+        include_deleted: bool,
+        range: (Bound<OrderKey>, Bound<OrderKey>),
+        descending: bool,
+    ) -> Box<dyn Iterator<Item = &OrderKey> + '_> {
+        let active = self.active.range(range.clone());
+        match (include_deleted, descending) {
+            (false, false) => Box::new(active),
+            (false, true) => Box::new(active.rev()),
+            (true, false) => Box::new(active.merge(self.deleted.range(range))),
+            (true, true) => {
+                Box::new((active.rev()).merge_by(self.deleted.range(range).rev(), |a, b| a > b))
+            }
         }
+    }
+
+    /// The last key in listing order, of deleted records too.
+    pub(super) fn last(&self) -> Option<&OrderKey> {
+        self.active.get_max().max(self.deleted.get_max())
     }
 }

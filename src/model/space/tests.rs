@@ -5,6 +5,7 @@ use crate::model::query::{Filter, FilterContext, OrderBy, Search};
 use crate::model::record::Value;
 use crate::model::validate::{parse_changes, Mode};
 use crate::model::vtodo::CalendarFields;
+use itertools::Itertools;
 use serde_json::json;
 
 /// Writes of one command each, as these tests make them.
@@ -822,12 +823,17 @@ fn the_planner_finds_what_a_scan_finds_in_the_same_order() {
         ("", "", "-dateDue,name"),
         ("status = \"done\"", "tax", "isImportant,-dateDue"),
     ];
-    for (filter, q, order) in queries {
+    let status = Kind::Task.field_index("status").unwrap();
+    let exact = [None, Some("done"), Some("waiting")];
+    for ((filter, q, order), exact) in queries.into_iter().cartesian_product(exact) {
         for include_deleted in [false, true] {
             let query = |plan| ListQuery {
                 limit: 7,
                 include_deleted,
-                filters: Vec::new(),
+                filters: exact
+                    .map(|value| (status, value.into()))
+                    .into_iter()
+                    .collect(),
                 cursor: None,
                 find: Some(TaskQuery {
                     filter: filter.into(),
@@ -858,6 +864,7 @@ fn the_planner_finds_what_a_scan_finds_in_the_same_order() {
             let mut expected: Vec<&Arc<Record>> = tasks
                 .values()
                 .filter(|r| include_deleted || !r.is_deleted())
+                .filter(|r| exact.is_none_or(|v| r.fields[status].as_text() == Some(v)))
                 .filter(|r| parsed.matches(r) && find.search.matches_task(r))
                 .collect();
             expected.sort_by(|a, b| find.order.compare(a, b));
