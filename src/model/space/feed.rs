@@ -7,7 +7,7 @@ use crate::model::kind::Kind;
 use crate::model::record::Id;
 
 use super::commands::Touched;
-use super::{FeedKey, Space};
+use super::{feed_kind, feed_word, FeedKey, Space};
 
 /// One page of the change feed (docs §12).
 #[derive(Debug, Clone)]
@@ -32,16 +32,16 @@ impl Space {
                 version: self.version,
             });
         }
-        let from: FeedKey = (since + 1, Kind::Task, Id::from(""));
+        let from: FeedKey = (feed_word(since + 1, Kind::Task), Id::from(""));
         let mut keys = self.feed.range(from..).peekable();
         let mut changes: Vec<Touched> = Vec::with_capacity(limit.min(1024));
-        while let Some(((version, kind, _), record)) = keys.peek() {
-            let same_version = changes.last().is_some_and(|c| c.record.version == *version);
+        while let Some(((word, _), record)) = keys.peek() {
+            let same_version = (changes.last()).is_some_and(|c| c.record.version == record.version);
             if changes.len() >= limit && !same_version {
                 break;
             }
             changes.push(Touched {
-                kind: *kind,
+                kind: feed_kind(*word),
                 record: Arc::clone(record),
             });
             keys.next();

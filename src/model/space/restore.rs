@@ -10,7 +10,7 @@ use crate::model::vtodo::Objects;
 use super::collection::Collection;
 use super::commands::Outcome;
 use super::indexes::{packed_map, Indexes};
-use super::{FeedKey, Space};
+use super::{feed_key, FeedKey, Space};
 
 /// A collection with at least this many records is loaded on two threads.
 pub(super) const PARALLEL_LOAD: usize = 50_000;
@@ -155,7 +155,7 @@ impl Space {
             .flat_map(|c| {
                 c.records
                     .values()
-                    .map(move |r| ((r.version, c.kind, r.id.clone()), Arc::clone(r)))
+                    .map(move |r| (feed_key(c.kind, r), Arc::clone(r)))
             })
             .collect();
         feed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
