@@ -137,13 +137,8 @@ impl TaskIndexes {
     pub(super) fn build(keyed: &[(OrderKey, &Record)], parallel: bool) -> TaskIndexes {
         let mut indexes = TaskIndexes::new();
         let tag_field = indexes.tag_field;
-        let build_words = || {
-            let mut postings = Gathered::default();
-            for ((_, record), handle) in keyed.iter().zip(0..) {
-                search::each_task_word(record, |word| postings.add(word, handle));
-            }
-            postings.terms()
-        };
+        let build_words =
+            || Gathered::terms_of(keyed, |record, add| search::each_task_word(record, add));
         let words = std::thread::scope(|scope| {
             let words = parallel.then(|| scope.spawn(build_words));
             for (field, index) in &mut indexes.times {
@@ -157,22 +152,18 @@ impl TaskIndexes {
                 entries.sort_unstable();
                 *index = packed_set(entries);
             }
-            let mut tags = Gathered::default();
-            for ((_, record), handle) in keyed.iter().zip(0..) {
+            indexes.tags = Gathered::terms_of(keyed, |record, add| {
                 if let Scalar::Ids(ids) = tag_field.value(record) {
-                    ids.iter().for_each(|tag| tags.add(tag, handle));
+                    ids.iter().for_each(|tag| add(tag));
                 }
-            }
-            indexes.tags = tags.terms();
+            });
             for (at, terms) in &mut indexes.fields {
                 let field = &Kind::Task.fields()[*at];
-                let mut keys = Gathered::default();
-                for ((_, record), handle) in keyed.iter().zip(0..) {
+                *terms = Gathered::terms_of(keyed, |record, add| {
                     if let Some(key) = field.filter_key(&record.fields[*at]) {
-                        keys.add(key, handle);
+                        add(key);
                     }
-                }
-                *terms = keys.terms();
+                });
             }
             let mut handles: Vec<(Id, Handle)> = keyed
                 .iter()
@@ -318,6 +309,19 @@ fn ids_of<'t>(field: TaskField, task: Option<(&'t Record, &OrderKey)>) -> &'t [B
 struct Gathered(HashMap<Box<str>, Vec<Handle>, foldhash::fast::RandomState>);
 
 impl Gathered {
+    /// The posting lists of the terms `each` gives for each task of `keyed` (calling its
+    /// second argument with each term), the tasks' handles their places in `keyed`.
+    fn terms_of(
+        keyed: &[(OrderKey, &Record)],
+        each: impl Fn(&Record, &mut dyn FnMut(&str)),
+    ) -> Terms {
+        let mut gathered = Gathered::default();
+        for ((_, record), handle) in keyed.iter().zip(0..) {
+            each(record, &mut |term| gathered.add(term, handle));
+        }
+        gathered.terms()
+    }
+
     /// Notes that task `handle`, the newest so far, holds `term`.
     fn add(&mut self, term: &str, handle: Handle) {
         let handles = match self.0.get_mut(term) {
