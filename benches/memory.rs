@@ -86,6 +86,7 @@ fn main() {
         version: 0,
         reserved: 0,
         collections: Vec::new(),
+        tasks: None,
     })
     .expect("loads");
     for outcome in &outcomes {

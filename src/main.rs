@@ -48,6 +48,11 @@ fn main() -> ExitCode {
     }
     let outcome = actix_web::rt::System::new().block_on(async move {
         let app = Application::build(&config)?;
+        // Loading a large space frees its scratch memory (sorted runs, decoded chunks) on
+        // the threads that built it, which end: give it back to the system now rather
+        // than keep it resident (at 1,000,000 tasks, 100 to 190 bytes a task).
+        // SAFETY: `mi_collect` only asks mimalloc to collect; it takes no pointer.
+        unsafe { libmimalloc_sys::mi_collect(true) };
         app.run().await
     });
     let code = match outcome {

@@ -43,8 +43,9 @@ pub use error::{FieldError, SpaceError, ValidationError};
 pub use kind::{Field, FieldType, Kind};
 pub use record::{Record, Records, Value};
 pub use space::{
-    Changes, Command, FeedPage, IfMatch, Item, ListQuery, Op, Outcome, Page, Plan, Reset, Space,
-    SpaceSnapshot, SpaceView, Step, TaskQuery, Touched, Undo,
+    Changes, Command, FeedPage, IfMatch, Item, ListOut, ListQuery, Op, Outcome, Page, Plan,
+    PostingsOut, Reset, Space, SpaceSnapshot, SpaceView, Step, TaskImage, TaskQuery, TermsImage,
+    Touched, Undo,
 };
 pub use user::{User, UsersSnapshot};
 pub use validate::Mode;

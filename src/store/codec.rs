@@ -49,12 +49,14 @@
 //! | 9 | a task's hidden `calendar` field may hold the new `Value::Sent` (last; a [`Sent`](crate::model::vtodo::Sent): the calendar object a CalDAV client `PUT`, as sent, and the version that stored it, docs §27), which files of formats 1 to 8 hold none of; and the directory holds the budgets of scoped tokens that have one of their own ([`DirectorySnapshot::token_limits`], last; docs §25); directory change [`Change::TokenCreatedLimited`] (a new variant, last). A users file of formats 6 to 8 is read without them; and a sixth kind, `Kind::View` (docs §24), last: a space file holds its views after its contexts, and journal entries may touch views. Files of formats 1 to 8 hold no view and read as they did; and journal entry [`Entry::Written`] (new variant, last) replaces [`Entry::Write`]: a write's outcome with its [`Meta`] (its time, its actor with the door it came through, the version it reverts; docs §23). A `Write` entry of formats 2 to 8 is read with no actor and time 0 (the activity derived from it shows `actor` null and the record's `updatedAt`). The activity logs (`activity/<space>/<first>.act`, [`encode_activity`]): frames of this layout around a [`Logged`] write |
 //! | 10 | a space file holds each collection's records in chunks of up to 8,192 ([`Chunks`]: a sequence of length-prefixed byte runs, each the bincode of a sequence of records), so that a large collection decodes on several threads; the records themselves are as in format 9. Space files of formats 1 to 9 hold one sequence a collection and read as they did |
 //! | 11 | an activity entry ([`ActivityEntry`]) has one more field, last: `prev` (a [`Prev`], docs §23), the version of the record's entry before it, so that one record's activity is read by following its entries rather than scanning the space's (`store::activity`). Activity frames of formats 9 and 10 are read with `prev` [`Prev::Unknown`] ([`read_activity_frame`]), and a reader walks the log where a record's entries reach one. Closed activity segments get an index beside them (`activity/<space>/<first>.idx`, [`encode_activity_index`]: magic `TSKA`, format version, 2 zero bytes, the segment's length, then per frame its last version and offset, 12 bytes), derived data that is rebuilt from its segment when it is missing or does not match it. Journal entries, snapshot files and the keys file are as in format 10: only their header's or frame's version number differs |
+//! | 12 | a space file holds, after its collections, the task posting lists ([`Postings`], derived data, `None` when the writer had none): each task's handle in the order of its task records, then the lists of [`TaskImage::LISTS`] (the exact-match fields, the tags, the folded words), each term with its handles as one byte run of varints (the first handle, then the gaps). A load takes them instead of folding every task's words again, when they fit the records ([`crate::model::Space::load`]); lists that do not decode are ignored with a warning, and built. The words are folded as this build folds them (`model::query::search`): a change to the folding needs a new format version, whose reader drops older lists. Space files of formats 10 and 11 read without lists, and everything else is as in format 11 |
 
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use bincode::Options;
-use serde::ser::{SerializeSeq, Serializer};
+use integer_encoding::VarInt;
+use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::model::activity::{
@@ -64,12 +66,12 @@ pub use crate::model::kept::{KeptAnswer, KeyUse};
 use crate::model::record::Id;
 use crate::model::webhook::Webhook;
 use crate::model::{
-    Account, Change, DirectorySnapshot, Invited, Kind, Outcome, Record, Records, SpaceInfo,
-    SpaceSnapshot, SpaceView, Token, User, Value,
+    Account, Change, DirectorySnapshot, Invited, Kind, ListOut, Outcome, PostingsOut, Record,
+    Records, SpaceInfo, SpaceSnapshot, SpaceView, TaskImage, TermsImage, Token, User, Value,
 };
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 11;
+pub const FORMAT_VERSION: u16 = 12;
 /// The oldest format version this build reads.
 const OLDEST_VERSION: u16 = 1;
 /// Format 2 is the first with a journal: there is no older entry to read.
@@ -238,6 +240,102 @@ struct SpaceOut<'a> {
     version: u64,
     reserved: u64,
     collections: Vec<(Kind, Chunks<'a>)>,
+    tasks: Option<Postings<'a>>,
+}
+
+/// The task posting lists of a space file (format 12): each task's handle, in the order
+/// of the file's task records, then [`TaskImage::LISTS`] lists, each a sequence of terms
+/// with their handles as a byte run: the first handle, then the gap from each to the next,
+/// as varints (`integer-encoding`).
+struct Postings<'a>(PostingsOut<'a>);
+
+impl Serialize for Postings<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut fields = s.serialize_tuple(2)?;
+        fields.serialize_element(&Handles(self.0))?;
+        let lists: Vec<List<'_>> = self.0.lists().map(List).collect();
+        fields.serialize_element(&lists)?;
+        fields.end()
+    }
+}
+
+/// One list of [`Postings`].
+struct List<'a>(ListOut<'a>);
+
+impl Serialize for List<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut terms = s.serialize_seq(Some(self.0.len()))?;
+        let mut run = Vec::new();
+        for (term, handles) in self.0.terms() {
+            run.clear();
+            let mut last = 0;
+            for handle in handles {
+                push_varint(&mut run, handle - last);
+                last = handle;
+            }
+            terms.serialize_element(&(term, Bytes(&run)))?;
+        }
+        terms.end()
+    }
+}
+
+/// Appends `n` to `out` as a varint.
+fn push_varint(out: &mut Vec<u8>, n: u32) {
+    let mut bytes = [0; 5];
+    let used = n.encode_var(&mut bytes);
+    out.extend_from_slice(&bytes[..used]);
+}
+
+/// The tasks' handles of [`Postings`], as a sequence.
+struct Handles<'a>(PostingsOut<'a>);
+
+impl Serialize for Handles<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.task_count()))?;
+        for handle in self.0.handles() {
+            seq.serialize_element(&handle)?;
+        }
+        seq.end()
+    }
+}
+
+/// [`Postings`] as read, borrowing the file's bytes.
+#[derive(Deserialize)]
+struct PostingsIn<'a>(Vec<u32>, #[serde(borrow)] Vec<Vec<(&'a str, &'a [u8])>>);
+
+impl PostingsIn<'_> {
+    /// The image the lists describe; `None` (after a warning) when a run does not decode
+    /// or its handles are not ascending: the space loads without it.
+    fn image(self) -> Option<TaskImage> {
+        self.decode()
+            .inspect_err(|e| log::warn!("a space file's task posting lists are ignored: {e}"))
+            .ok()
+    }
+
+    fn decode(self) -> Result<TaskImage, String> {
+        let mut handles = Vec::new();
+        let mut lists = Vec::with_capacity(self.1.len());
+        for terms in self.1 {
+            let mut list = TermsImage::default();
+            for (term, mut run) in terms {
+                handles.clear();
+                let mut last: u32 = 0;
+                while !run.is_empty() {
+                    let bad = || format!("the handles of term '{term}' do not decode");
+                    let (gap, used) = u32::decode_var(run).ok_or_else(bad)?;
+                    run = &run[used..];
+                    last = match handles.is_empty() {
+                        true => gap,
+                        false => last.checked_add(gap).ok_or_else(bad)?,
+                    };
+                    handles.push(last);
+                }
+                list.push(term, &handles)?;
+            }
+            lists.push(list);
+        }
+        Ok(TaskImage::new(self.0, lists))
+    }
 }
 
 /// Records a chunk of a space file holds at most (format 10).
@@ -280,7 +378,7 @@ impl Serialize for Bytes<'_> {
     }
 }
 
-/// A space file's payload from format 10: each collection's records in chunks.
+/// A space file's payload in formats 10 and 11: each collection's records in chunks.
 #[derive(Deserialize)]
 struct SpaceV10<'a> {
     id: Box<str>,
@@ -288,6 +386,18 @@ struct SpaceV10<'a> {
     reserved: u64,
     #[serde(borrow)]
     collections: Vec<(Kind, Vec<&'a [u8]>)>,
+}
+
+/// A space file's payload from format 12: format 10's, then the task posting lists.
+#[derive(Deserialize)]
+struct SpaceV12<'a> {
+    id: Box<str>,
+    version: u64,
+    reserved: u64,
+    #[serde(borrow)]
+    collections: Vec<(Kind, Vec<&'a [u8]>)>,
+    #[serde(borrow)]
+    tasks: Option<PostingsIn<'a>>,
 }
 
 /// The records of a collection's `chunks`, in order; the chunks of a large collection are
@@ -349,6 +459,7 @@ pub fn write_space<W: Write + Seek>(view: &SpaceView, out: &mut W) -> io::Result
             .zip(&view.collections)
             .map(|(kind, records)| (kind, Chunks(records)))
             .collect(),
+        tasks: view.postings().map(Postings),
     };
     write_file(FileKind::Space, &payload, out)
 }
@@ -443,6 +554,7 @@ pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
                 version: v1.version,
                 reserved: v1.version,
                 collections: v1.collections,
+                tasks: None,
             }
         }
         2..=9 => {
@@ -452,22 +564,55 @@ pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
                 version: v2.version,
                 reserved: v2.reserved,
                 collections: v2.collections,
+                tasks: None,
             }
         }
-        _ => {
+        10 | 11 => {
             let v10: SpaceV10<'_> = deserialize(payload)?;
-            SpaceSnapshot {
+            let v12 = SpaceV12 {
                 id: v10.id,
                 version: v10.version,
                 reserved: v10.reserved,
-                collections: (v10.collections.into_iter())
-                    .map(|(kind, chunks)| Ok((kind, decode_chunks(&chunks)?)))
-                    .collect::<Result<_, CodecError>>()?,
-            }
+                collections: v10.collections,
+                tasks: None,
+            };
+            decode_v12(v12)?
         }
+        _ => decode_v12(deserialize(payload)?)?,
     };
     upgrade_collections(version, &mut snapshot.collections);
     Ok(snapshot)
+}
+
+/// The snapshot of a payload of format 10 on: the records' chunks decode on every core,
+/// and the task posting lists beside them.
+fn decode_v12(v12: SpaceV12<'_>) -> Result<SpaceSnapshot, CodecError> {
+    let SpaceV12 {
+        id,
+        version,
+        reserved,
+        collections,
+        tasks,
+    } = v12;
+    let (collections, tasks) = std::thread::scope(|scope| {
+        let tasks = tasks.map(|postings| scope.spawn(|| postings.image()));
+        let collections = (collections.into_iter())
+            .map(|(kind, chunks)| Ok((kind, decode_chunks(&chunks)?)))
+            .collect::<Result<_, CodecError>>();
+        let tasks = tasks.and_then(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (collections, tasks)
+    });
+    Ok(SpaceSnapshot {
+        id,
+        version,
+        reserved,
+        collections: collections?,
+        tasks,
+    })
 }
 
 /// Writes the users file, the directory, to `out`; its length.
@@ -996,6 +1141,7 @@ mod tests {
             version: 1,
             reserved: 1,
             collections: vec![(Kind::Task, tasks)],
+            tasks: None,
         };
         let space = crate::model::Space::from_snapshot(snapshot.clone()).unwrap();
         let bytes = encode_space(&space.view()).unwrap();
@@ -1003,6 +1149,29 @@ mod tests {
         assert_eq!(read.collections[0], snapshot.collections[0]);
         assert!(read.collections[1..].iter().all(|(_, r)| r.is_empty()));
         assert_eq!((&*read.id, read.version, read.reserved), ("big", 1, 1));
+        // The task posting lists come along, and a space loaded with them writes the same.
+        assert!(read.tasks.is_some());
+        let loaded = crate::model::Space::from_snapshot(read).unwrap();
+        assert_eq!(encode_space(&loaded.view()).unwrap(), bytes);
+    }
+
+    /// Posting lists whose handles do not decode or are not ascending are left out: the
+    /// space loads without them, and builds them.
+    #[test]
+    fn posting_lists_that_do_not_decode_are_left_out() {
+        let lists = |run: &'static [u8]| {
+            let list = vec![("a", &[1u8, 1][..]), ("b", run)];
+            PostingsIn(vec![0, 1, 2], vec![list])
+        };
+        assert!(lists(&[0, 2]).image().is_some());
+        assert!(lists(&[2, 0]).image().is_none(), "a handle twice");
+        assert!(lists(&[0x80]).image().is_none(), "a varint cut short");
+        assert!(
+            lists(&[0xff, 0xff, 0xff, 0xff, 0x0f, 1]).image().is_none(),
+            "past u32"
+        );
+        let unordered = vec![("b", &[1u8][..]), ("a", &[1u8][..])];
+        assert!(PostingsIn(vec![0, 1], vec![unordered]).image().is_none());
     }
 
     /// Every flip is refused, except one that turns the format version into another this

@@ -471,7 +471,7 @@ impl Store {
     /// One space file, checked against its name and loading (see [`Space::load`]); `None`
     /// if it does not exist.
     fn load_space_file(&self, path: &Path) -> Result<Option<Space>, StoreError> {
-        let bytes = match fs::read(path) {
+        let bytes = match map_file(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(StoreError::new(path, Problem::Io(e))),
@@ -648,6 +648,18 @@ fn replay(
             Ok(())
         }
     }
+}
+
+/// The bytes of the file at `path`, mapped rather than read: a large snapshot's bytes are
+/// then the page cache's own pages, not a copy in fresh memory that the kernel zeroes
+/// first (at 1,000,000 tasks a quarter of a gigabyte, a tenth of the restart). The file
+/// must not change while it is mapped: taskd's files are replaced by renaming a new file
+/// over them, never written in place, and the data directory is locked.
+fn map_file(path: &Path) -> io::Result<memmap2::Mmap> {
+    let file = File::open(path)?;
+    // SAFETY: the mapping is read only and the file is not changed while it is mapped
+    // (above), so the bytes stay as they are for the mapping's life.
+    unsafe { memmap2::Mmap::map(&file) }
 }
 
 /// Ends the loading of `spaces` (see [`Space::load`]), on as many threads as the machine

@@ -503,6 +503,12 @@ async fn the_format_11_golden_data_dir_loads_exactly() {
     golden_data_dir_loads_exactly("v11").await;
 }
 
+/// Format 12 adds the task posting lists to a space file; the rest is as in format 11.
+#[actix_web::test]
+async fn the_format_12_golden_data_dir_loads_exactly() {
+    golden_data_dir_loads_exactly("v12").await;
+}
+
 /// A data directory of format 2 takes writes of format 3 (tasks with predecessors) after
 /// its own journal entries, and a crash then replays both kinds of entry: the predecessors,
 /// `isBlocked` and the reverse index that flips it all come back.

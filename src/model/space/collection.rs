@@ -37,6 +37,13 @@ pub(super) struct Collection {
     pub(super) objects: Objects,
 }
 
+/// Where `record` sits among the records with a reminder to fire, if it does, for a kind
+/// that keeps its time fields in `times`.
+pub(super) fn reminder_key(times: Option<&TimeFields>, record: &Record) -> Option<(i64, Id)> {
+    let at = times?.next_reminder(record)?;
+    Some((at, record.id.clone()))
+}
+
 impl Collection {
     pub(super) fn new(kind: Kind) -> Collection {
         Collection {
@@ -54,8 +61,7 @@ impl Collection {
 
     /// Where `record` sits among the records with a reminder to fire, if it does.
     pub(super) fn reminder_key(&self, record: &Record) -> Option<(i64, Id)> {
-        let at = self.times.as_ref()?.next_reminder(record)?;
-        Some((at, record.id.clone()))
+        reminder_key(self.times.as_ref(), record)
     }
 
     pub(super) fn get(&self, id: &str) -> Result<&Arc<Record>, SpaceError> {

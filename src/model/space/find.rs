@@ -10,8 +10,9 @@
 //! ([`search::task_words`]) are posting lists of small task handles
 //! ([`super::postings`]), a byte or two a task each, which `keys` turns into places in the
 //! default order. Like every structure of a [`super::Space`] they are persistent, kept in
-//! step by the write that changes a task and rebuilt in bulk when a space is loaded (the
-//! snapshot does not hold them).
+//! step by the write that changes a task. When a space is loaded, the time indexes are
+//! built in bulk and the posting lists are taken from the snapshot ([`super::image`]) or,
+//! without one that fits, built in bulk too.
 //!
 //! [`select`] picks a page:
 //! 1. Candidates: each exact filter of §6, each top-level conjunct of the filter that an
@@ -40,8 +41,11 @@ use std::sync::Arc;
 use std::collections::HashMap;
 
 use imbl::{OrdMap, OrdSet, Vector};
+#[cfg(test)]
+use itertools::Itertools;
 
 use super::collection::Collection;
+use super::image::{Changed, Restored};
 use super::indexes::{packed_map, packed_set, OrderKey};
 use super::list::ListQuery;
 use super::postings::{Handle, Terms};
@@ -50,7 +54,7 @@ use crate::model::query::{
     self, search, Constraint, Filter, Literal, OrderBy, Position, Scalar, Search, SortKey,
     SortValue, TaskField,
 };
-use crate::model::record::{Id, Record};
+use crate::model::record::{Id, Record, Records};
 
 /// A collection of at most this many records is scanned: counting index ranges would cost
 /// about as much.
@@ -141,17 +145,7 @@ impl TaskIndexes {
             || Gathered::terms_of(keyed, |record, add| search::each_task_word(record, add));
         let words = std::thread::scope(|scope| {
             let words = parallel.then(|| scope.spawn(build_words));
-            for (field, index) in &mut indexes.times {
-                let mut entries: Vec<(i64, OrderKey)> = keyed
-                    .iter()
-                    .filter_map(|(key, r)| match field.value(r) {
-                        Scalar::Time(ms) => Some((ms, key.clone())),
-                        _ => None,
-                    })
-                    .collect();
-                entries.sort_unstable();
-                *index = packed_set(entries);
-            }
+            indexes.build_times(keyed);
             indexes.tags = Gathered::terms_of(keyed, |record, add| {
                 if let Scalar::Ids(ids) = tag_field.value(record) {
                     ids.iter().for_each(|tag| add(tag));
@@ -184,6 +178,100 @@ impl TaskIndexes {
         indexes
     }
 
+    /// The time indexes of `keyed`, the tasks with their keys in the default order.
+    fn build_times(&mut self, keyed: &[(OrderKey, &Record)]) {
+        for (field, index) in &mut self.times {
+            let mut entries: Vec<(i64, OrderKey)> = keyed
+                .iter()
+                .filter_map(|(key, r)| match field.value(r) {
+                    Scalar::Time(ms) => Some((ms, key.clone())),
+                    _ => None,
+                })
+                .collect();
+            entries.sort_unstable();
+            *index = packed_set(entries);
+        }
+    }
+
+    /// The indexes of `keyed` (the tasks with their keys in the default order; `records`
+    /// the same tasks by id) with the posting lists of a snapshot's `image` rather than
+    /// built again: the journal's writes since the snapshot, which changed the tasks of
+    /// `changed` (each with its state in the snapshot), are applied to them task by task. `None` when the
+    /// image does not fit: a list missing, a handle twice, or handles spread beyond twice
+    /// the tasks (a build hands them out again from zero).
+    pub(super) fn restore(
+        keyed: &[(OrderKey, &Record)],
+        records: &Records,
+        image: Restored,
+        changed: &Changed,
+    ) -> Option<TaskIndexes> {
+        let mut indexes = TaskIndexes::new();
+        let count = image.max.map_or(0, |max| max as usize + 1);
+        if image.lists.len() != indexes.fields.len() + 2 || count > 2 * image.handles.len() + 1024 {
+            return None;
+        }
+        // Each handle's task as the snapshot held it: the record unless the journal
+        // changed it. All three runs are in id order.
+        let mut keys: Vec<Option<OrderKey>> = vec![None; count];
+        let mut now = records.iter().peekable();
+        let mut earlier = changed.iter().peekable();
+        for (id, handle) in &image.handles {
+            while now.next_if(|(at, _)| *at < id).is_some() {}
+            while earlier.next_if(|(at, _)| *at < id).is_some() {}
+            let record = match (earlier.peek(), now.peek()) {
+                (Some((at, before)), _) if *at == id => before.as_deref()?,
+                (_, Some((at, record))) if *at == id => &***record,
+                _ => return None,
+            };
+            if keys[*handle as usize]
+                .replace(OrderKey::of(record))
+                .is_some()
+            {
+                return None;
+            }
+        }
+        indexes.handles = packed_map(image.handles);
+        indexes.keys = keys.into_iter().collect();
+        let mut lists = image.lists.into_iter();
+        for ((_, terms), list) in indexes.fields.iter_mut().zip(lists.by_ref()) {
+            *terms = list;
+        }
+        indexes.tags = lists.next()?;
+        indexes.words = lists.next()?;
+        for (id, before) in changed {
+            let old = before.as_deref().map(|r| (r, OrderKey::of(r)));
+            let new = records.get(id).map(|r| (&**r, OrderKey::of(r)));
+            indexes.replace_postings(
+                old.as_ref().map(|(r, key)| (*r, key)),
+                new.as_ref().map(|(r, key)| (*r, key)),
+            );
+        }
+        indexes.build_times(keyed);
+        Some(indexes)
+    }
+
+    /// Each task's handle by id, and the posting lists in [`super::TaskImage::LISTS`]
+    /// order: what a snapshot file saves.
+    pub(super) fn image(
+        &self,
+    ) -> (
+        impl Iterator<Item = Handle> + '_,
+        impl Iterator<Item = &Terms> + '_,
+    ) {
+        let lists = (self.fields.iter().map(|(_, terms)| terms)).chain([&self.tags, &self.words]);
+        (self.handles.values().copied(), lists)
+    }
+
+    /// How many tasks hold a handle.
+    pub(super) fn task_count(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// How many handles have been handed out: every handle is below it.
+    pub(super) fn handle_count(&self) -> usize {
+        self.keys.len()
+    }
+
     /// Puts task `new` in place of `old` (either may be absent; both of one id), each with
     /// its key in the default order. A task keeps its handle while it is held, so only
     /// the terms that differ are touched: a write that changes neither the name, the notes
@@ -192,6 +280,16 @@ impl TaskIndexes {
         &mut self,
         old: Option<(&'t Record, &OrderKey)>,
         new: Option<(&'t Record, &OrderKey)>,
+    ) {
+        self.replace_times(old, new);
+        self.replace_postings(old, new);
+    }
+
+    /// [`TaskIndexes::replace`] in the time indexes alone.
+    fn replace_times(
+        &mut self,
+        old: Option<(&Record, &OrderKey)>,
+        new: Option<(&Record, &OrderKey)>,
     ) {
         for (field, index) in &mut self.times {
             let entry = |task: Option<(&Record, &OrderKey)>| match task {
@@ -211,6 +309,14 @@ impl TaskIndexes {
                 }
             }
         }
+    }
+
+    /// [`TaskIndexes::replace`] in the handles and posting lists alone.
+    pub(super) fn replace_postings<'t>(
+        &mut self,
+        old: Option<(&'t Record, &OrderKey)>,
+        new: Option<(&'t Record, &OrderKey)>,
+    ) {
         let handle = match (old, new) {
             (Some((_, was)), Some((_, is))) => {
                 let handle = self.handles[&is.id];
@@ -292,6 +398,40 @@ impl TaskIndexes {
 
     fn time_index(&self, field: TaskField) -> Option<&TimeIndex> {
         self.times.iter().find(|(f, _)| *f == field).map(|(_, i)| i)
+    }
+}
+
+/// Each posting list as its terms with their tasks' ids, and each task's handle.
+#[cfg(test)]
+pub(super) type ListsById = (Vec<Vec<(String, Vec<String>)>>, Vec<(Id, Handle)>);
+
+#[cfg(test)]
+impl TaskIndexes {
+    /// Each posting list as its terms with their tasks' ids, sorted, and each task's
+    /// handle: what a build and a restore must agree on, handles aside. Checks that every
+    /// handle in a list is held by a task, and that `handles` and `keys` agree.
+    pub(super) fn lists_by_id(&self) -> ListsById {
+        for (id, handle) in &self.handles {
+            assert_eq!(
+                self.keys[*handle as usize].as_ref().map(|k| &k.id),
+                Some(id)
+            );
+        }
+        let id_of = |handle: Handle| match self.keys.get(handle as usize) {
+            Some(Some(key)) => key.id.to_string(),
+            _ => panic!("handle {handle} is held by no task"),
+        };
+        let lists = self.image().1.map(|terms| {
+            let by_id = terms.iter().map(|(term, postings)| {
+                (
+                    term.to_string(),
+                    postings.iter().map(id_of).sorted().collect(),
+                )
+            });
+            by_id.collect()
+        });
+        let handles = self.handles.iter().map(|(id, h)| (id.clone(), *h));
+        (lists.collect(), handles.collect())
     }
 }
 

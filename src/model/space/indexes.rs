@@ -13,7 +13,7 @@ use crate::model::kind::{FieldType, Kind};
 use crate::model::record::{Id, Record, Value};
 
 use super::find::TaskIndexes;
-use super::restore::PARALLEL_LOAD;
+use super::restore::{Restore, PARALLEL_LOAD};
 
 /// The set of `sorted` (ascending and distinct), with full nodes. An imbl node that is full
 /// splits in the middle, so inserting in order leaves every node of a bulk build half
@@ -112,19 +112,24 @@ impl Indexes {
 
     /// The indexes of `records`, built from sorted runs rather than one insert at a time
     /// (a bulk build is several times faster when a large space is loaded).
-    pub(super) fn build(kind: Kind, records: &[Arc<Record>]) -> Indexes {
+    /// The task indexes take the posting lists of a snapshot's image through `restore`
+    /// when they fit ([`TaskIndexes::restore`]).
+    pub(super) fn build(kind: Kind, records: &[Arc<Record>], restore: Option<Restore>) -> Indexes {
         let mut keyed: Vec<(OrderKey, &Record)> =
             records.iter().map(|r| (OrderKey::of(r), &**r)).collect();
         keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let parallel = records.len() >= PARALLEL_LOAD;
+        let build_tasks = |keyed: &[(OrderKey, &Record)]| {
+            let restored =
+                restore.and_then(|r| TaskIndexes::restore(keyed, r.records, r.image, r.changed));
+            restored.unwrap_or_else(|| TaskIndexes::build(keyed, parallel))
+        };
         let tasks = (kind == Kind::Task).then_some(&keyed);
         std::thread::scope(|scope| {
             // The task indexes of a large collection build beside the others.
             let tasks = match tasks {
-                Some(keyed) if parallel => {
-                    Err(scope.spawn(move || TaskIndexes::build(keyed, parallel)))
-                }
-                Some(keyed) => Ok(Some(TaskIndexes::build(keyed, parallel))),
+                Some(keyed) if parallel => Err(scope.spawn(move || build_tasks(keyed))),
+                Some(keyed) => Ok(Some(build_tasks(keyed))),
                 None => Ok(None),
             };
             let mut indexes = Indexes::build_listing(kind, &keyed);

@@ -22,7 +22,7 @@
 //! the planner of a task listing; `commands` what a write is made of and yields; `apply`
 //! how a write is decided, committed and taken back; `list` and `feed` the paged reads;
 //! `view` the state published to readers; `restore` loading from a snapshot and replaying
-//! the journal.
+//! the journal; `image` the task posting lists a snapshot carries.
 
 use std::sync::Arc;
 
@@ -41,6 +41,7 @@ mod collection;
 mod commands;
 mod feed;
 mod find;
+mod image;
 mod indexes;
 mod list;
 mod postings;
@@ -54,7 +55,9 @@ use collection::Collection;
 pub use commands::{Changes, Command, IfMatch, Op, Outcome, Step, Touched, Undo};
 pub use feed::FeedPage;
 pub use find::{Plan, SCAN_BELOW};
+pub use image::{ListOut, PostingsOut, TaskImage};
 pub use list::{ListQuery, Page, Reset, TaskQuery};
+pub use postings::TermsImage;
 pub use restore::SpaceSnapshot;
 pub use view::SpaceView;
 
@@ -217,11 +220,15 @@ impl Space {
     fn put(&mut self, kind: Kind, id: &str, record: Option<Arc<Record>>) -> Option<Arc<Record>> {
         if let Some(loading) = &mut self.loading {
             loading.replayed[kind.index()] = true;
-            let records = &mut self.collection_mut(kind).records;
-            return match record {
+            let records = &mut self.collections[kind.index()].records;
+            let old = match record {
                 Some(record) => records.insert(record.id.clone(), record),
                 None => records.remove(id),
             };
+            if kind == Kind::Task && loading.image.is_some() {
+                (loading.changed.entry(Id::from(id))).or_insert_with(|| old.clone());
+            }
+            return old;
         }
         if let Some(new) = &record {
             self.feed.insert(feed_key(kind, new), Arc::clone(new));

@@ -269,6 +269,18 @@ impl Terms {
         }
     }
 
+    /// How many terms there are.
+    pub(super) fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Every term with its handles, terms ascending.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&str, &Postings)> {
+        self.terms
+            .iter()
+            .map(|(term, postings)| (&**term, postings))
+    }
+
     /// The handles of `term` alone.
     pub(super) fn get(&self, term: &str) -> Option<&Postings> {
         self.terms.get(term)
@@ -291,6 +303,44 @@ impl Terms {
                 }
             })
             .flat_map(|(_, postings)| postings.iter())
+    }
+}
+
+/// The terms of a posting-list index as a snapshot file lists them, checked as they come
+/// (see [`super::TaskImage`]).
+#[derive(Debug, Default)]
+pub struct TermsImage {
+    sorted: Vec<(Box<str>, Postings)>,
+    /// The largest handle of any term.
+    max: Option<Handle>,
+}
+
+impl TermsImage {
+    /// Adds `term`, which must follow the terms added before, with its `handles`: at
+    /// least one, strictly ascending.
+    pub fn push(&mut self, term: &str, handles: &[Handle]) -> Result<(), String> {
+        if self.sorted.last().is_some_and(|(last, _)| **last >= *term) {
+            return Err(format!("term '{term}' is out of order"));
+        }
+        if handles.is_empty() || handles.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("the handles of term '{term}' are not ascending"));
+        }
+        self.max = self.max.max(handles.last().copied());
+        self.sorted
+            .push((term.into(), Postings::of(handles.to_vec())));
+        Ok(())
+    }
+
+    /// The largest handle of any term.
+    pub(super) fn max(&self) -> Option<Handle> {
+        self.max
+    }
+
+    /// The terms, as a collection holds them.
+    pub(super) fn into_terms(self) -> Terms {
+        Terms {
+            terms: super::indexes::packed_map(self.sorted),
+        }
     }
 }
 

@@ -7,16 +7,18 @@ use crate::model::kind::Kind;
 use crate::model::record::{Record, Records};
 use crate::model::vtodo::Objects;
 
-use super::collection::Collection;
+use super::collection::{reminder_key, Collection};
 use super::commands::Outcome;
+use super::image::{Changed, Restored, TaskImage};
 use super::indexes::{packed_map, Indexes};
 use super::{feed_key, FeedKey, Space};
+use imbl::OrdMap;
 
 /// A collection with at least this many records is loaded on two threads.
 pub(super) const PARALLEL_LOAD: usize = 50_000;
 
 /// A space as a snapshot file holds it: plain data, checked by [`Space::from_snapshot`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct SpaceSnapshot {
     /// The space id.
     pub id: Box<str>,
@@ -28,6 +30,18 @@ pub struct SpaceSnapshot {
     pub reserved: u64,
     /// The records of each kind.
     pub collections: Vec<(Kind, Vec<Arc<Record>>)>,
+    /// The task posting lists, when the file has them (format 12): derived from the
+    /// records, taken rather than built again if they fit them.
+    pub tasks: Option<TaskImage>,
+}
+
+impl PartialEq for SpaceSnapshot {
+    /// Two snapshots are equal when their state is: the posting lists are derived from
+    /// the records, and another build of them may hand out other handles.
+    fn eq(&self, other: &Self) -> bool {
+        (self.id == other.id && self.version == other.version)
+            && (self.reserved == other.reserved && self.collections == other.collections)
+    }
 }
 
 impl Space {
@@ -86,7 +100,8 @@ impl Space {
         let mut space = Space::new(&snapshot.id);
         space.version = snapshot.version;
         space.reserved = snapshot.reserved.max(snapshot.version);
-        space.loading = Some(Loading::default());
+        let mut loading = Loading::default();
+        let mut image = snapshot.tasks;
         for (kind, records) in snapshot.collections {
             let mut sorted = Vec::with_capacity(records.len());
             for record in records {
@@ -98,68 +113,117 @@ impl Space {
             if let Some(twice) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
                 return Err(format!("{} '{}' appears twice", kind.noun(), twice[0].0));
             }
+            if kind == Kind::Task {
+                let ids = sorted.iter().map(|(id, _)| id.clone());
+                loading.image = image.take().and_then(|image| image.resolve(ids));
+            }
             space.collection_mut(kind).records = packed_map(sorted);
         }
+        space.loading = Some(loading);
         Ok(space)
     }
 
     /// Ends the loading begun by [`Space::load`]: builds every structure derived from the
-    /// records, a large collection's on two threads. Does nothing to a space that is not
-    /// loading.
+    /// records; a large space's feed, indexes and other structures on threads of their
+    /// own. Does nothing to a space that is not loading.
     pub fn finish_load(&mut self) {
-        let Some(loading) = self.loading.take() else {
+        let Some(mut loading) = self.loading.take() else {
             return;
         };
-        for collection in &mut self.collections {
-            let kind = collection.kind;
-            let records: Vec<Arc<Record>> = collection.records.values().cloned().collect();
-            let Collection {
-                records: map,
-                indexes,
-                ..
-            } = collection;
-            // Replayed records were put one at a time, into nodes a bulk build fills.
-            let repack = |map: &mut Records| {
-                if loading.replayed[kind.index()] {
-                    let sorted = records.iter().map(|r| (r.id.clone(), Arc::clone(r)));
-                    *map = packed_map(sorted.collect());
-                }
-            };
-            if records.len() < PARALLEL_LOAD {
-                repack(map);
-                *indexes = Indexes::build(kind, &records);
-            } else {
-                std::thread::scope(|scope| {
-                    scope.spawn(|| *indexes = Indexes::build(kind, &records));
-                    repack(map);
-                });
-            }
-            if let Some(graph) = &mut collection.graph {
-                graph.rebuild(&collection.records);
-            }
-            if let Some(tree) = &mut collection.tree {
-                tree.rebuild(&collection.records);
-            }
-            let reminders = records
-                .iter()
-                .filter_map(|r| collection.reminder_key(r))
-                .collect();
-            collection.reminders = reminders;
-            if let Some(fields) = &collection.calendar {
-                collection.objects = Objects::build(fields, &records);
-            }
-        }
-        let mut feed: Vec<(FeedKey, Arc<Record>)> = self
+        let large = self
             .collections
             .iter()
-            .flat_map(|c| {
-                c.records
-                    .values()
-                    .map(move |r| (feed_key(c.kind, r), Arc::clone(r)))
-            })
+            .map(|c| c.records.len())
+            .sum::<usize>()
+            >= PARALLEL_LOAD;
+        let all: Vec<(Kind, Records)> = (self.collections.iter())
+            .map(|c| (c.kind, c.records.clone()))
             .collect();
-        feed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        self.feed = packed_map(feed);
+        std::thread::scope(|scope| {
+            let feed = large.then(|| scope.spawn(|| feed_of(&all)));
+            for collection in &mut self.collections {
+                let kind = collection.kind;
+                // The image serves unless the journal changed too many tasks for applying
+                // its writes one by one to beat a build.
+                let image = (kind == Kind::Task
+                    && loading.changed.len() <= collection.records.len() / 2)
+                    .then(|| loading.image.take())
+                    .flatten();
+                let by_id = collection.records.clone();
+                let restore = image.map(|image| Restore {
+                    image,
+                    changed: &loading.changed,
+                    records: &by_id,
+                });
+                collection.finish_load(restore, loading.replayed[kind.index()]);
+            }
+            self.feed = match feed {
+                Some(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                None => feed_of(&all),
+            };
+        });
+    }
+}
+
+/// The change feed of the records of each kind.
+fn feed_of(all: &[(Kind, Records)]) -> OrdMap<FeedKey, Arc<Record>> {
+    let mut feed: Vec<(FeedKey, Arc<Record>)> = (all.iter())
+        .flat_map(|(kind, records)| {
+            (records.values()).map(move |r| (feed_key(*kind, r), Arc::clone(r)))
+        })
+        .collect();
+    feed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    packed_map(feed)
+}
+
+impl Collection {
+    /// Builds the structures derived from the records (indexes, graph, tree, reminders,
+    /// calendar names), the task indexes through `restore` when it serves; first packs the
+    /// records' map again when the journal `replayed` records into it one at a time. A
+    /// large collection's indexes build beside the rest.
+    fn finish_load(&mut self, restore: Option<Restore>, replayed: bool) {
+        let kind = self.kind;
+        let records: Vec<Arc<Record>> = self.records.values().cloned().collect();
+        let Collection {
+            records: map,
+            indexes,
+            graph,
+            tree,
+            times,
+            reminders,
+            calendar,
+            objects,
+            ..
+        } = self;
+        let mut rest = || {
+            if replayed {
+                let sorted = records.iter().map(|r| (r.id.clone(), Arc::clone(r)));
+                *map = packed_map(sorted.collect());
+            }
+            if let Some(graph) = graph {
+                graph.rebuild(map);
+            }
+            if let Some(tree) = tree {
+                tree.rebuild(map);
+            }
+            *reminders = (records.iter())
+                .filter_map(|r| reminder_key(times.as_ref(), r))
+                .collect();
+            if let Some(fields) = calendar {
+                *objects = Objects::build(fields, &records);
+            }
+        };
+        if records.len() < PARALLEL_LOAD {
+            rest();
+            *indexes = Indexes::build(kind, &records, restore);
+        } else {
+            std::thread::scope(|scope| {
+                scope.spawn(|| *indexes = Indexes::build(kind, &records, restore));
+                rest();
+            });
+        }
     }
 }
 
@@ -168,6 +232,22 @@ impl Space {
 pub(super) struct Loading {
     /// Whether the journal put records of each kind (in [`Kind::ALL`] order).
     pub(super) replayed: [bool; Kind::ALL.len()],
+    /// The snapshot's task posting lists, when it had them and they fit its tasks.
+    pub(super) image: Option<Restored>,
+    /// While there is an image: the tasks the journal put, each as the snapshot held it.
+    pub(super) changed: Changed,
+}
+
+/// A snapshot's task posting lists for [`Indexes::build`], with what the journal changed
+/// since.
+#[derive(Debug)]
+pub(super) struct Restore<'a> {
+    /// The lists and each snapshot task's handle.
+    pub(super) image: Restored,
+    /// The tasks the journal put, each as the snapshot held it.
+    pub(super) changed: &'a Changed,
+    /// The tasks now, by id.
+    pub(super) records: &'a Records,
 }
 
 /// Checks a stored record against its kind's table and the version it must not exceed.

@@ -1063,6 +1063,7 @@ fn a_space_replayed_while_loading_answers_as_the_one_that_wrote() {
         version: 0,
         reserved: 0,
         collections: Vec::new(),
+        tasks: None,
     })
     .unwrap();
     for outcome in &outcomes {
@@ -1090,4 +1091,153 @@ fn a_space_replayed_while_loading_answers_as_the_one_that_wrote() {
         assert!(!wrote.is_empty(), "{q} / {filter}");
         assert_eq!(walk_ids(&loaded, query()).unwrap(), wrote, "{q} / {filter}");
     }
+}
+
+/// The posting lists of `space`'s tasks by id, and each task's handle.
+fn postings(space: &Space) -> find::ListsById {
+    let tasks = space.collection(Kind::Task).indexes.tasks.as_ref();
+    tasks.expect("task indexes").lists_by_id()
+}
+
+/// Writes that touch every posting list: tasks with words, tags, lists, contexts and
+/// statuses; renames, retags, moves, completions, deletes and restores. `round` makes
+/// each call's writes differ. Each task comes before the ones made before it in the
+/// default order, so a build hands out handles in the reverse of the writer's order.
+fn touch_every_list(space: &mut Space, round: usize, tasks: usize) -> Vec<Outcome> {
+    if round == 0 {
+        for list in ["l0", "l1", "l2", "l9"] {
+            create(space, Kind::List, json!({ "listId": list }));
+        }
+        for context in ["c0", "c1", "c2", "c3"] {
+            create(space, Kind::Context, json!({ "contextId": context }));
+        }
+    }
+    let mut outcomes = Vec::new();
+    let mut write = |space: &mut Space, id: String, op: Op| {
+        let done = space.apply(&[command(Kind::Task, &id, op)], 1_000).unwrap();
+        outcomes.push(done.0);
+    };
+    for i in 0..tasks {
+        let id = format!("r{round}t{i:05}");
+        let status = ["open", "waiting"][i % 2];
+        let body = json!({"todoId": id, "name": format!("milk {} run{round}", i % 50),
+            "notesMarkdown": format!("café n{}", i % 7), "tagIds": [format!("tag{}", i % 5)],
+            "listId": format!("l{}", i % 3), "contextId": format!("c{}", i % 4),
+            "status": status, "sortOrder": -((round * 100_000 + i) as f64)});
+        write(
+            space,
+            id,
+            Op::Create(changes(Kind::Task, Mode::Create, body)),
+        );
+    }
+    for i in (0..tasks).step_by(4) {
+        let body = json!({"name": format!("bread {i}"), "tagIds": ["tag1", "new"],
+            "listId": "l9", "status": "done"});
+        let op = Op::Update(changes(Kind::Task, Mode::Update, body));
+        write(space, format!("r{round}t{i:05}"), op);
+    }
+    for i in (1..tasks).step_by(9) {
+        write(space, format!("r{round}t{i:05}"), Op::SetDeleted(true));
+    }
+    for i in (1..tasks).step_by(27) {
+        write(space, format!("r{round}t{i:05}"), Op::SetDeleted(false));
+    }
+    outcomes
+}
+
+/// A snapshot carries the task posting lists (format 12): a load keeps them, handles and
+/// all, and they hold what a build from the records holds, through later writes too.
+#[test]
+fn a_snapshots_posting_lists_load_as_a_build_would() {
+    let mut space = Space::new("s");
+    touch_every_list(&mut space, 0, SCAN_BELOW + 300);
+    let restored = Space::from_snapshot(space.snapshot()).unwrap();
+    let rebuilt = Space::from_snapshot(SpaceSnapshot {
+        tasks: None,
+        ..space.snapshot()
+    })
+    .unwrap();
+    let (lists, handles) = postings(&space);
+    assert_eq!(
+        postings(&restored),
+        (lists.clone(), handles),
+        "the writer's handles"
+    );
+    assert_eq!(postings(&rebuilt).0, lists);
+    assert!(lists.iter().all(|list| !list.is_empty()));
+    // Both go on as the writer does.
+    let mut spaces = [space, restored, rebuilt];
+    for space in &mut spaces {
+        touch_every_list(space, 1, 500);
+    }
+    let lists = postings(&spaces[0]).0;
+    assert_eq!(postings(&spaces[1]).0, lists);
+    assert_eq!(postings(&spaces[2]).0, lists);
+}
+
+/// The journal's writes after a snapshot are applied to the snapshot's posting lists task
+/// by task while a few tasks changed, and the lists are built again when many did: either
+/// way they hold what the writer's hold, and the pages agree.
+#[test]
+fn a_journal_over_a_snapshots_posting_lists_answers_as_the_writer() {
+    for later in [100, SCAN_BELOW + 400] {
+        let mut space = Space::new("s");
+        touch_every_list(&mut space, 0, SCAN_BELOW + 300);
+        let snapshot = space.snapshot();
+        assert!(snapshot.tasks.is_some());
+        let outcomes = touch_every_list(&mut space, 1, later);
+        let mut loaded = Space::load(snapshot).unwrap();
+        outcomes.iter().for_each(|o| loaded.replay(o).unwrap());
+        loaded.finish_load();
+        assert_eq!(loaded.snapshot(), space.snapshot());
+        let (lists, handles) = postings(&space);
+        let loaded_postings = postings(&loaded);
+        assert_eq!(loaded_postings.0, lists, "{later} tasks later");
+        // Applied to the image, the writer's handles; built again, others.
+        assert_eq!(loaded_postings.1 == handles, later == 100);
+        let cases = [
+            ("mil", "", "waiting"),
+            ("bread caf", "", "done"),
+            ("", "tagIds has \"new\"", "done"),
+        ];
+        for (q, filter, status) in cases {
+            let query = || ListQuery {
+                limit: 100,
+                include_deleted: true,
+                filters: vec![(Kind::Task.field_index("status").unwrap(), status.into())],
+                cursor: None,
+                find: Some(TaskQuery {
+                    filter: filter.into(),
+                    search: Search::parse(q).unwrap(),
+                    order: OrderBy::default(),
+                    tz: chrono_tz::UTC,
+                    now: 1_000,
+                }),
+                plan: Plan::Indexes,
+                view: None,
+            };
+            let wrote = walk_ids(&space, query()).unwrap();
+            assert!(!wrote.is_empty(), "{q} / {filter}");
+            assert_eq!(walk_ids(&loaded, query()).unwrap(), wrote, "{q} / {filter}");
+        }
+    }
+}
+
+/// An image that does not fit the snapshot's tasks is left, and the lists are built.
+#[test]
+fn posting_lists_that_do_not_fit_the_tasks_are_built_again() {
+    let mut space = Space::new("s");
+    touch_every_list(&mut space, 0, 300);
+    let lists = postings(&space).0;
+    let mut snapshot = space.snapshot();
+    snapshot.collections[0].1.pop();
+    let fewer = Space::from_snapshot(snapshot).unwrap();
+    let (fewer_lists, _) = postings(&fewer);
+    assert_ne!(fewer_lists, lists);
+    let rebuilt = Space::from_snapshot(SpaceSnapshot {
+        tasks: None,
+        ..fewer.snapshot()
+    })
+    .unwrap();
+    assert_eq!(fewer_lists, postings(&rebuilt).0);
 }
