@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use imbl::{OrdMap, Vector};
 use integer_encoding::VarInt;
+use itertools::{EitherOrBoth, Itertools};
 
 /// A task's number in its collection's posting lists, unique while the task is held.
 pub(super) type Handle = u32;
@@ -171,6 +172,29 @@ impl Postings {
         }
     }
 
+    /// Adds `handles` (ascending, all above the handles held) at the end: the last block
+    /// is filled, then new ones.
+    fn extend(&mut self, handles: &[Handle]) {
+        let mut rest = handles;
+        match self {
+            Postings::Few(few) => {
+                *self = Postings::of(few.iter().chain(handles).copied().collect())
+            }
+            Postings::Many { blocks, len } => {
+                *len += handles.len();
+                if let Some(last) = blocks.back().filter(|b| (b.len as usize) < BLOCK) {
+                    let room = BLOCK - last.len as usize;
+                    let (now, later) = rest.split_at(room.min(rest.len()));
+                    let filled: Vec<Handle> = last.iter().chain(now.iter().copied()).collect();
+                    let at = blocks.len() - 1;
+                    blocks[at] = Block::of(&filled);
+                    rest = later;
+                }
+                blocks.extend(rest.chunks(BLOCK).map(Block::of));
+            }
+        }
+    }
+
     /// Removes `handle`; whether no handle is left.
     fn remove(&mut self, handle: Handle) -> bool {
         match self {
@@ -245,6 +269,53 @@ impl Terms {
             .collect();
         Terms {
             terms: super::indexes::packed_map(terms),
+        }
+    }
+
+    /// Adds the terms of `sorted` (`(term, handles ascending)` pairs, terms ascending and
+    /// distinct, handles not empty), whose handles are all above every handle held.
+    pub(super) fn append(&mut self, sorted: Vec<(Box<str>, Vec<Handle>)>) {
+        for (term, handles) in sorted {
+            match self.terms.get_mut(&term) {
+                Some(postings) => postings.extend(&handles),
+                None => {
+                    self.terms.insert(term, Postings::of(handles));
+                }
+            }
+        }
+    }
+
+    /// Moves handles between terms in bulk: `was` and `is` are `(term, handles
+    /// ascending)` pairs, terms ascending; a handle `was` lists under a term and `is` does
+    /// not leaves it, one `is` lists and `was` does not joins it. Each term changes once.
+    pub(super) fn update(
+        &mut self,
+        was: Vec<(Box<str>, Vec<Handle>)>,
+        is: Vec<(Box<str>, Vec<Handle>)>,
+    ) {
+        for pair in was.into_iter().merge_join_by(is, |a, b| a.0.cmp(&b.0)) {
+            let (term, leave, join) = match pair {
+                EitherOrBoth::Left((term, was)) => (term, was, Vec::new()),
+                EitherOrBoth::Right((term, is)) => (term, Vec::new(), is),
+                EitherOrBoth::Both((term, was), (_, is)) => {
+                    let leave = was.iter().filter(|h| is.binary_search(h).is_err()).copied();
+                    let join = is.iter().filter(|h| was.binary_search(h).is_err()).copied();
+                    (term, leave.collect(), join.collect())
+                }
+            };
+            if leave.is_empty() && join.is_empty() {
+                continue;
+            }
+            let held = self.terms.get(&term).map(|postings| postings.iter());
+            let handles: Vec<Handle> = (held.into_iter().flatten())
+                .filter(|h| leave.binary_search(h).is_err())
+                .merge(join)
+                .dedup()
+                .collect();
+            match handles.is_empty() {
+                true => self.terms.remove(&term),
+                false => self.terms.insert(term, Postings::of(handles)),
+            };
         }
     }
 
@@ -424,6 +495,79 @@ mod tests {
         assert_eq!(handles(&terms, "word", true), expected);
         let built = Terms::build(vec![("word".into(), expected.clone())]);
         assert_eq!(handles(&built, "word", true), expected);
+    }
+
+    /// Handles appended in bulk read back as the same handles inserted one by one, and
+    /// fill their blocks.
+    #[test]
+    fn appended_handles_fill_blocks_and_read_as_inserts() {
+        for held in [3, 9, 200] {
+            let mut terms = Terms::build(vec![("word".into(), (0..held).map(|h| h * 2).collect())]);
+            let mut one_by_one = terms.clone();
+            let more: Vec<Handle> = (held..held + 300).map(|h| h * 2).collect();
+            terms.append(vec![
+                ("new".into(), vec![7, 9]),
+                ("word".into(), more.clone()),
+            ]);
+            more.iter().for_each(|&h| one_by_one.insert("word", h));
+            [7, 9].iter().for_each(|&h| one_by_one.insert("new", h));
+            for term in ["word", "new"] {
+                assert_eq!(
+                    handles(&terms, term, true),
+                    handles(&one_by_one, term, true)
+                );
+                let len = |terms: &Terms| terms.get(term).map(Postings::len);
+                assert_eq!(len(&terms), len(&one_by_one), "{held}: {term}");
+            }
+            let Some(Postings::Many { blocks, .. }) = terms.get("word") else {
+                panic!("{held}: blocks");
+            };
+            assert!(
+                blocks.iter().rev().skip(1).all(|b| b.len as usize == BLOCK),
+                "{held}"
+            );
+        }
+    }
+
+    /// Handles moved between terms in bulk end where one remove and insert at a time
+    /// puts them; a term left without handles is gone.
+    #[test]
+    fn an_update_in_bulk_moves_handles_as_one_at_a_time_would() {
+        let held: Vec<(Box<str>, Vec<Handle>)> = vec![
+            ("a".into(), (0..300).collect()),
+            ("b".into(), vec![1, 3, 900]),
+            ("c".into(), vec![5]),
+        ];
+        let mut terms = Terms::build(held.clone());
+        let mut one_by_one = Terms::build(held);
+        let moved: Vec<Handle> = (0..300).step_by(3).collect();
+        let mut into_b = moved.clone();
+        into_b.extend([1, 3, 900]);
+        into_b.sort_unstable();
+        into_b.dedup();
+        let was = vec![
+            ("a".into(), moved.clone()),
+            ("b".into(), vec![1, 3, 900]),
+            ("c".into(), vec![5]),
+        ];
+        let is = vec![("b".into(), into_b), ("d".into(), vec![400])];
+        terms.update(was, is);
+        for &h in &moved {
+            one_by_one.remove("a", h);
+            one_by_one.insert("b", h);
+        }
+        one_by_one.remove("c", 5);
+        one_by_one.insert("d", 400);
+        for term in ["a", "b", "c", "d"] {
+            assert_eq!(
+                handles(&terms, term, true),
+                handles(&one_by_one, term, true),
+                "{term}"
+            );
+            let len = |terms: &Terms| terms.get(term).map(Postings::len);
+            assert_eq!(len(&terms), len(&one_by_one), "{term}");
+        }
+        assert!(terms.get("c").is_none());
     }
 
     #[test]

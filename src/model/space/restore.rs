@@ -17,6 +17,12 @@ use imbl::OrdMap;
 /// A collection with at least this many records is loaded on two threads.
 pub(super) const PARALLEL_LOAD: usize = 50_000;
 
+/// A load builds the task posting lists rather than apply the journal's changes to the
+/// snapshot's when the journal changed more than one of this many of the snapshot's tasks:
+/// applied in bulk, a change costs about twice a task's share of a build (its words folded
+/// before and after).
+const CHANGED_PER_BUILD: usize = 2;
+
 /// A space as a snapshot file holds it: plain data, checked by [`Space::from_snapshot`].
 #[derive(Debug, Clone)]
 pub struct SpaceSnapshot {
@@ -143,10 +149,11 @@ impl Space {
             let feed = large.then(|| scope.spawn(|| feed_of(&all)));
             for collection in &mut self.collections {
                 let kind = collection.kind;
-                // The image serves unless the journal changed too many tasks for applying
-                // its writes one by one to beat a build.
+                // The image serves unless the journal changed too many of its tasks for
+                // applying the changes to beat a build.
+                let changed = loading.changed.values().filter(|before| before.is_some());
                 let image = (kind == Kind::Task
-                    && loading.changed.len() <= collection.records.len() / 2)
+                    && changed.count() <= collection.records.len() / CHANGED_PER_BUILD)
                     .then(|| loading.image.take())
                     .flatten();
                 let by_id = collection.records.clone();

@@ -1175,26 +1175,41 @@ fn a_snapshots_posting_lists_load_as_a_build_would() {
     assert_eq!(postings(&spaces[2]).0, lists);
 }
 
-/// The journal's writes after a snapshot are applied to the snapshot's posting lists task
-/// by task while a few tasks changed, and the lists are built again when many did: either
-/// way they hold what the writer's hold, and the pages agree.
+/// The journal's writes after a snapshot are applied to the snapshot's posting lists in
+/// bulk while at most half the snapshot's tasks changed, and the lists are built again
+/// when more did: either way they hold what the writer's hold,
+/// and the pages agree.
 #[test]
 fn a_journal_over_a_snapshots_posting_lists_answers_as_the_writer() {
-    for later in [100, SCAN_BELOW + 400] {
+    let snapshot_tasks = SCAN_BELOW + 300;
+    let cases = [
+        (SCAN_BELOW + 400, 100, true),
+        (100, snapshot_tasks / 5, true),
+        (100, snapshot_tasks * 3 / 5, false),
+    ];
+    for (made, renamed, kept) in cases {
         let mut space = Space::new("s");
-        touch_every_list(&mut space, 0, SCAN_BELOW + 300);
+        touch_every_list(&mut space, 0, snapshot_tasks);
         let snapshot = space.snapshot();
         assert!(snapshot.tasks.is_some());
-        let outcomes = touch_every_list(&mut space, 1, later);
+        let mut outcomes = touch_every_list(&mut space, 1, made);
+        // Not the ones `touch_every_list` deleted.
+        for i in (0..snapshot_tasks).filter(|i| i % 9 != 1).take(renamed) {
+            let body = json!({"name": format!("bread {i}"), "tagIds": ["new"], "status": "done"});
+            let op = Op::Update(changes(Kind::Task, Mode::Update, body));
+            let renaming = command(Kind::Task, &format!("r0t{i:05}"), op);
+            outcomes.push(space.apply(&[renaming], 1_000).unwrap().0);
+        }
+        let later = (made, renamed);
         let mut loaded = Space::load(snapshot).unwrap();
         outcomes.iter().for_each(|o| loaded.replay(o).unwrap());
         loaded.finish_load();
         assert_eq!(loaded.snapshot(), space.snapshot());
         let (lists, handles) = postings(&space);
         let loaded_postings = postings(&loaded);
-        assert_eq!(loaded_postings.0, lists, "{later} tasks later");
+        assert_eq!(loaded_postings.0, lists, "{later:?} tasks later");
         // Applied to the image, the writer's handles; built again, others.
-        assert_eq!(loaded_postings.1 == handles, later == 100);
+        assert_eq!(loaded_postings.1 == handles, kept, "{later:?}");
         let cases = [
             ("mil", "", "waiting"),
             ("bread caf", "", "done"),
