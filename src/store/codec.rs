@@ -210,21 +210,29 @@ pub struct KeysSnapshot {
     pub keys: Vec<Arc<(KeyUse, KeptAnswer)>>,
 }
 
-/// The one bincode configuration, for writing and reading: little-endian, variable-length
-/// integers, no trailing bytes, and reads limited to the payload's length so that a bad
-/// length prefix cannot ask for an absurd allocation.
+/// The one bincode configuration for reading: little-endian, variable-length integers, no
+/// trailing bytes, and reads limited to the payload's length so that a bad length prefix
+/// cannot ask for an absurd allocation.
 fn options(limit: u64) -> impl Options {
+    write_options().with_limit(limit)
+}
+
+/// [`options`] for writing: the same bytes, without a limit. (With one, bincode encodes
+/// every value twice, first only to count its bytes: half of a snapshot's time.)
+fn write_options() -> impl Options {
     bincode::DefaultOptions::new()
         .with_little_endian()
         .with_varint_encoding()
         .reject_trailing_bytes()
-        .with_limit(limit)
 }
 
 fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, CodecError> {
-    options(u64::MAX)
-        .serialize(value)
-        .map_err(|e| CodecError::Payload(e.to_string()))
+    // `serialize_into` a vector: bincode's `serialize` counts the bytes first to size it.
+    let mut bytes = Vec::new();
+    write_options()
+        .serialize_into(&mut bytes, value)
+        .map_err(|e| CodecError::Payload(e.to_string()))?;
+    Ok(bytes)
 }
 
 fn deserialize<'a, T: Deserialize<'a>>(payload: &'a [u8]) -> Result<T, CodecError> {
@@ -359,7 +367,7 @@ impl Serialize for Chunks<'_> {
                 break;
             }
             bytes.clear();
-            options(u64::MAX)
+            write_options()
                 .serialize_into(&mut bytes, &chunk)
                 .map_err(serde::ser::Error::custom)?;
             seq.serialize_element(&Bytes(&bytes))?;
@@ -744,7 +752,7 @@ where
             len: 0,
         },
     );
-    options(u64::MAX)
+    write_options()
         .serialize_into(&mut checked, payload)
         .map_err(to_io)?;
     let Checksummed { crc, len, .. } = checked.into_inner().map_err(|e| e.into_error())?;
