@@ -74,8 +74,8 @@ impl Collection {
     /// Puts `record` in place of the record with its id (or removes `id` when `None`),
     /// keeping the indexes in step; returns the record it replaced.
     pub(super) fn put(&mut self, id: &str, record: Option<Arc<Record>>) -> Option<Arc<Record>> {
-        let old = match record {
-            Some(record) => self.records.insert(record.id.clone(), record),
+        let old = match &record {
+            Some(record) => self.records.insert(record.id.clone(), Arc::clone(record)),
             None => self.records.remove(id),
         };
         if let Some(old) = &old {
@@ -84,7 +84,7 @@ impl Collection {
                 self.reminders.remove(&key);
             }
         }
-        let new = self.records.get(id);
+        let new = record.as_ref();
         if let Some(new) = new {
             self.indexes.add(new);
             if let Some(key) = self.reminder_key(new) {

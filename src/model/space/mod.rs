@@ -230,20 +230,13 @@ impl Space {
             }
             return old;
         }
+        let version = record.as_ref().map(|new| new.version);
         if let Some(new) = &record {
             self.feed.insert(feed_key(kind, new), Arc::clone(new));
         }
         let old = self.collection_mut(kind).put(id, record);
-        if let Some(old) = &old {
-            let key = feed_key(kind, old);
-            if self
-                .collection(kind)
-                .records
-                .get(id)
-                .is_none_or(|r| r.version != old.version)
-            {
-                self.feed.remove(&key);
-            }
+        if let Some(old) = old.as_ref().filter(|old| version != Some(old.version)) {
+            self.feed.remove(&feed_key(kind, old));
         }
         old
     }

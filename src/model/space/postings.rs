@@ -245,8 +245,14 @@ impl Postings {
 }
 
 /// The block of `blocks` (not empty) where `handle` is or would go: the last whose first
-/// handle is at most `handle`, or the first.
+/// handle is at most `handle`, or the first. A new task's handle, the largest yet, goes in
+/// the last block, found without a search (each step of a search over the vector is a
+/// walk down its tree).
 fn block_of(blocks: &Vector<Block>, handle: Handle) -> usize {
+    let last = blocks.len() - 1;
+    if blocks.back().is_some_and(|block| block.first <= handle) {
+        return last;
+    }
     match blocks.binary_search_by(|block| block.first.cmp(&handle)) {
         Ok(at) => at,
         Err(at) => at.saturating_sub(1),
