@@ -1072,25 +1072,33 @@ fn a_space_replayed_while_loading_answers_as_the_one_that_wrote() {
     loaded.finish_load();
     assert_eq!(loaded.snapshot(), space.snapshot());
     for (q, filter) in [("mil", ""), ("bread caf", ""), ("", "tagIds has \"work\"")] {
-        let query = || ListQuery {
-            limit: 100,
-            include_deleted: false,
-            filters: Vec::new(),
-            cursor: None,
-            find: Some(TaskQuery {
-                filter: filter.into(),
-                search: Search::parse(q).unwrap(),
-                order: OrderBy::default(),
-                tz: chrono_tz::UTC,
-                now: 1_000,
-            }),
-            plan: Plan::Indexes,
-            view: None,
-        };
-        let wrote = walk_ids(&space, query()).unwrap();
-        assert!(!wrote.is_empty(), "{q} / {filter}");
-        assert_eq!(walk_ids(&loaded, query()).unwrap(), wrote, "{q} / {filter}");
+        assert_same_page(&space, &loaded, q, filter, None);
     }
+}
+
+/// Asserts that `loaded` gives the first page of search `q` and `filter` as `space` does,
+/// and that it is not empty; with a `status`, deleted tasks included and only those of it.
+fn assert_same_page(space: &Space, loaded: &Space, q: &str, filter: &str, status: Option<&str>) {
+    let query = || ListQuery {
+        limit: 100,
+        include_deleted: status.is_some(),
+        filters: (status.into_iter())
+            .map(|s| (Kind::Task.field_index("status").unwrap(), s.into()))
+            .collect(),
+        cursor: None,
+        find: Some(TaskQuery {
+            filter: filter.into(),
+            search: Search::parse(q).unwrap(),
+            order: OrderBy::default(),
+            tz: chrono_tz::UTC,
+            now: 1_000,
+        }),
+        plan: Plan::Indexes,
+        view: None,
+    };
+    let wrote = walk_ids(space, query()).unwrap();
+    assert!(!wrote.is_empty(), "{q} / {filter}");
+    assert_eq!(walk_ids(loaded, query()).unwrap(), wrote, "{q} / {filter}");
 }
 
 /// The posting lists of `space`'s tasks by id, and each task's handle.
@@ -1216,24 +1224,7 @@ fn a_journal_over_a_snapshots_posting_lists_answers_as_the_writer() {
             ("", "tagIds has \"new\"", "done"),
         ];
         for (q, filter, status) in cases {
-            let query = || ListQuery {
-                limit: 100,
-                include_deleted: true,
-                filters: vec![(Kind::Task.field_index("status").unwrap(), status.into())],
-                cursor: None,
-                find: Some(TaskQuery {
-                    filter: filter.into(),
-                    search: Search::parse(q).unwrap(),
-                    order: OrderBy::default(),
-                    tz: chrono_tz::UTC,
-                    now: 1_000,
-                }),
-                plan: Plan::Indexes,
-                view: None,
-            };
-            let wrote = walk_ids(&space, query()).unwrap();
-            assert!(!wrote.is_empty(), "{q} / {filter}");
-            assert_eq!(walk_ids(&loaded, query()).unwrap(), wrote, "{q} / {filter}");
+            assert_same_page(&space, &loaded, q, filter, Some(status));
         }
     }
 }
