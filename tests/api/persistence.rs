@@ -449,3 +449,64 @@ async fn the_environment_twins_configure_the_server_like_the_flags() {
         "TASKD_LOG=info: {log}"
     );
 }
+
+/// Above 2,000 tasks a page of a search, a tag or an exact filter comes from the posting
+/// lists (docs §17). After a SIGTERM they are the ones the snapshot carries (format 12);
+/// after a `kill -9`, those with the journal's writes applied in bulk. Either way the
+/// pages are the ones the server gave before.
+#[actix_web::test]
+async fn searches_and_filters_answer_alike_from_the_posting_lists_a_snapshot_carries() {
+    let app = spawn_app();
+    let task = |n: usize| {
+        let status = if n.is_multiple_of(3) { "done" } else { "open" };
+        json!({"method": "POST", "path": "/api/v1/tasks", "body": {"todoId": format!("t{n:05}"),
+            "name": format!("milk {n} w{}", n % 13), "tagIds": [format!("tag{}", n % 5)],
+            "status": status}})
+    };
+    for batch in 0..21 {
+        let operations: Vec<Value> = (batch * 100..batch * 100 + 100).map(task).collect();
+        (app.post("/api/v1/batch", json!({ "operations": operations }))
+            .await)
+            .expect(200);
+    }
+    let pages = [
+        "/api/v1/tasks?q=w7&limit=100",
+        "/api/v1/tasks?status=done&q=milk&limit=50",
+        "/api/v1/tasks?filter=tagIds%20has%20%22tag2%22&limit=100",
+        "/api/v1/tasks?filter=tagIds%20has%20%22fresh%22&limit=100",
+    ];
+    let before = answers(&app, &pages).await;
+    assert!(before[..3]
+        .iter()
+        .all(|page| !page.as_array().unwrap().is_empty()));
+    let mut app = app.restart();
+    assert_eq!(answers(&app, &pages).await, before, "after a SIGTERM");
+
+    // Writes the journal holds when the server is killed: renames, retags, new tasks.
+    for n in (0..2_100).step_by(7) {
+        let body = json!({"name": format!("kettle {n} w7"), "tagIds": ["fresh"]});
+        (app.patch(&format!("/api/v1/tasks/t{n:05}"), body).await).expect(200);
+    }
+    for n in 2_100..2_160 {
+        let created = app.post("/api/v1/tasks", task(n)["body"].clone()).await;
+        created.expect(201);
+    }
+    let before = answers(&app, &pages).await;
+    assert!(before
+        .iter()
+        .all(|page| !page.as_array().unwrap().is_empty()));
+    app.crash();
+    let app = app.restart_after_stop();
+    assert_eq!(answers(&app, &pages).await, before, "after a kill -9");
+}
+
+/// The records of each of `pages`, each answered 200.
+async fn answers(app: &TestApp, pages: &[&str]) -> Vec<Value> {
+    let mut data = Vec::new();
+    for page in pages {
+        let reply = app.get(page).await;
+        assert_eq!(reply.status, 200, "{page}: {}", reply.body);
+        data.push(reply.body["data"].clone());
+    }
+    data
+}

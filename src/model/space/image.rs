@@ -5,11 +5,10 @@
 //! filter key of each exact-match field, by tag and by folded word. Building them again at
 //! start-up was most of a large space's restart (about 1.8 s of 3.5 at 1,000,000 tasks),
 //! so a snapshot saves them as they are, with each task's handle, and a load checks and
-//! keeps them. The journal's writes after the snapshot are then applied to them: the
-//! tasks it made in bulk, the tasks it changed one by one
-//! ([`super::find::TaskIndexes::restore`]); a load rebuilds them instead when the journal
-//! changed many tasks, or when the image does not fit the records (a file of another
-//! build, or handles spread far beyond the tasks).
+//! keeps them. The journal's writes after the snapshot are then applied to them in bulk,
+//! each term changed once ([`super::find::TaskIndexes::restore`]); a load rebuilds them
+//! instead when the journal changed more than half the tasks, or when the image does not
+//! fit the records (a file of another build, or handles spread far beyond the tasks).
 //!
 //! What is saved is exactly what a build would hold, handles aside: any set of distinct
 //! handles serves, so a load keeps the writer's.

@@ -18,9 +18,10 @@ use imbl::OrdMap;
 pub(super) const PARALLEL_LOAD: usize = 50_000;
 
 /// A load builds the task posting lists rather than apply the journal's changes to the
-/// snapshot's when the journal changed more than one of this many of the snapshot's tasks:
-/// applied in bulk, a change costs about twice a task's share of a build (its words folded
-/// before and after).
+/// snapshot's when the journal changed more than one of this many of the tasks it holds
+/// after the replay (tasks it made do not count: they are added as a build adds them).
+/// Applied in bulk, a change costs about twice a task's share of a build: its words are
+/// folded before and after.
 const CHANGED_PER_BUILD: usize = 2;
 
 /// A space as a snapshot file holds it: plain data, checked by [`Space::from_snapshot`].

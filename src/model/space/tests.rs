@@ -1153,6 +1153,13 @@ fn touch_every_list(space: &mut Space, round: usize, tasks: usize) -> Vec<Outcom
     outcomes
 }
 
+/// A task collection's indexes hold as many posting lists as an image names.
+#[test]
+fn an_image_names_every_posting_list() {
+    let mut indexes = find::TaskIndexes::new();
+    assert_eq!(indexes.lists_mut().count(), TaskImage::LISTS);
+}
+
 /// A snapshot carries the task posting lists (format 12): a load keeps them, handles and
 /// all, and they hold what a build from the records holds, through later writes too.
 #[test]
@@ -1227,6 +1234,36 @@ fn a_journal_over_a_snapshots_posting_lists_answers_as_the_writer() {
             assert_same_page(&space, &loaded, q, filter, Some(status));
         }
     }
+}
+
+/// A snapshot taken while writes are pending is of a view with those writes taken back
+/// (`SpaceView::revert`): its posting lists are taken back with them, so the space it
+/// loads into holds what the space held before the writes, and keeps the lists.
+#[test]
+fn a_view_taken_back_carries_the_posting_lists_of_its_version() {
+    let mut space = Space::new("s");
+    touch_every_list(&mut space, 0, 300);
+    let before = postings(&space);
+    let mut undos = Vec::new();
+    // New tasks, and renames of tasks `touch_every_list` left undeleted (ids 6 apart).
+    for i in 0..40 {
+        let body = json!({"todoId": format!("new{i}"), "name": format!("kettle {i}"),
+            "tagIds": ["later"], "status": "waiting"});
+        let made = Op::Create(changes(Kind::Task, Mode::Create, body));
+        undos.push(space.apply(&[command(Kind::Task, &format!("new{i}"), made)], 2_000));
+        let body = json!({"name": format!("kettle {i}"), "tagIds": ["later"], "listId": "l9"});
+        let renamed = Op::Update(changes(Kind::Task, Mode::Update, body));
+        undos.push(space.apply(
+            &[command(Kind::Task, &format!("r0t{:05}", i * 6), renamed)],
+            2_000,
+        ));
+    }
+    let mut view = space.view();
+    for (_, undo) in undos.into_iter().map(Result::unwrap).rev() {
+        view.revert(&undo);
+    }
+    let loaded = Space::from_snapshot(view.into()).unwrap();
+    assert_eq!(postings(&loaded), before, "the writer's lists and handles");
 }
 
 /// An image that does not fit the snapshot's tasks is left, and the lists are built.
