@@ -468,10 +468,10 @@ mod tests {
                         .collect(),
                 ),
                 9 => Value::Calendar(Box::new(Calendar {
-                    uid: Some(self.text()),
+                    uid: Some(self.text().into()),
                     object: None,
                     priority: Some(self.below(10) as u8),
-                    categories: vec![self.text()],
+                    categories: Box::new([self.text()]),
                     kept: self.text(),
                 })),
                 _ => Value::Integer(self.next()),

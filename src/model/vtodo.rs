@@ -17,6 +17,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use arcstr::ArcStr;
 use imbl::OrdSet;
 use percent_encoding::percent_decode_str;
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,8 @@ use super::space::Changes;
 #[serde(rename_all = "camelCase")]
 pub struct Calendar {
     /// The `UID` exactly as the client sent it (`None`: the task's `todoId` is its UID).
-    pub uid: Option<Box<str>>,
+    /// Shared with the space's index of `UID`s ([`Objects`]), which keys the task by it.
+    pub uid: Option<ArcStr>,
     /// The object name the client stored it under, exactly as sent (`None`:
     /// `<todoId>.ics`).
     pub object: Option<Box<str>>,
@@ -41,7 +43,7 @@ pub struct Calendar {
     pub priority: Option<u8>,
     /// The `CATEGORIES` values without the id shape of docs §3, as sent (the id-shaped
     /// ones are the task's `tagIds`).
-    pub categories: Vec<Box<str>>,
+    pub categories: Box<[Box<str>]>,
     /// Every other property and component of the VTODO, as iCalendar content lines (the
     /// calendar module writes and reads them), at most
     /// [`CALENDAR_KEPT_MAX_BYTES`](super::limits::CALENDAR_KEPT_MAX_BYTES). A parent
@@ -49,6 +51,10 @@ pub struct Calendar {
     /// [`CalendarFields::waiting`]).
     pub kept: Box<str>,
 }
+
+// A task's calendar data is one allocation of 64 bytes (80 while the `UID` was a
+// `Box<str>` and the categories a `Vec`).
+const _: () = assert!(std::mem::size_of::<Calendar>() == 64);
 
 /// A calendar object kept as a CalDAV client `PUT` it (docs §27): `GET` answers it octet
 /// for octet, with the task's `ETag`, while no other write has changed the task. Part of
@@ -82,7 +88,7 @@ impl Calendar {
         let waiting = leading_parent(&self.kept).map_or("", |(line, _)| line);
         Sent {
             calendar: Calendar {
-                categories: Vec::new(),
+                categories: Box::default(),
                 kept: waiting.into(),
                 ..self
             },
@@ -357,7 +363,7 @@ pub(crate) struct Objects {
 }
 
 /// An entry of [`Objects`] by `UID`.
-type UidKey = (Box<str>, Id);
+type UidKey = (ArcStr, Id);
 /// An entry of [`Objects`] by object name (percent-decoded).
 type NameKey = (Box<[u8]>, Id);
 
@@ -373,9 +379,9 @@ impl Objects {
         };
         let uid = kept
             .uid
-            .as_deref()
-            .filter(|uid| **uid != *record.id)
-            .map(|uid| (uid.into(), record.id.clone()));
+            .as_ref()
+            .filter(|uid| ***uid != *record.id)
+            .map(|uid| (uid.clone(), record.id.clone()));
         let name = kept
             .object
             .as_deref()
@@ -384,7 +390,7 @@ impl Objects {
             .map(|key| (key, record.id.clone()));
         let waiting = fields
             .waiting(record)
-            .map(|parent| (parent.into_boxed_str(), record.id.clone()));
+            .map(|parent| (parent.into(), record.id.clone()));
         (uid, name, waiting)
     }
 

@@ -68,6 +68,18 @@ impl OrderKey {
     }
 }
 
+impl OrderKey {
+    /// The sort order as an integer in the same order as [`Ord`] puts the keys (IEEE 754
+    /// total order): keys whose values differ compare as these do.
+    pub(super) fn sort_bits(&self) -> u64 {
+        let bits = self.sort_order.to_bits();
+        match bits >> 63 {
+            1 => !bits,
+            _ => bits | 1 << 63,
+        }
+    }
+}
+
 impl Eq for OrderKey {}
 
 impl PartialOrd for OrderKey {
