@@ -161,11 +161,12 @@ impl Indexes {
     pub(super) fn build_listing(kind: Kind, keyed: &[(OrderKey, &Record)]) -> Indexes {
         let mut indexes = Indexes::new(kind);
         for (field, ids) in &mut indexes.flagged {
-            *ids = keyed
-                .iter()
+            let mut flagged: Vec<Id> = (keyed.iter())
                 .filter(|(_, r)| r.fields[*field] == Value::Bool(true))
                 .map(|(_, r)| r.id.clone())
                 .collect();
+            flagged.sort_unstable();
+            *ids = packed_set(flagged);
         }
         let (deleted, active): (Vec<_>, Vec<_>) = (keyed.iter())
             .map(|(key, record)| (key.clone(), record.is_deleted()))

@@ -219,7 +219,7 @@ impl Space {
     /// step; returns the record it replaced.
     fn put(&mut self, kind: Kind, id: &str, record: Option<Arc<Record>>) -> Option<Arc<Record>> {
         if let Some(loading) = &mut self.loading {
-            loading.replayed[kind.index()] = true;
+            loading.replayed[kind.index()] += 1;
             let records = &mut self.collections[kind.index()].records;
             let old = match record {
                 Some(record) => records.insert(record.id.clone(), record),
