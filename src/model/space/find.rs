@@ -188,6 +188,14 @@ impl TaskIndexes {
         lists
     }
 
+    /// The posting lists of `tasks` (each with its handle, ascending), the words included,
+    /// in [`super::TaskImage::LISTS`] order, as sorted runs.
+    fn gather_all(&self, tasks: &[(Handle, &Record)]) -> Vec<Sorted> {
+        let mut lists = self.gather(tasks);
+        lists.push(gather_words(tasks));
+        lists
+    }
+
     /// The posting lists in [`super::TaskImage::LISTS`] order.
     pub(super) fn lists_mut(&mut self) -> impl Iterator<Item = &mut Terms> {
         let fields = self.fields.iter_mut().map(|(_, terms)| terms);
@@ -198,8 +206,7 @@ impl TaskIndexes {
     /// order) to the posting lists, gathered in bulk as a build gathers them: for the
     /// journal's new tasks at a load, whose keys and handles the caller holds already.
     fn append_terms(&mut self, tasks: &[(Handle, &Record)]) {
-        let mut lists = self.gather(tasks);
-        lists.push(gather_words(tasks));
+        let lists = self.gather_all(tasks);
         for (terms, sorted) in self.lists_mut().zip(lists) {
             terms.append(sorted);
         }
@@ -226,9 +233,7 @@ impl TaskIndexes {
         let now: Vec<(Handle, &Record)> = (changes.iter())
             .filter_map(|(h, _, now)| Some((*h, (*now)?)))
             .collect();
-        let (mut was, mut is) = (self.gather(&before), self.gather(&now));
-        was.push(gather_words(&before));
-        is.push(gather_words(&now));
+        let (was, is) = (self.gather_all(&before), self.gather_all(&now));
         for ((terms, was), is) in self.lists_mut().zip(was).zip(is) {
             terms.update(was, is);
         }
@@ -727,14 +732,14 @@ fn sources<'a>(collection: &'a Collection, scope: &Scope<'a>) -> Vec<Source<'a>>
 
 /// The smallest source with at most `cap` entries, collected; a source is walked only as
 /// far as it could still be the smallest.
-fn smallest<'a>(sources: Vec<Source<'a>>, cap: usize) -> Option<Vec<&'a OrderKey>> {
-    let mut best: Option<Vec<&'a OrderKey>> = None;
+fn smallest<'a>(sources: Vec<Source<'a>>, cap: usize) -> Option<Vec<Candidate<'a>>> {
+    let mut best: Option<Vec<Candidate<'a>>> = None;
     for source in sources {
         let limit = best.as_ref().map_or(cap, |b| b.len().saturating_sub(1));
         if source.len.is_some_and(|len| len > limit) {
             continue;
         }
-        let keys: Vec<&OrderKey> = source.keys.take(limit + 1).collect();
+        let keys: Vec<Candidate> = source.keys.take(limit + 1).map(candidate).collect();
         if keys.len() <= limit {
             best = Some(keys);
         }
@@ -827,7 +832,24 @@ pub(super) fn select<'a>(
     }
     let every = (Unbounded, Unbounded);
     let keys = (collection.indexes).listing(scope.query.include_deleted, every, false);
-    candidates(collection, scope, order, after, take, keys.collect())
+    candidates(
+        collection,
+        scope,
+        order,
+        after,
+        take,
+        keys.map(candidate).collect(),
+    )
+}
+
+/// A record that may be on a page: its key, with the key's sort order beside it as
+/// [`OrderKey::sort_bits`], so that ordering candidates by key seldom fetches the key
+/// (the keys lie across an index's nodes, and a selection among thousands of them spent
+/// its time fetching them). Candidates compare as their keys do.
+type Candidate<'a> = (u64, &'a OrderKey);
+
+fn candidate(key: &OrderKey) -> Candidate<'_> {
+    (key.sort_bits(), key)
 }
 
 /// The page out of `keys`, a superset of the matches.
@@ -837,19 +859,16 @@ fn candidates<'a>(
     order: &OrderBy,
     after: Option<&Position>,
     take: usize,
-    mut keys: Vec<&OrderKey>,
+    mut keys: Vec<Candidate>,
 ) -> Vec<&'a Arc<Record>> {
     let mut out = Vec::with_capacity(take);
     let is_after = |r: &Record| after.is_none_or(|p| order.compare_to(r, p).is_gt());
     if *order == OrderBy::default() {
-        // Each key beside its sort order: the keys lie across an index's nodes, and a
-        // selection among thousands of them spent its time fetching them.
-        let mut keys: Vec<(u64, &OrderKey)> = keys.iter().map(|k| (k.sort_bits(), *k)).collect();
         let mut last: Option<&OrderKey> = None;
         in_order(
             &mut keys,
             take * 2,
-            |a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)),
+            |a, b| a.cmp(b),
             |&(_, key)| {
                 if last != Some(key) {
                     last = Some(key);
@@ -867,7 +886,7 @@ fn candidates<'a>(
     keys.dedup();
     let mut records: Vec<&'a Arc<Record>> = keys
         .into_iter()
-        .map(|key| &collection.records[&key.id])
+        .map(|(_, key)| &collection.records[&key.id])
         .filter(|r| is_after(r) && scope.keeps(r))
         .collect();
     in_order(

@@ -66,9 +66,7 @@ impl OrderKey {
             id: record.id.clone(),
         }
     }
-}
 
-impl OrderKey {
     /// The sort order as an integer in the same order as [`Ord`] puts the keys (IEEE 754
     /// total order): keys whose values differ compare as these do.
     pub(super) fn sort_bits(&self) -> u64 {
