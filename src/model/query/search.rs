@@ -12,6 +12,8 @@
 //! query word `w` as the range from `(w, "")` on, while the word starts with `w`; a task is
 //! a candidate of the query when it is one of every query word.
 
+use std::borrow::Cow;
+
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
@@ -27,17 +29,37 @@ pub fn words(text: &str) -> Vec<String> {
 }
 
 /// The distinct folded words of a task's name and notes, sorted: what a word index holds
-/// for it.
-pub fn task_words(task: &Record) -> Vec<String> {
+/// for it. A word that folds to itself (ASCII without a capital, as most are) is borrowed
+/// from the task, not copied.
+pub fn task_words(task: &Record) -> Vec<Cow<'_, str>> {
     let (name, notes) = name_and_notes(task);
-    let mut words: Vec<String> = name
-        .into_iter()
-        .chain(notes)
-        .flat_map(folded_words)
+    let folds = |word: &str| {
+        word.bytes()
+            .any(|b| !b.is_ascii() || b.is_ascii_uppercase())
+    };
+    let mut words: Vec<Cow<str>> = (name.into_iter().chain(notes))
+        .flat_map(|text| text.unicode_words())
+        .map(|word| match folds(word) {
+            true => Cow::Owned(fold(word)),
+            false => Cow::Borrowed(word),
+        })
+        .filter(|word| !word.is_empty())
         .collect();
     words.sort_unstable();
     words.dedup();
     words
+}
+
+/// The first eight bytes of `text` as a big-endian integer, zeros past its end. Of two
+/// texts, the one with the smaller head is the smaller; equal heads decide nothing. So
+/// texts compared by their heads first order as their bytes do, and the bytes are
+/// compared only on a tie: the lookups of a word index compare integers.
+pub(crate) fn head(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    match bytes.first_chunk::<8>() {
+        Some(first) => u64::from_be_bytes(*first),
+        None => (bytes.iter().enumerate()).fold(0, |h, (i, &b)| h | u64::from(b) << (56 - 8 * i)),
+    }
 }
 
 /// Calls `each` with every folded word of a task's name and notes, in order, repeats

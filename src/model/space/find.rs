@@ -444,7 +444,7 @@ impl TaskIndexes {
             task.map(|(record, _)| texts.map(|field| field.value(record)))
         };
         if text_of(old) != text_of(new) {
-            let words = |task: Option<(&Record, &OrderKey)>| {
+            let words = |task: Option<(&'t Record, &OrderKey)>| {
                 task.map_or_else(Vec::new, |(record, _)| search::task_words(record))
             };
             let (was, is) = (words(old), words(new));

@@ -9,12 +9,16 @@
 //! (four as plain handles). Like every structure of a space they are persistent: a clone
 //! is O(1) and a write copies the one block it changes and the vector's nodes on its path.
 
+use std::cmp::Ordering;
 use std::ops::Bound::{Included, Unbounded};
 use std::sync::Arc;
 
+use equivalent::{Comparable, Equivalent};
 use imbl::{OrdMap, Vector};
 use integer_encoding::VarInt;
 use itertools::{EitherOrBoth, Itertools};
+
+use super::super::query::search::head;
 
 /// A task's number in its collection's posting lists, unique while the task is held.
 pub(super) type Handle = u32;
@@ -63,15 +67,17 @@ impl Block {
         }
     }
 
-    /// This block with `handle`, larger than its last, added at its end.
+    /// This block (not full) with `handle`, larger than its last, added at its end. The
+    /// gaps are put together on the stack and allocated once.
     fn push(&self, handle: Handle) -> Block {
-        let mut gaps = Vec::with_capacity(self.gaps.len() + 5);
-        gaps.extend_from_slice(&self.gaps);
-        push_gap(&mut gaps, handle - self.last);
+        let mut gaps = [0; (BLOCK - 1) * MAX_GAP];
+        let held = self.gaps.len();
+        gaps[..held].copy_from_slice(&self.gaps);
+        let used = (handle - self.last).encode_var(&mut gaps[held..]);
         Block {
             last: handle,
             len: self.len + 1,
-            gaps: gaps.into(),
+            gaps: Arc::from(&gaps[..held + used]),
             ..*self
         }
     }
@@ -85,9 +91,12 @@ impl Block {
     }
 }
 
+/// The bytes of a gap as a varint at most.
+const MAX_GAP: usize = 5;
+
 /// Appends `gap` to `gaps` as a varint.
 fn push_gap(gaps: &mut Vec<u8>, gap: Handle) {
-    let mut bytes = [0; 5];
+    let mut bytes = [0; MAX_GAP];
     let used = gap.encode_var(&mut bytes);
     gaps.extend_from_slice(&bytes[..used]);
 }
@@ -140,20 +149,17 @@ impl Postings {
                 *self = Postings::of(handles);
             }
             Postings::Many { blocks, len } => {
-                let at = block_of(blocks, handle);
-                let block = &blocks[at];
-                if handle > block.last && at + 1 == blocks.len() {
+                // A new task's handle, the largest yet: one walk to the last block.
+                if let Some(last) = blocks.back_mut().filter(|last| handle > last.last) {
                     *len += 1;
-                    let grown = match block.len as usize {
-                        BLOCK => {
-                            blocks.push_back(Block::of(&[handle]));
-                            return;
-                        }
-                        _ => block.push(handle),
-                    };
-                    blocks[at] = grown;
+                    match last.len as usize {
+                        BLOCK => blocks.push_back(Block::of(&[handle])),
+                        _ => *last = last.push(handle),
+                    }
                     return;
                 }
+                let at = block_of(blocks, handle);
+                let block = &blocks[at];
                 let mut handles: Vec<Handle> = block.iter().collect();
                 let Err(i) = handles.binary_search(&handle) else {
                     return;
@@ -259,10 +265,106 @@ fn block_of(blocks: &Vector<Block>, handle: Handle) -> usize {
     }
 }
 
+/// A term as [`Terms`] keys it: the term, and its first eight bytes as one big-endian
+/// integer (zeros past its end). Terms order as their bytes do; a walk down the tree
+/// compares the integers, and the bytes only when those are equal, so a word lookup
+/// costs a few integer comparisons rather than a call to compare bytes at every step.
+#[derive(Debug, Clone)]
+struct Term {
+    head: u64,
+    text: Box<str>,
+}
+
+/// A term looked up: [`Term`] without its own copy of the text.
+#[derive(Debug, Clone, Copy)]
+struct Probe<'a> {
+    head: u64,
+    text: &'a str,
+}
+
+impl From<Box<str>> for Term {
+    fn from(text: Box<str>) -> Term {
+        Term {
+            head: head(&text),
+            text,
+        }
+    }
+}
+
+impl<'a> Probe<'a> {
+    fn of(text: &'a str) -> Probe<'a> {
+        Probe {
+            head: head(text),
+            text,
+        }
+    }
+}
+
+impl Term {
+    fn probe(&self) -> Probe<'_> {
+        Probe {
+            head: self.head,
+            text: &self.text,
+        }
+    }
+}
+
+impl Ord for Probe<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.head.cmp(&other.head)).then_with(|| self.text.cmp(other.text))
+    }
+}
+
+impl PartialOrd for Probe<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Probe<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.head == other.head && self.text == other.text
+    }
+}
+
+impl Eq for Probe<'_> {}
+
+impl Ord for Term {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.probe().cmp(&other.probe())
+    }
+}
+
+impl PartialOrd for Term {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Term {
+    fn eq(&self, other: &Self) -> bool {
+        self.probe() == other.probe()
+    }
+}
+
+impl Eq for Term {}
+
+impl Equivalent<Term> for Probe<'_> {
+    fn equivalent(&self, key: &Term) -> bool {
+        *self == key.probe()
+    }
+}
+
+impl Comparable<Term> for Probe<'_> {
+    fn compare(&self, key: &Term) -> Ordering {
+        self.cmp(&key.probe())
+    }
+}
+
 /// Terms with their posting lists, ordered by term for prefix walks.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Terms {
-    terms: OrdMap<Box<str>, Postings>,
+    terms: OrdMap<Term, Postings>,
 }
 
 impl Terms {
@@ -271,7 +373,7 @@ impl Terms {
     pub(super) fn build(sorted: Vec<(Box<str>, Vec<Handle>)>) -> Terms {
         let terms = sorted
             .into_iter()
-            .map(|(term, handles)| (term, Postings::of(handles)))
+            .map(|(term, handles)| (Term::from(term), Postings::of(handles)))
             .collect();
         Terms {
             terms: super::indexes::packed_map(terms),
@@ -282,10 +384,10 @@ impl Terms {
     /// distinct, handles not empty), whose handles are all above every handle held.
     pub(super) fn append(&mut self, sorted: Vec<(Box<str>, Vec<Handle>)>) {
         for (term, handles) in sorted {
-            match self.terms.get_mut(&term) {
+            match self.terms.get_mut(&Probe::of(&term)) {
                 Some(postings) => postings.extend(&handles),
                 None => {
-                    self.terms.insert(term, Postings::of(handles));
+                    self.terms.insert(term.into(), Postings::of(handles));
                 }
             }
         }
@@ -312,37 +414,43 @@ impl Terms {
             if leave.is_empty() && join.is_empty() {
                 continue;
             }
-            let held = self.terms.get(&term).map(|postings| postings.iter());
+            let held = self.get(&term).map(|postings| postings.iter());
             let handles: Vec<Handle> = (held.into_iter().flatten())
                 .filter(|h| leave.binary_search(h).is_err())
                 .merge(join)
                 .dedup()
                 .collect();
             match handles.is_empty() {
-                true => self.terms.remove(&term),
-                false => self.terms.insert(term, Postings::of(handles)),
+                true => self.terms.remove(&Probe::of(&term)),
+                false => self.terms.insert(term.into(), Postings::of(handles)),
             };
         }
     }
 
     /// Notes that the task `handle` holds `term`.
     pub(super) fn insert(&mut self, term: &str, handle: Handle) {
-        match self.terms.get_mut(term) {
+        let probe = Probe::of(term);
+        match self.terms.get_mut(&probe) {
             Some(postings) => postings.insert(handle),
             None => {
-                self.terms.insert(term.into(), Postings::one(handle));
+                let term = Term {
+                    head: probe.head,
+                    text: term.into(),
+                };
+                self.terms.insert(term, Postings::one(handle));
             }
         }
     }
 
     /// Notes that the task `handle` no longer holds `term`.
     pub(super) fn remove(&mut self, term: &str, handle: Handle) {
+        let probe = Probe::of(term);
         if self
             .terms
-            .get_mut(term)
+            .get_mut(&probe)
             .is_some_and(|postings| postings.remove(handle))
         {
-            self.terms.remove(term);
+            self.terms.remove(&probe);
         }
     }
 
@@ -355,12 +463,12 @@ impl Terms {
     pub(super) fn iter(&self) -> impl Iterator<Item = (&str, &Postings)> {
         self.terms
             .iter()
-            .map(|(term, postings)| (&**term, postings))
+            .map(|(term, postings)| (&*term.text, postings))
     }
 
     /// The handles of `term` alone.
     pub(super) fn get(&self, term: &str) -> Option<&Postings> {
-        self.terms.get(term)
+        self.terms.get(&Probe::of(term))
     }
 
     /// The handles of the terms that start with `prefix` (of `prefix` alone when `whole`),
@@ -370,13 +478,14 @@ impl Terms {
         prefix: &'a str,
         whole: bool,
     ) -> impl Iterator<Item = Handle> + 'a {
+        let from = Probe::of(prefix);
         self.terms
-            .range::<_, str>((Included(prefix), Unbounded))
+            .range::<_, Probe>((Included(&from), Unbounded))
             .take_while(move |(term, _)| {
                 if whole {
-                    term.as_ref() == prefix
+                    &*term.text == prefix
                 } else {
-                    term.starts_with(prefix)
+                    term.text.starts_with(prefix)
                 }
             })
             .flat_map(|(_, postings)| postings.iter())
@@ -387,7 +496,7 @@ impl Terms {
 /// (see [`super::TaskImage`]).
 #[derive(Debug, Default)]
 pub struct TermsImage {
-    sorted: Vec<(Box<str>, Postings)>,
+    sorted: Vec<(Term, Postings)>,
     /// The largest handle of any term.
     max: Option<Handle>,
 }
@@ -396,15 +505,21 @@ impl TermsImage {
     /// Adds `term`, which must follow the terms added before, with its `handles`: at
     /// least one, strictly ascending.
     pub fn push(&mut self, term: &str, handles: &[Handle]) -> Result<(), String> {
-        if self.sorted.last().is_some_and(|(last, _)| **last >= *term) {
+        if self
+            .sorted
+            .last()
+            .is_some_and(|(last, _)| *last.text >= *term)
+        {
             return Err(format!("term '{term}' is out of order"));
         }
         if handles.is_empty() || handles.windows(2).any(|w| w[0] >= w[1]) {
             return Err(format!("the handles of term '{term}' are not ascending"));
         }
         self.max = self.max.max(handles.last().copied());
-        self.sorted
-            .push((term.into(), Postings::of(handles.to_vec())));
+        self.sorted.push((
+            Box::<str>::from(term).into(),
+            Postings::of(handles.to_vec()),
+        ));
         Ok(())
     }
 
@@ -488,7 +603,7 @@ mod tests {
         let mut terms = Terms::default();
         let n = BLOCK as Handle * 10 + 3;
         (0..n).for_each(|h| terms.insert("word", h * 40));
-        match terms.terms.get("word") {
+        match terms.get("word") {
             Some(Postings::Many { blocks, len }) => {
                 assert_eq!(*len, n as usize);
                 assert_eq!(blocks.len(), 11);
@@ -574,6 +689,51 @@ mod tests {
             assert_eq!(len(&terms), len(&one_by_one), "{term}");
         }
         assert!(terms.get("c").is_none());
+    }
+
+    /// Terms keyed by their heads first still order, look up and walk by prefix as
+    /// their bytes do: around the eighth byte, with shared heads, multi-byte letters and
+    /// a byte of zero.
+    #[test]
+    fn terms_order_as_their_bytes_do() {
+        let texts = [
+            "",
+            "a",
+            "a\0",
+            "a\0b",
+            "ab",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefgh\0",
+            "abcdefgha",
+            "abcdefghb",
+            "abcdefgi",
+            "abcdefgé",
+            "abcdefgéz",
+            "zzzzzzzzzzzz",
+            "~",
+            "é",
+            "éa",
+        ];
+        let mut terms = Terms::default();
+        // Inserted in a scattered order, each with its place as its handle.
+        for i in (0..texts.len()).map(|i| i * 7 % texts.len()) {
+            terms.insert(texts[i], i as Handle);
+        }
+        let mut sorted = texts.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, texts, "the list is in byte order");
+        let walked: Vec<&str> = terms.iter().map(|(term, _)| term).collect();
+        assert_eq!(walked, texts);
+        for (i, text) in texts.iter().enumerate() {
+            assert_eq!(handles(&terms, text, true), [i as Handle], "{text:?}");
+            let starting: Vec<Handle> = (texts.iter().enumerate())
+                .filter(|(_, t)| t.starts_with(text))
+                .map(|(j, _)| j as Handle)
+                .collect();
+            assert_eq!(handles(&terms, text, false), starting, "{text:?}");
+        }
+        assert!(terms.get("abcdefgj").is_none());
     }
 
     #[test]
