@@ -321,24 +321,11 @@ impl PostingsIn<'_> {
     }
 
     fn decode(self) -> Result<TaskImage, String> {
-        let mut handles = Vec::new();
         let mut lists = Vec::with_capacity(self.1.len());
         for terms in self.1 {
             let mut list = TermsImage::default();
-            for (term, mut run) in terms {
-                handles.clear();
-                let mut last: u32 = 0;
-                while !run.is_empty() {
-                    let bad = || format!("the handles of term '{term}' do not decode");
-                    let (gap, used) = u32::decode_var(run).ok_or_else(bad)?;
-                    run = &run[used..];
-                    last = match handles.is_empty() {
-                        true => gap,
-                        false => last.checked_add(gap).ok_or_else(bad)?,
-                    };
-                    handles.push(last);
-                }
-                list.push(term, &handles)?;
+            for (term, run) in terms {
+                list.push(term, run)?;
             }
             lists.push(list);
         }

@@ -502,9 +502,12 @@ pub struct TermsImage {
 }
 
 impl TermsImage {
-    /// Adds `term`, which must follow the terms added before, with its `handles`: at
-    /// least one, strictly ascending.
-    pub fn push(&mut self, term: &str, handles: &[Handle]) -> Result<(), String> {
+    /// Adds `term`, which must follow the terms added before, with its handles as `run`:
+    /// varints of the first handle and of each gap to the next, which must be at least one
+    /// (the run a snapshot file keeps, see `store::codec`). That is how a [`Block`] keeps
+    /// its gaps, so each block takes its part of the run as it is, not decoded into
+    /// handles and encoded again.
+    pub fn push(&mut self, term: &str, run: &[u8]) -> Result<(), String> {
         if self
             .sorted
             .last()
@@ -512,14 +515,62 @@ impl TermsImage {
         {
             return Err(format!("term '{term}' is out of order"));
         }
-        if handles.is_empty() || handles.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(format!("the handles of term '{term}' are not ascending"));
+        let not_ascending = || format!("the handles of term '{term}' are not ascending");
+        let mut few: Vec<Handle> = Vec::with_capacity(FEW);
+        let mut blocks: Vec<Block> = Vec::new();
+        // The block being read: its first and last handles, how many, and where its gaps
+        // begin in `run`.
+        let mut open: Option<(Handle, Handle, u32, usize)> = None;
+        let (mut at, mut len) = (0, 0);
+        while at < run.len() {
+            let (gap, used) = (Handle::decode_var(&run[at..]))
+                .ok_or_else(|| format!("the handles of term '{term}' do not decode"))?;
+            at += used;
+            let handle = match open {
+                None => Some(gap),
+                Some(_) if gap == 0 => None,
+                Some((_, last, ..)) => last.checked_add(gap),
+            }
+            .ok_or_else(not_ascending)?;
+            len += 1;
+            if few.len() < FEW {
+                few.push(handle);
+            }
+            open = match open {
+                Some((first, _, n, gaps)) if (n as usize) < BLOCK => {
+                    Some((first, handle, n + 1, gaps))
+                }
+                Some((first, last, n, gaps)) => {
+                    let gaps = Arc::from(&run[gaps..at - used]);
+                    blocks.push(Block {
+                        first,
+                        last,
+                        len: n,
+                        gaps,
+                    });
+                    Some((handle, handle, 1, at))
+                }
+                None => Some((handle, handle, 1, at)),
+            };
         }
-        self.max = self.max.max(handles.last().copied());
-        self.sorted.push((
-            Box::<str>::from(term).into(),
-            Postings::of(handles.to_vec()),
-        ));
+        let Some((first, last, n, gaps)) = open else {
+            return Err(not_ascending());
+        };
+        blocks.push(Block {
+            first,
+            last,
+            len: n,
+            gaps: Arc::from(&run[gaps..]),
+        });
+        self.max = self.max.max(Some(last));
+        let postings = match len <= FEW {
+            true => Postings::Few(few.into_boxed_slice()),
+            false => Postings::Many {
+                blocks: blocks.into_iter().collect(),
+                len,
+            },
+        };
+        self.sorted.push((Box::<str>::from(term).into(), postings));
         Ok(())
     }
 
@@ -734,6 +785,58 @@ mod tests {
             assert_eq!(handles(&terms, text, false), starting, "{text:?}");
         }
         assert!(terms.get("abcdefgj").is_none());
+    }
+
+    /// The varint run a snapshot keeps for `handles`: the first, then the gaps.
+    fn run_of(handles: &[Handle]) -> Vec<u8> {
+        let mut run = Vec::new();
+        let mut last = 0;
+        for &h in handles {
+            push_gap(&mut run, h - last);
+            last = h;
+        }
+        run
+    }
+
+    /// A run read from a snapshot makes the postings the handles would, block for block,
+    /// and a run that does not hold ascending handles is refused.
+    #[test]
+    fn a_run_of_gaps_loads_as_its_handles_would() {
+        for count in [1, 8, 9, 127, 128, 129, 300, 1000] {
+            // Gaps of one byte and of several, from a start above zero.
+            let held: Vec<Handle> = (0..count).map(|i| 5 + i * i * 3 + i).collect();
+            let mut image = TermsImage::default();
+            image.push("word", &run_of(&held)).unwrap();
+            assert_eq!(image.max(), held.last().copied());
+            let terms = image.into_terms();
+            assert_eq!(handles(&terms, "word", true), held, "{count}");
+            let built = Postings::of(held.clone());
+            match (terms.get("word").unwrap(), &built) {
+                (Postings::Few(a), Postings::Few(b)) => assert_eq!(a, b),
+                (Postings::Many { blocks: a, len: n }, Postings::Many { blocks: b, len: m }) => {
+                    assert_eq!(n, m);
+                    let shape = |b: &Block| (b.first, b.last, b.len, b.gaps.to_vec());
+                    assert!(a.iter().map(shape).eq(b.iter().map(shape)), "{count}");
+                }
+                other => panic!("{count}: {other:?}"),
+            }
+        }
+        let refused = |run: &[u8]| TermsImage::default().push("word", run).unwrap_err();
+        assert!(refused(&[]).contains("not ascending"));
+        assert!(refused(&[3, 0]).contains("not ascending"), "a gap of zero");
+        assert!(
+            refused(&[3, 0x80]).contains("do not decode"),
+            "a cut varint"
+        );
+        let mut over = run_of(&[Handle::MAX]);
+        push_gap(&mut over, 1);
+        assert!(
+            refused(&over).contains("not ascending"),
+            "past the largest handle"
+        );
+        let mut image = TermsImage::default();
+        image.push("b", &[1]).unwrap();
+        assert!(image.push("a", &[2]).unwrap_err().contains("out of order"));
     }
 
     #[test]
