@@ -241,17 +241,7 @@ impl TaskIndexes {
 
     /// The time indexes of `keyed`, the tasks with their keys in the default order.
     fn build_times(&mut self, keyed: &[(OrderKey, &Record)]) {
-        for (field, index) in &mut self.times {
-            let mut entries: Vec<(i64, OrderKey)> = keyed
-                .iter()
-                .filter_map(|(key, r)| match field.value(r) {
-                    Scalar::Time(ms) => Some((ms, key.clone())),
-                    _ => None,
-                })
-                .collect();
-            entries.sort_unstable();
-            *index = packed_set(entries);
-        }
+        self.times = times_of(self.times.clone(), keyed);
     }
 
     /// The indexes of `keyed` (the tasks with their keys in the default order; `records`
@@ -259,12 +249,14 @@ impl TaskIndexes {
     /// built again: the journal's writes since the snapshot, which changed the tasks of
     /// `changed` (each with its state in the snapshot), are applied to them in bulk. `None`
     /// when the image does not fit: a list missing, a handle twice, or handles spread
-    /// beyond twice the tasks (a build hands them out again from zero).
+    /// beyond twice the tasks (a build hands them out again from zero). When `parallel`,
+    /// the handles' map and the time indexes build beside the posting lists.
     pub(super) fn restore(
         keyed: &[(OrderKey, &Record)],
         records: &Records,
         image: Restored,
         changed: &Changed,
+        parallel: bool,
     ) -> Option<TaskIndexes> {
         let mut indexes = TaskIndexes::new();
         let count = image.max.map_or(0, |max| max as usize + 1);
@@ -313,17 +305,28 @@ impl TaskIndexes {
         // insert a new task (at 1,000,000 tasks about 1.5 µs each).
         keys.extend(made.iter().map(|(_, now)| Some(OrderKey::of(now))));
         let new_handles = made.iter().map(|(handle, now)| (now.id.clone(), *handle));
-        let handles = (image.handles.into_iter())
+        let handles: Vec<(Id, Handle)> = (image.handles.into_iter())
             .merge_by(new_handles, |a, b| a.0 < b.0)
             .collect();
-        indexes.handles = packed_map(handles);
-        indexes.keys = keys.into_iter().collect();
-        for (terms, list) in indexes.lists_mut().zip(image.lists) {
-            *terms = list;
-        }
-        indexes.change(&mut moved);
-        indexes.append_terms(&made);
-        indexes.build_times(keyed);
+        let times = indexes.times.clone();
+        std::thread::scope(|scope| {
+            let handles = move || packed_map(handles);
+            let times = move || times_of(times, keyed);
+            let (handles, times) = match parallel {
+                true => (Err(scope.spawn(handles)), Err(scope.spawn(times))),
+                false => (Ok(handles), Ok(times)),
+            };
+            indexes.keys = keys.into_iter().collect();
+            for (terms, list) in indexes.lists_mut().zip(image.lists) {
+                *terms = list;
+            }
+            // New handles are above every held one, so the new tasks join before the
+            // changes apply (`change` needs the handles' map for the tasks gone).
+            indexes.append_terms(&made);
+            indexes.handles = joined(handles);
+            indexes.change(&mut moved);
+            indexes.times = joined(times);
+        });
         Some(indexes)
     }
 
@@ -655,6 +658,36 @@ impl<'a> Source<'a> {
             len: None,
         }
     }
+}
+
+/// The value of `work`, done here (`Ok`) or on the thread it was given to (`Err`).
+fn joined<T>(work: Result<impl FnOnce() -> T, std::thread::ScopedJoinHandle<'_, T>>) -> T {
+    match work {
+        Ok(work) => work(),
+        Err(thread) => thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+    }
+}
+
+/// `times` (the time fields with empty indexes) indexed over `keyed`, the tasks with
+/// their keys in the default order.
+fn times_of(
+    mut times: [(TaskField, TimeIndex); 3],
+    keyed: &[(OrderKey, &Record)],
+) -> [(TaskField, TimeIndex); 3] {
+    for (field, index) in &mut times {
+        let mut entries: Vec<(i64, OrderKey)> = keyed
+            .iter()
+            .filter_map(|(key, r)| match field.value(r) {
+                Scalar::Time(ms) => Some((ms, key.clone())),
+                _ => None,
+            })
+            .collect();
+        entries.sort_unstable();
+        *index = packed_set(entries);
+    }
+    times
 }
 
 /// Every source of candidates the query offers: each yields a superset of the matching

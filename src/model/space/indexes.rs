@@ -130,8 +130,8 @@ impl Indexes {
         keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let parallel = records.len() >= PARALLEL_LOAD;
         let build_tasks = |keyed: &[(OrderKey, &Record)]| {
-            let restored =
-                restore.and_then(|r| TaskIndexes::restore(keyed, r.records, r.image, r.changed));
+            let restored = restore
+                .and_then(|r| TaskIndexes::restore(keyed, r.records, r.image, r.changed, parallel));
             restored.unwrap_or_else(|| TaskIndexes::build(keyed, parallel))
         };
         let tasks = (kind == Kind::Task).then_some(&keyed);
