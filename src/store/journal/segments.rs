@@ -5,6 +5,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use crate::store::codec::{self, Entry, Frame};
 use crate::store::{Problem, StoreError};
@@ -33,7 +34,12 @@ pub enum Tail {
 /// Reads every entry of every segment in `dir`, oldest first, passing each to `visit`
 /// with its file and offset. A torn tail of the newest segment is handled as `tail` says;
 /// any other damage, and any error `visit` returns, stops the read with the file and
-/// offset named. Returns the segments with the marks of their entries.
+/// offset named (and changes no file). Returns the segments with the marks of their
+/// entries.
+///
+/// The frames are checked and decoded on a thread of their own, up to [`READ_AHEAD`]
+/// entries ahead of `visit`, so that a start-up's replay of a long journal, one entry at
+/// a time, does not wait for their decoding too.
 pub fn read(
     dir: &Path,
     tail: Tail,
@@ -41,34 +47,78 @@ pub fn read(
 ) -> Result<Vec<Segment>, StoreError> {
     let mut segments = list_segments(dir)?;
     let last = segments.len().saturating_sub(1);
-    for (i, segment) in segments.iter_mut().enumerate() {
-        let bytes =
-            fs::read(&segment.path).map_err(|e| StoreError::new(&segment.path, Problem::Io(e)))?;
-        let mut offset = 0;
-        while offset < bytes.len() {
-            let at = |problem| StoreError::at(&segment.path, offset as u64, problem);
-            match codec::read_frame(&bytes, offset) {
-                Frame::Entry { entry, end } => {
+    let paths: Vec<PathBuf> = segments.iter().map(|s| s.path.clone()).collect();
+    std::thread::scope(|scope| {
+        let (sender, frames) = mpsc::sync_channel(READ_AHEAD);
+        scope.spawn(|| decode_segments(&paths, sender));
+        for read in frames {
+            let at = |i: usize, offset: usize, problem| {
+                StoreError::at(&segments[i].path, offset as u64, problem)
+            };
+            match read {
+                Read::Entry(i, offset, entry) => {
                     let mark = Marked::of(&entry);
-                    visit(entry).map_err(|e| at(Problem::Inconsistent(e)))?;
-                    segment.marks.note(&mark);
-                    offset = end;
+                    visit(entry).map_err(|e| at(i, offset, Problem::Inconsistent(e)))?;
+                    segments[i].marks.note(&mark);
                 }
-                Frame::Torn if i == last && tail == Tail::Stop => break,
-                Frame::Torn if i == last => {
+                Read::Torn(i, _) if i == last && tail == Tail::Stop => {}
+                Read::Torn(i, offset) if i == last => {
                     log::warn!(
                         "{}: torn entry at offset {offset} (a crash during an append); cut off",
-                        segment.path.display()
+                        segments[i].path.display()
                     );
-                    cut(&segment.path, offset as u64)?;
-                    break;
+                    cut(&segments[i].path, offset as u64)?;
                 }
-                Frame::Torn => return Err(at(Problem::Torn)),
-                Frame::Corrupt(e) => return Err(at(Problem::Corrupt(e))),
+                Read::Torn(i, offset) => return Err(at(i, offset, Problem::Torn)),
+                Read::Corrupt(i, offset, e) => return Err(at(i, offset, Problem::Corrupt(e))),
+                Read::Failed(i, e) => {
+                    return Err(StoreError::new(&segments[i].path, Problem::Io(e)))
+                }
+            }
+        }
+        Ok(segments)
+    })
+}
+
+/// How many decoded entries [`read`] holds at most, waiting for their visit.
+const READ_AHEAD: usize = 1024;
+
+/// What the decoding thread of [`read`] found, by segment (its place in the list) and
+/// offset. A read ends after anything but an entry.
+enum Read {
+    Entry(usize, usize, Entry),
+    Torn(usize, usize),
+    Corrupt(usize, usize, codec::CodecError),
+    Failed(usize, std::io::Error),
+}
+
+/// Decodes the frames of the segment files `paths` in order into `sender`, until one is
+/// not an entry or the receiver is gone.
+fn decode_segments(paths: &[PathBuf], sender: mpsc::SyncSender<Read>) {
+    for (i, path) in paths.iter().enumerate() {
+        let bytes = match fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let _ = sender.send(Read::Failed(i, e));
+                return;
+            }
+        };
+        let mut offset = 0;
+        while offset < bytes.len() {
+            let (read, next) = match codec::read_frame(&bytes, offset) {
+                Frame::Entry { entry, end } => (Read::Entry(i, offset, entry), Some(end)),
+                Frame::Torn => (Read::Torn(i, offset), None),
+                Frame::Corrupt(e) => (Read::Corrupt(i, offset, e), None),
+            };
+            if sender.send(read).is_err() {
+                return;
+            }
+            match next {
+                Some(end) => offset = end,
+                None => return,
             }
         }
     }
-    Ok(segments)
 }
 
 /// The sequence number of a segment file named `name` (`<seq>.log`, digits only).
