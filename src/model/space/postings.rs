@@ -265,18 +265,20 @@ fn block_of(blocks: &Vector<Block>, handle: Handle) -> usize {
     }
 }
 
-/// A term as [`Terms`] keys it: the term, and its first eight bytes as one big-endian
-/// integer (zeros past its end). Terms order as their bytes do; a walk down the tree
-/// compares the integers, and the bytes only when those are equal, so a word lookup
-/// costs a few integer comparisons rather than a call to compare bytes at every step.
-#[derive(Debug, Clone)]
+/// A term as [`Terms`] keys it: its first eight bytes as one big-endian integer (zeros
+/// past its end), then the term. Of two terms, the one with the smaller head is the
+/// smaller, so ordering by the head first (as the derived order does) is the bytes' order;
+/// a walk down the tree compares the integers, and the bytes only when those are equal,
+/// so a word lookup costs a few integer comparisons rather than a call to compare bytes at
+/// every step.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Term {
     head: u64,
     text: Box<str>,
 }
 
-/// A term looked up: [`Term`] without its own copy of the text.
-#[derive(Debug, Clone, Copy)]
+/// A term looked up: [`Term`] without its own copy of the text, ordered the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Probe<'a> {
     head: u64,
     text: &'a str,
@@ -308,46 +310,6 @@ impl Term {
         }
     }
 }
-
-impl Ord for Probe<'_> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.head.cmp(&other.head)).then_with(|| self.text.cmp(other.text))
-    }
-}
-
-impl PartialOrd for Probe<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Probe<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.head == other.head && self.text == other.text
-    }
-}
-
-impl Eq for Probe<'_> {}
-
-impl Ord for Term {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.probe().cmp(&other.probe())
-    }
-}
-
-impl PartialOrd for Term {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Term {
-    fn eq(&self, other: &Self) -> bool {
-        self.probe() == other.probe()
-    }
-}
-
-impl Eq for Term {}
 
 impl Equivalent<Term> for Probe<'_> {
     fn equivalent(&self, key: &Term) -> bool {
