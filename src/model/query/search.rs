@@ -8,9 +8,10 @@
 //! Folding decomposes before it lowercases, so that a compatibility character that
 //! decomposes to a capital (`ℌ` to `H`) folds to a small letter too.
 //!
-//! A word index keys on [`words`]: a sorted set of `(word, id)` finds the candidates of a
-//! query word `w` as the range from `(w, "")` on, while the word starts with `w`; a task is
-//! a candidate of the query when it is one of every query word.
+//! A word index holds each task's [`task_words`] as posting lists, word by word in byte
+//! order (`model::space::postings`): the candidates of a query word `w` are the tasks of
+//! the words from `w` on while they start with `w`, and a task is a candidate of the query
+//! when it is one of every query word.
 
 use std::borrow::Cow;
 
