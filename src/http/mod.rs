@@ -79,9 +79,46 @@ fn disallowed(allow: &'static str) -> Route {
 /// request, a quarter of a GET's instructions).
 pub(crate) fn configure(cfg: &mut ServiceConfig) {
     // First: the records' routes are the hot path, and every route before them costs each
-    // request a match attempt (a regular expression for one with a `{param}`).
+    // request a match attempt (a regular expression for one with a `{param}`). Within a
+    // collection, too, the record's own path comes before its sub-resources'.
     for kind in Kind::ALL {
-        let mut scope = web::scope(&format!("/api/v1/{}", kind.collection()));
+        let mut scope = web::scope(&format!("/api/v1/{}", kind.collection()))
+            .app_data(extract::Collection(kind))
+            .service(
+                web::resource("")
+                    .route(web::get().to(handlers::list))
+                    .route(keyed(
+                        web::post().to(handlers::create),
+                        Guard::Records { body: true },
+                    ))
+                    .default_service(disallowed("GET, POST")),
+            )
+            .service(
+                web::resource("/{id}")
+                    .route(web::get().to(handlers::get))
+                    .route(keyed(
+                        web::patch().to(handlers::update),
+                        Guard::Records { body: true },
+                    ))
+                    .route(keyed(
+                        web::delete().to(handlers::delete),
+                        Guard::Records { body: false },
+                    ))
+                    .default_service(disallowed("GET, PATCH, DELETE")),
+            )
+            .service(
+                web::resource("/{id}/activity")
+                    .route(web::get().to(activity::of_record))
+                    .default_service(disallowed("GET")),
+            )
+            .service(
+                web::resource("/{id}/restore")
+                    .route(keyed(
+                        web::post().to(handlers::restore),
+                        Guard::Records { body: false },
+                    ))
+                    .default_service(disallowed("POST")),
+            );
         if TimeFields::of(kind).is_some() {
             scope = scope.service(
                 web::resource("/{id}/occurrences")
@@ -89,46 +126,7 @@ pub(crate) fn configure(cfg: &mut ServiceConfig) {
                     .default_service(disallowed("GET")),
             );
         }
-        cfg.service(
-            scope
-                .app_data(extract::Collection(kind))
-                .service(
-                    web::resource("")
-                        .route(web::get().to(handlers::list))
-                        .route(keyed(
-                            web::post().to(handlers::create),
-                            Guard::Records { body: true },
-                        ))
-                        .default_service(disallowed("GET, POST")),
-                )
-                .service(
-                    web::resource("/{id}")
-                        .route(web::get().to(handlers::get))
-                        .route(keyed(
-                            web::patch().to(handlers::update),
-                            Guard::Records { body: true },
-                        ))
-                        .route(keyed(
-                            web::delete().to(handlers::delete),
-                            Guard::Records { body: false },
-                        ))
-                        .default_service(disallowed("GET, PATCH, DELETE")),
-                )
-                .service(
-                    web::resource("/{id}/activity")
-                        .route(web::get().to(activity::of_record))
-                        .default_service(disallowed("GET")),
-                )
-                .service(
-                    web::resource("/{id}/restore")
-                        .route(keyed(
-                            web::post().to(handlers::restore),
-                            Guard::Records { body: false },
-                        ))
-                        .default_service(disallowed("POST")),
-                )
-                .default_service(web::to(handlers::not_found)),
-        );
+        cfg.service(scope.default_service(web::to(handlers::not_found)));
     }
     cfg.service(
         web::resource("/healthz")

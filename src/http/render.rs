@@ -30,6 +30,13 @@ fn buffer() -> Vec<u8> {
     Vec::with_capacity(1024)
 }
 
+/// Makes room in `out` for `rest` more items the size of the one that began at `start`,
+/// and a quarter more for items a little longer: an answer of many records grows once,
+/// not by doubling with a copy every few records.
+fn room_for_more(out: &mut Vec<u8>, start: usize, rest: usize) {
+    out.reserve((out.len() - start + 1) * rest * 5 / 4 + 64);
+}
+
 /// `{"data": record, "spaceVersion": version}`.
 fn one(kind: Kind, space: &str, record: &Record, version: u64) -> Vec<u8> {
     let mut out = buffer();
@@ -130,15 +137,17 @@ pub(crate) fn batch_answer(outcome: &Outcome, space: &str) -> KeptAnswer {
 /// `version`.
 pub(crate) fn batch<'a>(
     space: &str,
-    results: impl IntoIterator<Item = (u16, &'a Touched)>,
+    results: impl ExactSizeIterator<Item = (u16, &'a Touched)>,
     version: u64,
 ) -> Vec<u8> {
     let mut out = buffer();
     out.extend_from_slice(b"{\"results\":[");
-    for (i, (status, touched)) in results.into_iter().enumerate() {
+    let count = results.len();
+    for (i, (status, touched)) in results.enumerate() {
         if i > 0 {
             out.push(b',');
         }
+        let start = out.len();
         out.extend_from_slice(b"{\"status\":");
         wire::unsigned(&mut out, status.into());
         out.extend_from_slice(b",\"kind\":");
@@ -151,6 +160,9 @@ pub(crate) fn batch<'a>(
         }
         .write(&mut out);
         out.push(b'}');
+        if i == 0 {
+            room_for_more(&mut out, start, count - 1);
+        }
     }
     out.extend_from_slice(b"],\"spaceVersion\":");
     wire::unsigned(&mut out, version);
@@ -355,12 +367,16 @@ pub(crate) fn page(kind: Kind, space: &str, page: &Page) -> HttpResponse {
         if i > 0 {
             out.push(b',');
         }
+        let start = out.len();
         RecordJson {
             kind,
             space,
             record,
         }
         .write(&mut out);
+        if i == 0 {
+            room_for_more(&mut out, start, page.records.len() - 1);
+        }
     }
     out.extend_from_slice(b"],\"spaceVersion\":");
     wire::unsigned(&mut out, page.version);
@@ -393,7 +409,12 @@ pub(crate) fn feed(space: &str, page: &FeedPage) -> HttpResponse {
         if rendered > 0 {
             out.push(b',');
         }
+        let start = out.len();
         change_json(&mut out, space, change);
+        if rendered == 0 {
+            let fit = FEED_PAGE_BYTES / (out.len() - start);
+            room_for_more(&mut out, start, (page.changes.len() - 1).min(fit));
+        }
         (last, rendered) = (Some(version), rendered + 1);
     }
     let cut = rendered < page.changes.len();
