@@ -406,17 +406,9 @@ impl Fields {
             values.len() <= MAX_FIELDS,
             "a record has at most {MAX_FIELDS} fields"
         );
-        let mut fields = Fields {
-            bits: (values.len() as u64) << MAX_FIELDS,
-            ..Fields::default()
-        };
-        let len = values.len();
+        let mut fields = Fields::of_len(values.len());
         for (at, value) in values.iter().enumerate() {
-            match light_code(len, at, value) {
-                Some(code) if at < LIGHT_FIELDS => fields.light |= code << (2 * at),
-                Some(_) => {}
-                None => fields.bits |= 1 << at,
-            }
+            fields.place(at, value);
         }
         let mut stored =
             Vec::with_capacity((fields.bits & ((1 << MAX_FIELDS) - 1)).count_ones() as usize);
@@ -426,6 +418,29 @@ impl Fields {
         );
         fields.values = stored.into_boxed_slice();
         fields
+    }
+
+    /// A record of `len` fields (at most 56) whose values are all still to be placed.
+    fn of_len(len: usize) -> Fields {
+        Fields {
+            bits: (len as u64) << MAX_FIELDS,
+            ..Fields::default()
+        }
+    }
+
+    /// Places `value` as field `at`, one not placed yet: notes its light code, or marks
+    /// it stored (`true`: the caller puts it after the stored values before it).
+    fn place(&mut self, at: usize, value: &Value) -> bool {
+        match light_code(self.len(), at, value) {
+            Some(code) => {
+                self.set_light(at, code);
+                false
+            }
+            None => {
+                self.bits |= 1 << at;
+                true
+            }
+        }
     }
 
     /// Sets each field `at` of `values` to its value, storing it unless it is light: the
@@ -559,14 +574,56 @@ impl Serialize for Fields {
 
 impl<'de> Deserialize<'de> for Fields {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Fields, D::Error> {
-        let values = Vec::<Value>::deserialize(deserializer)?;
-        if values.len() > MAX_FIELDS {
-            return Err(serde::de::Error::custom(format!(
-                "a record of {} fields (at most {MAX_FIELDS})",
-                values.len()
+        deserializer.deserialize_seq(FieldsVisitor)
+    }
+}
+
+/// Reads a record's values into [`Fields`]. When the format gives their number first, as
+/// the codec's does, each value is placed as it is read, with no vector of every value
+/// between (a start-up reads a million records this way).
+struct FieldsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for FieldsVisitor {
+    type Value = Fields;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a sequence of at most {MAX_FIELDS} values")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Fields, A::Error> {
+        use serde::de::Error;
+        let too_many = |len: usize| {
+            A::Error::custom(format!("a record of {len} fields (at most {MAX_FIELDS})"))
+        };
+        let Some(len) = seq.size_hint() else {
+            let mut values = Vec::new();
+            while let Some(value) = seq.next_element()? {
+                values.push(value);
+                if values.len() > MAX_FIELDS {
+                    return Err(too_many(values.len()));
+                }
+            }
+            return Ok(Fields::from_values(values));
+        };
+        if len > MAX_FIELDS {
+            return Err(too_many(len));
+        }
+        let mut fields = Fields::of_len(len);
+        let mut stored = Vec::with_capacity(len);
+        for at in 0..len {
+            let value: Value =
+                (seq.next_element()?).ok_or_else(|| A::Error::invalid_length(at, &self))?;
+            if fields.place(at, &value) {
+                stored.push(value);
+            }
+        }
+        if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+            return Err(A::Error::custom(format!(
+                "more than the {len} values announced"
             )));
         }
-        Ok(Fields::from_values(values))
+        fields.values = stored.into_boxed_slice();
+        Ok(fields)
     }
 }
 
@@ -717,5 +774,10 @@ mod tests {
         assert_eq!(bincode::deserialize::<Fields>(&bytes).unwrap(), fields);
         let too_many = vec![Value::Null; MAX_FIELDS + 1];
         assert!(bincode::deserialize::<Fields>(&bincode::serialize(&too_many).unwrap()).is_err());
+        // A format that does not give the number first reads them all, then places them.
+        let json = serde_json::to_string(&fields).unwrap();
+        assert_eq!(serde_json::from_str::<Fields>(&json).unwrap(), fields);
+        let json = serde_json::to_string(&too_many).unwrap();
+        assert!(serde_json::from_str::<Fields>(&json).is_err());
     }
 }
