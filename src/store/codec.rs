@@ -69,6 +69,7 @@ use crate::model::{
     Account, Change, DirectorySnapshot, Invited, Kind, ListOut, Outcome, PostingsOut, Record,
     Records, SpaceInfo, SpaceSnapshot, SpaceView, TaskImage, TermsImage, Token, User, Value,
 };
+use crate::threads::joined;
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u16 = 12;
@@ -412,14 +413,7 @@ fn decode_chunks(chunks: &[&[u8]]) -> Result<Vec<Arc<Record>>, CodecError> {
                 .chunks(chunks.len().div_ceil(threads))
                 .map(|part| scope.spawn(move || decode(part)))
                 .collect();
-            decoding
-                .into_iter()
-                .map(|thread| {
-                    thread
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect::<Result<_, _>>()
+            decoding.into_iter().map(joined).collect::<Result<_, _>>()
         })?
     };
     Ok(parts.into_iter().flatten().flatten().collect())
@@ -594,11 +588,7 @@ fn decode_v12(v12: SpaceV12<'_>) -> Result<SpaceSnapshot, CodecError> {
         let collections = (collections.into_iter())
             .map(|(kind, chunks)| Ok((kind, decode_chunks(&chunks)?)))
             .collect::<Result<_, CodecError>>();
-        let tasks = tasks.and_then(|thread| {
-            thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        });
+        let tasks = tasks.and_then(joined);
         (collections, tasks)
     });
     Ok(SpaceSnapshot {

@@ -54,6 +54,7 @@ use crate::model::query::{
     SortValue, TaskField,
 };
 use crate::model::record::{Id, Record, Records};
+use crate::threads::beside;
 
 /// A collection of at most this many records is scanned: counting index ranges would cost
 /// about as much.
@@ -141,7 +142,7 @@ impl TaskIndexes {
         let mut indexes = TaskIndexes::new();
         let tasks: Vec<(Handle, &Record)> = (0..).zip(keyed.iter().map(|(_, r)| *r)).collect();
         let lists = std::thread::scope(|scope| {
-            let words = parallel.then(|| scope.spawn(|| gather_words(&tasks)));
+            let words = beside(scope, parallel, || gather_words(&tasks));
             indexes.build_times(keyed);
             let mut lists = indexes.gather(&tasks);
             let mut handles: Vec<(Id, Handle)> = keyed
@@ -152,12 +153,7 @@ impl TaskIndexes {
             handles.sort_unstable();
             indexes.handles = packed_map(handles);
             indexes.keys = keyed.iter().map(|(key, _)| Some(key.clone())).collect();
-            lists.push(match words {
-                Some(thread) => thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                None => gather_words(&tasks),
-            });
+            lists.push(words.value());
             lists
         });
         for (terms, sorted) in indexes.lists_mut().zip(lists) {
@@ -310,12 +306,8 @@ impl TaskIndexes {
             .collect();
         let times = indexes.times.clone();
         std::thread::scope(|scope| {
-            let handles = move || packed_map(handles);
-            let times = move || times_of(times, keyed);
-            let (handles, times) = match parallel {
-                true => (Err(scope.spawn(handles)), Err(scope.spawn(times))),
-                false => (Ok(handles), Ok(times)),
-            };
+            let handles = beside(scope, parallel, move || packed_map(handles));
+            let times = beside(scope, parallel, move || times_of(times, keyed));
             indexes.keys = keys.into_iter().collect();
             for (terms, list) in indexes.lists_mut().zip(image.lists) {
                 *terms = list;
@@ -323,9 +315,9 @@ impl TaskIndexes {
             // New handles are above every held one, so the new tasks join before the
             // changes apply (`change` needs the handles' map for the tasks gone).
             indexes.append_terms(&made);
-            indexes.handles = joined(handles);
+            indexes.handles = handles.value();
             indexes.change(&mut moved);
-            indexes.times = joined(times);
+            indexes.times = times.value();
         });
         Some(indexes)
     }
@@ -657,16 +649,6 @@ impl<'a> Source<'a> {
             keys: Box::new(keys),
             len: None,
         }
-    }
-}
-
-/// The value of `work`, done here (`Ok`) or on the thread it was given to (`Err`).
-fn joined<T>(work: Result<impl FnOnce() -> T, std::thread::ScopedJoinHandle<'_, T>>) -> T {
-    match work {
-        Ok(work) => work(),
-        Err(thread) => thread
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
     }
 }
 

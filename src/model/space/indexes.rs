@@ -11,6 +11,7 @@ use itertools::Itertools;
 
 use crate::model::kind::{FieldType, Kind};
 use crate::model::record::{Id, Record, Value};
+use crate::threads::{beside, Beside};
 
 use super::find::TaskIndexes;
 use super::restore::{Restore, PARALLEL_LOAD};
@@ -137,20 +138,9 @@ impl Indexes {
         let tasks = (kind == Kind::Task).then_some(&keyed);
         std::thread::scope(|scope| {
             // The task indexes of a large collection build beside the others.
-            let tasks = match tasks {
-                Some(keyed) if parallel => Err(scope.spawn(move || build_tasks(keyed))),
-                Some(keyed) => Ok(Some(build_tasks(keyed))),
-                None => Ok(None),
-            };
+            let tasks = tasks.map(|keyed| beside(scope, parallel, move || build_tasks(keyed)));
             let mut indexes = Indexes::build_listing(kind, &keyed);
-            indexes.tasks = match tasks {
-                Ok(tasks) => tasks,
-                Err(thread) => Some(
-                    thread
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                ),
-            };
+            indexes.tasks = tasks.map(Beside::value);
             indexes
         })
     }

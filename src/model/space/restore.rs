@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::model::kind::Kind;
 use crate::model::record::{Record, Records};
 use crate::model::vtodo::Objects;
+use crate::threads::beside;
 
 use super::collection::{reminder_key, Collection};
 use super::commands::Outcome;
@@ -147,7 +148,7 @@ impl Space {
             .map(|c| (c.kind, c.records.clone()))
             .collect();
         std::thread::scope(|scope| {
-            let feed = large.then(|| scope.spawn(|| feed_of(&all)));
+            let feed = beside(scope, large, || feed_of(&all));
             for collection in &mut self.collections {
                 let kind = collection.kind;
                 // The image serves unless the journal changed too many of its tasks for
@@ -165,12 +166,7 @@ impl Space {
                 });
                 collection.finish_load(restore, loading.replayed[kind.index()]);
             }
-            self.feed = match feed {
-                Some(thread) => thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                None => feed_of(&all),
-            };
+            self.feed = feed.value();
         });
     }
 }
