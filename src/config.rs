@@ -257,7 +257,7 @@ impl Config {
     pub fn worker_count(&self) -> usize {
         self.workers
             .map(usize::from)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .unwrap_or_else(crate::threads::cores)
     }
 }
 

@@ -69,7 +69,7 @@ use crate::model::{
     Account, Change, DirectorySnapshot, Invited, Kind, ListOut, Outcome, PostingsOut, Record,
     Records, SpaceInfo, SpaceSnapshot, SpaceView, TaskImage, TermsImage, Token, User, Value,
 };
-use crate::threads::joined;
+use crate::threads::{beside, joined, Beside};
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u16 = 12;
@@ -402,9 +402,7 @@ fn decode_chunks(chunks: &[&[u8]]) -> Result<Vec<Arc<Record>>, CodecError> {
     let decode = |part: &[&[u8]]| -> Result<Vec<Vec<Arc<Record>>>, CodecError> {
         part.iter().map(|chunk| deserialize(chunk)).collect()
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(chunks.len());
+    let threads = crate::threads::cores().min(chunks.len());
     let parts: Vec<Vec<Vec<Arc<Record>>>> = if threads <= 1 {
         vec![decode(chunks)?]
     } else {
@@ -574,7 +572,7 @@ pub fn decode_space(bytes: &[u8]) -> Result<SpaceSnapshot, CodecError> {
 }
 
 /// The snapshot of a payload of format 10 on: the records' chunks decode on every core,
-/// and the task posting lists beside them.
+/// and the task posting lists beside them when the records are more than one chunk.
 fn decode_v12(v12: SpaceV12<'_>) -> Result<SpaceSnapshot, CodecError> {
     let SpaceV12 {
         id,
@@ -583,12 +581,19 @@ fn decode_v12(v12: SpaceV12<'_>) -> Result<SpaceSnapshot, CodecError> {
         collections,
         tasks,
     } = v12;
+    // A thread costs more than a small space's whole decoding: a start-up of 100,000
+    // small spaces spent a third of its time starting and joining one a space.
+    let apart = collections
+        .iter()
+        .map(|(_, chunks)| chunks.len())
+        .sum::<usize>()
+        > 1;
     let (collections, tasks) = std::thread::scope(|scope| {
-        let tasks = tasks.map(|postings| scope.spawn(|| postings.image()));
+        let tasks = tasks.map(|postings| beside(scope, apart, || postings.image()));
         let collections = (collections.into_iter())
             .map(|(kind, chunks)| Ok((kind, decode_chunks(&chunks)?)))
             .collect::<Result<_, CodecError>>();
-        let tasks = tasks.and_then(joined);
+        let tasks = tasks.and_then(Beside::value);
         (collections, tasks)
     });
     Ok(SpaceSnapshot {

@@ -37,7 +37,7 @@ pub mod mirror;
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -453,15 +453,20 @@ impl Store {
     fn load_spaces(&self) -> Result<HashMap<Box<str>, Space>, StoreError> {
         let dir = self.path(SPACES_DIR);
         let entries = fs::read_dir(&dir).map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
-        let mut spaces = HashMap::new();
+        let mut paths = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|e| StoreError::new(&dir, Problem::Io(e)))?;
             let is_space = entry.file_type().is_ok_and(|t| t.is_file())
                 && entry.file_name().to_str().is_some_and(is_space_name);
-            if !is_space {
-                continue; // a temporary file, or not taskd's (`lock` warned about it)
-            }
-            if let Some(space) = self.load_space_file(&entry.path())? {
+            if is_space {
+                paths.push(entry.path());
+            } // else a temporary file, or not taskd's (`lock` warned about it)
+        }
+        // Sized once: a `Space` is kilobytes, and a map grown by doubling copied 100,000
+        // of them about twice into fresh memory (a quarter of such a restart).
+        let mut spaces = HashMap::with_capacity(paths.len());
+        for path in paths {
+            if let Some(space) = self.load_space_file(&path)? {
                 spaces.insert(space.id().into(), space);
             }
         }
@@ -471,7 +476,7 @@ impl Store {
     /// One space file, checked against its name and loading (see [`Space::load`]); `None`
     /// if it does not exist.
     fn load_space_file(&self, path: &Path) -> Result<Option<Space>, StoreError> {
-        let bytes = match map_file(path) {
+        let bytes = match file_bytes(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(StoreError::new(path, Problem::Io(e))),
@@ -650,22 +655,50 @@ fn replay(
     }
 }
 
-/// The bytes of the file at `path`, mapped rather than read: a large snapshot's bytes are
-/// then the page cache's own pages, not a copy in fresh memory that the kernel zeroes
-/// first (at 1,000,000 tasks a quarter of a gigabyte, a tenth of the restart). The file
-/// must not change while it is mapped: taskd's files are replaced by renaming a new file
-/// over them, never written in place, and the data directory is locked.
-fn map_file(path: &Path) -> io::Result<memmap2::Mmap> {
-    let file = File::open(path)?;
+/// Files from this size on are mapped rather than read ([`file_bytes`]).
+const MAP_FROM: u64 = 1 << 20;
+
+/// A file's bytes, mapped or read.
+enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(map) => map,
+            FileBytes::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// The bytes of the file at `path`. A file of [`MAP_FROM`] bytes or more is mapped rather
+/// than read: its bytes are then the page cache's own pages, not a copy in fresh memory
+/// that the kernel zeroes first (at 1,000,000 tasks a quarter of a gigabyte, a tenth of
+/// the restart). A smaller one is read: a mapping and its removal cost more than reading
+/// a few kilobytes (100,000 small spaces spent a tenth of their start-up on them). The
+/// file must not change while it is mapped: taskd's files are replaced by renaming a new
+/// file over them, never written in place, and the data directory is locked.
+fn file_bytes(path: &Path) -> io::Result<FileBytes> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    if len < MAP_FROM {
+        let mut bytes = Vec::with_capacity(len as usize);
+        file.read_to_end(&mut bytes)?;
+        return Ok(FileBytes::Read(bytes));
+    }
     // SAFETY: the mapping is read only and the file is not changed while it is mapped
     // (above), so the bytes stay as they are for the mapping's life.
-    unsafe { memmap2::Mmap::map(&file) }
+    unsafe { memmap2::Mmap::map(&file) }.map(FileBytes::Mapped)
 }
 
 /// Ends the loading of `spaces` (see [`Space::load`]), on as many threads as the machine
 /// has cores: the journal has been replayed over them.
 fn finish_loads<'a>(spaces: impl Iterator<Item = &'a mut Space>) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::threads::cores();
     let mut shares: Vec<Vec<&mut Space>> = (0..threads).map(|_| Vec::new()).collect();
     for (i, space) in spaces.enumerate() {
         shares[i % threads].push(space);

@@ -46,7 +46,7 @@ type Job = Box<dyn FnOnce() + Send>;
 static POOL: LazyLock<Mutex<queue::Sender<Job>>> = LazyLock::new(|| {
     let (jobs, waiting) = queue::channel::<Job>();
     let waiting = std::sync::Arc::new(Mutex::new(waiting));
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let threads = super::cores();
     for n in 0..threads {
         let waiting = std::sync::Arc::clone(&waiting);
         let spawned = std::thread::Builder::new()

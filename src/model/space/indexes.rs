@@ -11,7 +11,7 @@ use itertools::Itertools;
 
 use crate::model::kind::{FieldType, Kind};
 use crate::model::record::{Id, Record, Value};
-use crate::threads::{beside, Beside};
+use crate::threads::beside;
 
 use super::find::TaskIndexes;
 use super::restore::{Restore, PARALLEL_LOAD};
@@ -105,8 +105,9 @@ pub(super) struct Indexes {
     /// For each exclusive flag (by position), the ids of records that have it set: at
     /// most one once a write completes, so clearing it elsewhere needs no scan.
     pub(super) flagged: Vec<(usize, OrdSet<Id>)>,
-    /// The indexes of docs §17, for tasks.
-    pub(super) tasks: Option<TaskIndexes>,
+    /// The indexes of docs §17, for tasks. Boxed: inline, they made every collection
+    /// of every space 328 bytes larger, a loaded idle space 2 KB larger.
+    pub(super) tasks: Option<Box<TaskIndexes>>,
 }
 
 impl Indexes {
@@ -116,7 +117,7 @@ impl Indexes {
                 .filter(|(_, f)| f.ty == FieldType::ExclusiveFlag)
                 .map(|(at, _)| (at, OrdSet::new()))
                 .collect(),
-            tasks: (kind == Kind::Task).then(TaskIndexes::new),
+            tasks: (kind == Kind::Task).then(|| Box::new(TaskIndexes::new())),
             ..Indexes::default()
         }
     }
@@ -140,7 +141,7 @@ impl Indexes {
             // The task indexes of a large collection build beside the others.
             let tasks = tasks.map(|keyed| beside(scope, parallel, move || build_tasks(keyed)));
             let mut indexes = Indexes::build_listing(kind, &keyed);
-            indexes.tasks = tasks.map(Beside::value);
+            indexes.tasks = tasks.map(|tasks| Box::new(tasks.value()));
             indexes
         })
     }

@@ -85,6 +85,11 @@ pub struct Space {
     loading: Option<restore::Loading>,
 }
 
+// Every space of every user is one `Space` once loaded, idle or not (100,000 users: 100,000
+// of them), and a start-up moves each a few times: its size is a cost of every space. The
+// task indexes are boxed for it (4,984 bytes while they were inline).
+const _: () = assert!(std::mem::size_of::<Space>() <= 3_072);
+
 /// A record's place in the change feed: its version and kind in one word ([`feed_key`]),
 /// then its id; 16 bytes where `(u64, Kind, Id)` takes 24.
 type FeedKey = (u64, Id);

@@ -26,7 +26,7 @@ pub struct SpaceView {
     pub collections: [Records; Kind::ALL.len()],
     /// The task indexes, kept in step with the task records: their posting lists go into
     /// the snapshot ([`SpaceView::postings`]).
-    tasks: Option<TaskIndexes>,
+    tasks: Option<Box<TaskIndexes>>,
 }
 
 impl PartialEq for SpaceView {
