@@ -273,6 +273,16 @@ async fn sigterm_with_a_stalled_body_exits_within_15_seconds() {
     app.get("/api/v1/tasks/kept").await.expect(200);
 }
 
+/// The entries of `expected`'s section `name`, by token; none when a format has no such
+/// section.
+fn section<'a>(expected: &'a Value, name: &str) -> impl Iterator<Item = (&'a String, &'a Value)> {
+    expected
+        .get(name)
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+}
+
 /// Starts a server on a copy of the golden data directory `tests/fixtures/<name>` and
 /// checks every user's records and version against its `expected.json`.
 async fn golden_data_dir_loads_exactly(name: &str) {
@@ -335,12 +345,7 @@ async fn golden_data_dir_loads_exactly(name: &str) {
             assert_eq!(listed.expect(200).data(), webhooks, "{name} webhooks");
         }
     }
-    for (token, state) in expected
-        .get("scoped")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (token, state) in section(&expected, "scoped") {
         let scoped = app.user(token);
         assert_eq!(
             scoped.get("/api/v1/me").await.expect(200).data(),
@@ -352,23 +357,13 @@ async fn golden_data_dir_loads_exactly(name: &str) {
         );
     }
     // From format 7 on: what tasks keep for calendar clients comes back in an export.
-    for (token, calendar) in expected
-        .get("calendar")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (token, calendar) in section(&expected, "calendar") {
         let exported = app.user(token).get("/api/v1/calendar.ics").await;
         assert_eq!(exported.expect(200).body, *calendar, "{name} calendar");
     }
     // From format 9 on: scoped tokens' own budgets (docs §25), in the users file and in
     // the journal, as their users list them.
-    for (token, tokens) in expected
-        .get("tokens")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (token, tokens) in section(&expected, "tokens") {
         let limits = |tokens: &Value| -> Vec<(Value, Value)> {
             let tokens = tokens.as_array().unwrap().iter();
             tokens
@@ -381,12 +376,7 @@ async fn golden_data_dir_loads_exactly(name: &str) {
     }
     // From format 9 on: CalDAV objects kept as sent, and one rendered anew, with their
     // ETags (docs §27).
-    for (token, objects) in expected
-        .get("objects")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (token, objects) in section(&expected, "objects") {
         for (path, object) in objects.as_object().unwrap() {
             let got = app.user(token).get(path).await;
             assert_eq!(got.expect(200).body, object["body"], "{name} {path}");
@@ -395,12 +385,7 @@ async fn golden_data_dir_loads_exactly(name: &str) {
     }
     // From format 12 on: pages of a space above `SCAN_BELOW` tasks, which read the posting
     // lists its space file carries, with the journal's writes over them.
-    for (token, pages) in expected
-        .get("queries")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (token, pages) in section(&expected, "queries") {
         for (page, ids) in pages.as_object().unwrap() {
             let reply = app.user(token).get(page).await;
             let got: Vec<&Value> = (reply.expect(200).data().as_array().unwrap().iter())
