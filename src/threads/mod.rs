@@ -15,7 +15,7 @@ pub(crate) mod turns;
 /// The cores this process may use ([`std::thread::available_parallelism`], 1 when it cannot
 /// tell), asked once: the standard library reads the cgroup's files each time it is asked,
 /// and a start-up asked once a collection of every space (600,000 times for 100,000
-/// spaces, 25 of a restart's 30 seconds).
+/// spaces, about 14 of a restart's 33 seconds).
 pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
